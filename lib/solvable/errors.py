@@ -1,0 +1,18 @@
+"""Warnings and exceptions raised by the iterative solvers of the course.
+
+An iteration that does not converge warns (:class:`ConvergenceWarning`, with the iteration count);
+one that produces non-finite numbers raises (:class:`DivergenceError`, with the iteration count).
+Nothing returns NaN silently.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ConvergenceWarning", "DivergenceError"]
+
+
+class ConvergenceWarning(UserWarning):
+    """An iteration stopped at its iteration cap before meeting its tolerance."""
+
+
+class DivergenceError(ArithmeticError):
+    """An iteration produced non-finite values (diverged)."""

@@ -1,0 +1,50 @@
+"""Finite-size experiments: repeat one run over a grid of parameters and independent seeds.
+
+Every "theory vs algorithm" figure of the course is a :func:`sweep`: a function ``run(value, rng) -> float``
+(draw a teacher and data at this value of the parameter, run an algorithm, return its error), repeated
+over ``values`` and ``n_seeds`` independent generators spawned from one ``rng``, summarised by the mean
+and the standard error of the mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .validation import check_int, check_rng
+
+__all__ = ["Sweep", "sweep"]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Results of :func:`sweep`: ``values`` (k,), ``runs`` (k, n_seeds), and their mean and standard error."""
+
+    values: np.ndarray
+    runs: np.ndarray
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.runs.mean(axis=1)
+
+    @property
+    def sem(self) -> np.ndarray:
+        """Standard error of the mean over seeds (0 with a single seed)."""
+        n = self.runs.shape[1]
+        return self.runs.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(len(self.values))
+
+
+def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[float], n_seeds: int, rng) -> Sweep:
+    """Evaluate ``run(value, child_rng)`` for every value and ``n_seeds`` independent child generators.
+
+    The children come from ``rng.spawn``: the whole sweep is reproducible from one seed, and each
+    ``(value, seed)`` run is independent of the others.
+    """
+    rng = check_rng(rng)
+    n_seeds = check_int("n_seeds", n_seeds)
+    values = np.asarray(values, dtype=float)
+    children = rng.spawn(len(values) * n_seeds)
+    runs = np.array([[run(v, children[i * n_seeds + s]) for s in range(n_seeds)] for i, v in enumerate(values)])
+    return Sweep(values=values, runs=runs)

@@ -1,0 +1,152 @@
+"""Separable priors on a vector signal, as denoisers and through their state-evolution integrals.
+
+A prior ``P_w`` enters message passing only through the scalar denoising problem
+``w ~ P_w``, observed as ``B = A w + sqrt(A) xi`` (precision ``A``, field ``B``):
+
+- ``denoise(A, B)`` returns the posterior mean ``f_w = d_B log Z_w`` and variance ``c_w = d_B f_w`` with
+  ``Z_w(A, B) = int dP_w(w) exp(B w - A w^2/2)``;
+- ``se_overlap(mhat)`` is the state-evolution map ``q = E[f_w(mhat, mhat w* + sqrt(mhat) xi)^2]``;
+- ``psi(mhat)`` is the prior part of the replica free entropy,
+  ``psi_w(mhat) = E log Z_w(mhat, mhat w* + sqrt(mhat) xi)``, whose derivative is ``q/2``.
+
+Equations: ``science/perceptron.md``, Secs. 2-3; Barbier et al., PNAS 116:5451 (2019), arXiv:1708.03395.
+The matrix models of later chapters plug a rotationally invariant denoiser into the same slots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import expit
+
+from .integration import hermite_rule
+from .validation import check_choice, check_in_range
+
+__all__ = ["GaussianPrior", "RademacherPrior", "PRIORS", "get_prior"]
+
+
+def _log_cosh(x):
+    """``log cosh(x) = |x| + log1p(exp(-2|x|)) - log 2`` (no overflow)."""
+    ax = np.abs(x)
+    return ax + np.log1p(np.exp(-2.0 * ax)) - np.log(2.0)
+
+
+@dataclass(frozen=True)
+class GaussianPrior:
+    """Gaussian prior ``w_i ~ N(0, rho)``.
+
+    Denoiser ``f_w = B / (1/rho + A)``, ``c_w = 1 / (1/rho + A)``; state evolution
+    ``q = rho^2 mhat / (1 + rho mhat)``; free entropy ``psi_w = rho mhat/2 - log(1 + rho mhat)/2``.
+    """
+
+    rho: float = 1.0
+    name: str = "gaussian"
+
+    def sample(self, size, rng: np.random.Generator) -> np.ndarray:
+        """Draw i.i.d. entries ``N(0, rho)``."""
+        return np.sqrt(self.rho) * rng.standard_normal(size)
+
+    def denoise(self, A, B):
+        """Posterior mean and variance of ``w`` given the field ``B`` and precision ``A``."""
+        var = 1.0 / (1.0 / self.rho + A)
+        return B * var, var
+
+    def se_overlap(self, mhat):
+        """``q(mhat) = rho^2 mhat / (1 + rho mhat)``."""
+        mhat = np.asarray(mhat, dtype=float)
+        return self.rho**2 * mhat / (1.0 + self.rho * mhat)
+
+    def se_mse(self, mhat):
+        """``rho - q(mhat) = rho / (1 + rho mhat)`` (no cancellation)."""
+        return self.rho / (1.0 + self.rho * np.asarray(mhat, dtype=float))
+
+    def psi(self, mhat):
+        """``psi_w(mhat) = rho mhat/2 - log(1 + rho mhat)/2``."""
+        x = self.rho * np.asarray(mhat, dtype=float)
+        return 0.5 * x - 0.5 * np.log1p(x)
+
+    def mhat_of_overlap(self, q: float) -> float:
+        """Inverse of :meth:`se_overlap`: ``mhat = q / (rho (rho - q))``."""
+        q = check_in_range("q", q, 0.0, self.rho, high_open=True)
+        return q / (self.rho * (self.rho - q))
+
+
+@dataclass(frozen=True)
+class RademacherPrior:
+    """Binary prior ``w_i = +-1`` with equal probability (``rho = 1``).
+
+    Denoiser ``f_w = tanh(B)``, ``c_w = 1 - tanh(B)^2``; state evolution
+    ``q = E tanh(mhat + sqrt(mhat) xi)``; free entropy ``psi_w = -mhat/2 + E log cosh(mhat + sqrt(mhat) xi)``
+    (no ``log 2``: perfect recovery has ``f_RS = -log 2``). ``1 - q`` is computed as
+    ``E[2 expit(-2 (mhat + sqrt(mhat) xi))]`` to avoid cancellation when ``q -> 1``.
+    """
+
+    rho: float = 1.0
+    name: str = "rademacher"
+
+    def __post_init__(self):
+        if self.rho != 1.0:
+            raise ValueError(f"rho must be 1 for the Rademacher prior, got {self.rho!r}")
+
+    def sample(self, size, rng: np.random.Generator) -> np.ndarray:
+        """Draw i.i.d. signs."""
+        return rng.choice(np.array([-1.0, 1.0]), size=size)
+
+    def denoise(self, A, B):
+        """Posterior mean ``tanh(B)`` and variance ``1 - tanh(B)^2``."""
+        # 1 - tanh(B)^2 = 1/cosh(B)^2 = 4 e^{-2|B|} / (1 + e^{-2|B|})^2, without cancellation.
+        e = np.exp(-2.0 * np.abs(B))
+        return np.tanh(B), 4.0 * e / (1.0 + e) ** 2
+
+    @staticmethod
+    def _fields(mhat):
+        x, w = hermite_rule()
+        mhat = np.asarray(mhat, dtype=float)
+        h = mhat[..., None] + np.sqrt(mhat)[..., None] * x
+        return h, w
+
+    def se_mse(self, mhat):
+        """``1 - q(mhat) = E[2 expit(-2 (mhat + sqrt(mhat) xi))]``."""
+        h, w = self._fields(mhat)
+        return (2.0 * expit(-2.0 * h)) @ w
+
+    def se_overlap(self, mhat):
+        """``q(mhat) = E tanh(mhat + sqrt(mhat) xi) = 1 - se_mse(mhat)``."""
+        return 1.0 - self.se_mse(mhat)
+
+    def psi(self, mhat):
+        """``psi_w(mhat) = -mhat/2 + E log cosh(mhat + sqrt(mhat) xi)``."""
+        h, w = self._fields(mhat)
+        return -0.5 * np.asarray(mhat, dtype=float) + _log_cosh(h) @ w
+
+    def mhat_of_overlap(self, q: float) -> float:
+        """Inverse of :meth:`se_overlap` (bracketed root in ``log mhat``)."""
+        q = check_in_range("q", q, 0.0, 1.0, high_open=True)
+        if q == 0.0:
+            return 0.0
+        target = 1.0 - q
+
+        def gap(log_m):
+            return float(self.se_mse(np.exp(log_m))) - target
+
+        lo, hi = -40.0, 1.0
+        while gap(hi) > 0:
+            hi += 2.0
+            if hi > 12.0:
+                raise ValueError(f"q = {q!r} is too close to 1 to invert the Rademacher overlap map")
+        return float(np.exp(brentq(gap, lo, hi, xtol=1e-14, rtol=1e-14)))
+
+
+PRIORS = {"gaussian": GaussianPrior, "rademacher": RademacherPrior}
+
+
+def get_prior(prior) -> GaussianPrior | RademacherPrior:
+    """Return the prior object for a name in ``PRIORS`` (or the object itself)."""
+    if isinstance(prior, (GaussianPrior, RademacherPrior)):
+        return prior
+    name = check_choice("prior", prior, PRIORS)
+    return PRIORS[name]()
+
+

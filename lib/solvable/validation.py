@@ -1,0 +1,105 @@
+"""Argument checks shared by every public function.
+
+Each check returns the validated value (converted to float/str) or raises ``ValueError`` with a
+message that names the parameter and the allowed range, e.g.
+``ValueError: alpha must be a finite number >= 0, got -1.0``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+__all__ = [
+    "check_finite",
+    "check_positive",
+    "check_nonnegative",
+    "check_in_range",
+    "check_choice",
+    "check_int",
+    "check_rng",
+]
+
+
+def check_finite(name: str, value) -> float:
+    """Return ``value`` as a float, raising ``ValueError`` if it is not a finite real number."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    return x
+
+
+def check_positive(name: str, value, *, allow_inf: bool = False) -> float:
+    """Return ``value`` as a float if it is > 0 (and finite unless ``allow_inf``)."""
+    rng = "> 0" + (" (math.inf allowed)" if allow_inf else "")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number {rng}, got {value!r}") from None
+    if math.isnan(x) or x <= 0 or (math.isinf(x) and not allow_inf):
+        raise ValueError(f"{name} must be a number {rng}, got {value!r}")
+    return x
+
+
+def check_nonnegative(name: str, value) -> float:
+    """Return ``value`` as a float if it is finite and >= 0."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}") from None
+    if not math.isfinite(x) or x < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return x
+
+
+def check_in_range(
+    name: str, value, low: float, high: float, *, low_open: bool = False, high_open: bool = False
+) -> float:
+    """Return ``value`` as a float if it lies in the interval from ``low`` to ``high``.
+
+    The interval is closed unless ``low_open`` / ``high_open`` say otherwise.
+    """
+    lb = "(" if low_open else "["
+    hb = ")" if high_open else "]"
+    interval = f"{lb}{low}, {high}{hb}"
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in {interval}, got {value!r}") from None
+    ok = not math.isnan(x)
+    ok = ok and (x > low if low_open else x >= low) and (x < high if high_open else x <= high)
+    if not ok:
+        raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
+    return x
+
+
+def check_choice(name: str, value, choices: Iterable[str]) -> str:
+    """Return ``value`` (a string, case-insensitive) if it is one of ``choices``."""
+    choices = tuple(choices)
+    if not isinstance(value, str) or value.lower() not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value.lower()
+
+
+def check_int(name: str, value, *, minimum: int = 1) -> int:
+    """Return ``value`` as an int if it is an integer >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_rng(rng) -> np.random.Generator:
+    """Return a ``numpy.random.Generator``: ``rng`` itself, or ``default_rng(rng)`` for an int seed.
+
+    ``None`` is refused on purpose: every random draw in the course is reproducible.
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        return np.random.default_rng(int(rng))
+    raise ValueError(f"rng must be a numpy.random.Generator or an integer seed, got {rng!r}")

@@ -1,0 +1,163 @@
+"""Structural checks of the committed chapter notebooks (nbval re-executes them; these tests look at the files).
+
+The website never executes a notebook (`execute_notebooks: "off"`): what a reader sees is what was committed. So every
+chapter must be in the table of contents, carry the outputs of one clean top-to-bottom run, contain no error output,
+and, where it shows ipywidgets, carry the widget state that lets them render on a static page. Re-executing a chapter
+with `jupyter execute --inplace chapters/XX.ipynb` satisfies all of these.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+MIN_OUTPUT_FRACTION = 0.8  # of the code cells that are expected to show something
+
+
+def toc_files() -> set[str]:
+    """Every `file:` of _toc.yml (and its root), as a path relative to the root without suffix."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    found = {str(Path(toc["root"]).with_suffix(""))}
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                found.add(str(Path(node["file"]).with_suffix("")))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    return found
+
+
+def code_cells(nb) -> list:
+    return [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+
+
+def is_silent(source: str) -> bool:
+    """True for a cell that legitimately shows nothing: it ends in an assignment, an import, a definition, a loop...,
+    a trailing `;`, or it is IPython syntax (`%pip ...`) that the Python parser cannot judge."""
+    lines = [line for line in source.strip().splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if not lines or lines[-1].rstrip().endswith(";"):
+        return True
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # magics, shell escapes
+        return True
+    if not tree.body:
+        return True
+    last = tree.body[-1]
+    if isinstance(last, ast.Expr):
+        call = last.value
+        if isinstance(call, ast.Call):  # print(...), display(...), fig.show(), f(x): usually shows something
+            return False
+        return isinstance(call, ast.Constant) and isinstance(call.value, str)  # a trailing docstring
+    return True
+
+
+def notebook_id(path: Path) -> str:
+    return path.name
+
+
+@pytest.fixture(params=NOTEBOOKS, ids=notebook_id)
+def notebook(request):
+    path = request.param
+    nb = nbformat.read(path, as_version=4)
+    return path, nb
+
+
+def test_there_are_chapters():
+    assert NOTEBOOKS, "no notebook in chapters/"
+
+
+def test_valid_nbformat(notebook):
+    path, nb = notebook
+    nbformat.validate(nb)
+
+
+def test_listed_in_toc(notebook):
+    path, _ = notebook
+    rel = str(path.relative_to(ROOT).with_suffix(""))
+    assert rel in toc_files(), f"{rel} is not in _toc.yml: with only_build_toc_files it would not be on the website"
+
+
+def test_kernelspec_is_python3(notebook):
+    path, nb = notebook
+    kernelspec = nb.metadata.get("kernelspec", {})
+    assert kernelspec.get("name") == "python3", (
+        f"{path.name}: kernelspec {kernelspec!r}; Binder, Colab and nbval expect the 'python3' kernel"
+    )
+
+
+def test_outputs_committed(notebook):
+    path, nb = notebook
+    loud = [c for c in code_cells(nb) if not is_silent(c.source)]
+    with_output = [c for c in loud if c.get("outputs")]
+    assert any(c.get("outputs") for c in code_cells(nb)), f"{path.name}: no outputs committed"
+    if loud:
+        fraction = len(with_output) / len(loud)
+        missing = [c.source.strip().splitlines()[0][:60] for c in loud if not c.get("outputs")]
+        assert fraction >= MIN_OUTPUT_FRACTION, (
+            f"{path.name}: only {len(with_output)}/{len(loud)} cells that should show something have outputs "
+            f"(first lines of those without: {missing[:5]}). "
+            f"Re-execute with `jupyter execute --inplace {path.relative_to(ROOT)}`."
+        )
+
+
+def test_executed_top_to_bottom(notebook):
+    """One clean run: every code cell executed, in order (stale or partial outputs break this)."""
+    path, nb = notebook
+    counts = [c.get("execution_count") for c in code_cells(nb)]
+    assert None not in counts, (
+        f"{path.name}: {counts.count(None)} code cell(s) never executed. "
+        f"Re-execute with `jupyter execute --inplace {path.relative_to(ROOT)}`."
+    )
+    assert all(a < b for a, b in zip(counts, counts[1:])), (
+        f"{path.name}: execution counts {counts} are not increasing: the outputs do not come from one "
+        f"top-to-bottom run. Re-execute with `jupyter execute --inplace {path.relative_to(ROOT)}`."
+    )
+
+
+def test_no_error_outputs(notebook):
+    path, nb = notebook
+    errors = [
+        f"cell {i}: {o.get('ename')}: {o.get('evalue')}"
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
+    assert not errors, f"{path.name}: error outputs committed: {errors}"
+
+
+def test_widget_state_saved(notebook):
+    """A widget view renders on the static website only if its model is in the saved widget state."""
+    path, nb = notebook
+    views = [
+        o["data"][WIDGET_VIEW]["model_id"]
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if WIDGET_VIEW in o.get("data", {})
+    ]
+    if not views:
+        pytest.skip("no widget output")
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    assert state, (
+        f"{path.name}: shows {len(views)} widget(s) but saves no widget state (metadata.widgets[{WIDGET_STATE!r}]); "
+        f"they render blank on the website. Re-execute with `jupyter execute --inplace {path.relative_to(ROOT)}`."
+    )
+    missing = [m for m in views if m not in state]
+    assert not missing, f"{path.name}: widget models {missing} are displayed but absent from the saved state"
+

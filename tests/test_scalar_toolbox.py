@@ -1,0 +1,129 @@
+"""Gaussian integration, priors and channels: the scalar building blocks of state evolution."""
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+from scipy.special import expit, log_ndtr
+
+from solvable.channels import SignChannel, get_channel
+from solvable.integration import gaussian_expectation, hermite_rule, mills_ratio, sign_channel_fisher
+from solvable.priors import GaussianPrior, RademacherPrior, get_prior
+
+PRIORS = [GaussianPrior(), RademacherPrior()]
+CHANNELS = [get_channel("sign"), get_channel("probit", 0.3), get_channel("linear", 0.1), get_channel("linear", 0.0)]
+
+
+def test_hermite_rule_moments():
+    x, w = hermite_rule()
+    assert w.sum() == pytest.approx(1.0, abs=1e-14)
+    # E xi^2 = 1, E xi^4 = 3, E xi^6 = 15
+    for k, m in [(2, 1.0), (4, 3.0), (6, 15.0)]:
+        assert np.dot(w, x**k) == pytest.approx(m, rel=1e-12)
+    assert gaussian_expectation(np.cos) == pytest.approx(np.exp(-0.5), abs=1e-14)
+
+
+def test_mills_ratio_is_stable_in_both_tails():
+    u = np.array([-1e4, -50.0, 0.0, 50.0])
+    r = mills_ratio(u)
+    assert np.all(np.isfinite(r))
+    assert r[0] == pytest.approx(1e4, rel=1e-6)  # phi(u)/Phi(u) ~ -u for u -> -inf
+    assert r[2] == pytest.approx(np.sqrt(2 / np.pi), rel=1e-14)
+    assert r[3] < 1e-300
+
+
+@pytest.mark.parametrize("k", [0.0, 0.2, 0.9, 1.0, 2.5, 20.0])
+def test_sign_fisher_integral_matches_adaptive_quadrature(k):
+    def integrand(x):
+        return np.exp(2 * (-(k * x) ** 2 / 2) - np.log(2 * np.pi) - log_ndtr(k * x) - log_ndtr(-k * x)
+                      - x * x / 2 - 0.5 * np.log(2 * np.pi))
+
+    ref = quad(integrand, -12, 12, points=[0.0], limit=400, epsabs=1e-14, epsrel=1e-12)[0]
+    assert sign_channel_fisher(k)[0] == pytest.approx(ref, rel=1e-9, abs=1e-14)
+
+
+def test_sign_fisher_integral_at_zero_and_asymptote():
+    assert sign_channel_fisher(0.0)[0] == pytest.approx(2 / np.pi, rel=1e-12)
+    # For k -> inf, I(k) ~ (1/k) phi(0) int phi^2/(Phi Phi(-)) du (the u-integral is a constant).
+    c = quad(lambda u: np.exp(-u * u - np.log(2 * np.pi) - log_ndtr(u) - log_ndtr(-u)), -15, 15, limit=200)[0]
+    k = 1e4
+    assert k * sign_channel_fisher(k)[0] == pytest.approx(c / np.sqrt(2 * np.pi), rel=1e-6)
+
+
+@pytest.mark.parametrize("prior", PRIORS, ids=lambda p: p.name)
+@pytest.mark.parametrize("mhat", [0.05, 0.7, 3.0, 9.0])
+def test_prior_free_entropy_derivative_is_half_the_overlap(prior, mhat):
+    """science/perceptron.md Sec. 3: q = 2 psi_w'(mhat); central differences, h = 1e-5."""
+    h = 1e-5
+    derivative = (prior.psi(mhat + h) - prior.psi(mhat - h)) / (2 * h)
+    assert 2 * derivative == pytest.approx(float(prior.se_overlap(mhat)), abs=2e-8)
+
+
+@pytest.mark.parametrize("channel", CHANNELS, ids=lambda c: f"{c.name}-{c.delta}")
+@pytest.mark.parametrize("q", [0.02, 0.3, 0.7, 0.95])
+def test_channel_free_entropy_derivative_gives_mhat(channel, q):
+    """science/perceptron.md Sec. 3: mhat / alpha = 2 psi_out'(q)."""
+    h = 1e-6
+    derivative = (channel.psi_out(q + h) - channel.psi_out(q - h)) / (2 * h)
+    assert 2 * derivative == pytest.approx(float(channel.se_mhat_factor(q)), rel=2e-7)
+
+
+def test_sign_channel_limits_of_psi_out():
+    c = get_channel("sign")
+    assert float(c.psi_out(1e-14)) == pytest.approx(-np.log(2), abs=1e-9)
+    assert abs(float(c.psi_out(1 - 1e-12))) < 1e-5
+
+
+def test_rademacher_overlap_map_against_adaptive_quadrature():
+    p = RademacherPrior()
+    for mhat in [0.3, 2.0, 8.0]:
+        ref = quad(lambda x: np.exp(-x * x / 2) / np.sqrt(2 * np.pi) * 2 * expit(-2 * (mhat + np.sqrt(mhat) * x)),
+                   -30, 30, points=[-np.sqrt(mhat)], limit=200, epsabs=1e-15)[0]
+        assert float(p.se_mse(mhat)) == pytest.approx(ref, rel=1e-7)
+
+
+@pytest.mark.parametrize("prior", PRIORS, ids=lambda p: p.name)
+def test_prior_inverse_overlap(prior):
+    for q in [0.01, 0.4, 0.9, 0.999]:
+        assert float(prior.se_overlap(prior.mhat_of_overlap(q))) == pytest.approx(q, abs=1e-12)
+
+
+def test_denoisers_are_posterior_mean_and_variance():
+    """Check f_w = d_B log Z_w and c_w = d_B f_w by finite differences of log Z_w."""
+    A, B, h = 1.7, 0.4, 1e-5
+    for prior, log_z in [
+        (GaussianPrior(), lambda b: b * b / (2 * (1 + A)) - 0.5 * np.log(1 + A)),
+        (RademacherPrior(), lambda b: np.log(np.cosh(b)) - A / 2),
+    ]:
+        f, c = prior.denoise(A, B)
+        assert f == pytest.approx((log_z(B + h) - log_z(B - h)) / (2 * h), rel=1e-8)
+        assert c == pytest.approx((log_z(B + h) - 2 * log_z(B) + log_z(B - h)) / h**2, rel=1e-4)
+
+
+@pytest.mark.parametrize("channel", CHANNELS[:3], ids=lambda c: f"{c.name}-{c.delta}")
+def test_g_out_is_derivative_of_log_z_out(channel):
+    omega, V, h = 0.3, 0.6, 1e-5
+    for y in [-1.0, 1.0] if isinstance(channel, SignChannel) else [-0.7, 1.2]:
+        if isinstance(channel, SignChannel):
+            def log_z(o):
+                return log_ndtr(y * o / np.sqrt(V + channel.delta))
+        else:
+            def log_z(o):
+                return -(y - o) ** 2 / (2 * (V + channel.delta))
+        g, dg = channel.g_out(np.array([y]), np.array([omega]), V)
+        assert g[0] == pytest.approx((log_z(omega + h) - log_z(omega - h)) / (2 * h), rel=1e-7)
+        assert dg[0] == pytest.approx((log_z(omega + h) - 2 * log_z(omega) + log_z(omega - h)) / h**2, rel=1e-4)
+
+
+def test_unknown_names_and_inconsistent_noise_raise():
+    with pytest.raises(ValueError, match="prior"):
+        get_prior("laplace")
+    with pytest.raises(ValueError, match="channel"):
+        get_channel("relu")
+    with pytest.raises(ValueError, match="delta"):
+        get_channel("sign", 0.1)
+    with pytest.raises(ValueError, match="delta"):
+        get_channel("probit", 0.0)
+    with pytest.raises(ValueError, match="delta"):
+        get_channel("linear", -0.1)
+    with pytest.raises(ValueError, match="delta"):
+        get_channel("linear", float("nan"))
