@@ -35,7 +35,7 @@ from typing import Protocol
 import numpy as np
 
 from .errors import ConvergenceWarning, DivergenceError
-from .validation import check_in_range, check_int, check_positive
+from .validation import check_in_range, check_int, check_nonnegative
 
 __all__ = [
     "LinearMap",
@@ -137,8 +137,10 @@ def run_gamp(
     ----------
     damping : float in [0, 1)
         ``w <- damping * w + (1 - damping) * w_new`` (same for ``c``).
-    tol : float > 0
-        Stop when ``mean((w_new - w)^2) < tol`` (after ``min_iter`` iterations).
+    tol : float >= 0
+        Stop when ``mean((w_new - w)^2) < tol`` (after ``min_iter`` iterations). ``tol = 0`` runs exactly
+        ``max_iter`` iterations (to compare with state evolution iteration by iteration): no convergence test,
+        no warning, ``converged`` is False.
     collapse_tol : float
         Also stop when the mean posterior variance falls below it: the posterior has collapsed on a point
         (a discrete signal recovered exactly). Iterating further is meaningless there: with a noiseless sign
@@ -155,8 +157,9 @@ def run_gamp(
         If an iteration produces non-finite numbers (with the iteration number).
     """
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_positive("tol", tol)
+    tol = check_nonnegative("tol", tol)
     max_iter = check_int("max_iter", max_iter)
+    fixed_length = tol == 0.0
     w = np.array(w0, dtype=float, copy=True)
     c = np.array(c0, dtype=float, copy=True) if np.ndim(c0) else float(c0)
     g = np.zeros_like(np.asarray(y, dtype=float))
@@ -177,10 +180,10 @@ def run_gamp(
         c = damping * c + (1.0 - damping) * c_new
         if monitor is not None:
             history.append(tuple(monitor(w)))
-        if t >= min_iter and (change < tol or float(np.mean(c)) < collapse_tol):
+        if not fixed_length and t >= min_iter and (change < tol or float(np.mean(c)) < collapse_tol):
             converged = True
             break
-    if not converged and warn:
+    if not converged and warn and not fixed_length:
         warnings.warn(
             f"GAMP did not converge in {t} iterations (last change {change:.2e} >= tol {tol:.1e})",
             ConvergenceWarning,

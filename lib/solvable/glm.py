@@ -385,7 +385,8 @@ def gamp(data: Dataset, prior=None, channel=None, delta=None, *, damping: float 
 
     Starts from ``w_0 = init_scale * N(0, 1)`` drawn from ``rng`` (overlap ``q_0 ~ init_scale^2``, the
     start of :func:`se_trajectory`), ``c_0 = rho``, ``g = 0``. ``prior``, ``channel``, ``delta`` default to
-    the ones the data were drawn with. Non-convergence within ``max_iter`` warns
+    the ones the data were drawn with. ``tol = 0`` runs exactly ``max_iter`` iterations (for a comparison with
+    state evolution iteration by iteration). Non-convergence within ``max_iter`` warns
     (:class:`~solvable.errors.ConvergenceWarning`); divergence raises :class:`~solvable.errors.DivergenceError`.
     """
     if not isinstance(data, Dataset):
