@@ -49,8 +49,8 @@ PRESETS = {
         perceptron_sweep_seeds=2,
         perceptron_erm_d=400,
         perceptron_erm_seeds=2,
-        storage_d=40,
-        storage_trials=40,
+        storage_d=50,
+        storage_trials=100,
     ),
     "paper": Sizes(
         perceptron_gamp_d=10000,
@@ -61,7 +61,7 @@ PRESETS = {
         perceptron_erm_d=1000,
         perceptron_erm_seeds=5,
         storage_d=200,
-        storage_trials=200,
+        storage_trials=400,
     ),
 }
 

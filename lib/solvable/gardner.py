@@ -1,0 +1,463 @@
+"""Gardner capacity of the perceptron: how many random labels can a perceptron store?
+
+Storage problem (``science/perceptron.md``, Sec. 7): ``n = alpha d`` inputs ``x_mu ~ N(0, I_d)`` with
+labels ``y_mu = +-1`` drawn independently of the inputs. A weight vector ``w`` stores them with margin
+``kappa >= 0`` if
+
+    y_mu x_mu . w / sqrt(d) >= kappa  (all mu),   with |w|^2 = d  (spherical)  or  w in {-1, +1}^d  (binary).
+
+As ``d -> infinity`` the probability that such a ``w`` exists drops from 1 to 0 at the capacity ``alpha_c``:
+
+- spherical weights (Gardner, J. Phys. A 21:257 (1988)):
+  ``alpha_c(kappa) = 1 / int_{-kappa}^inf Dt (t + kappa)^2``, ``alpha_c(0) = 2``;
+- binary weights (Krauth and Mezard, J. Phys. France 50:3057 (1989)): the replica-symmetric entropy (log of
+  the number of solutions, per weight) vanishes at ``alpha_c``, ``alpha_c(0) = 0.8331``. The naive RS
+  criterion ``q -> 1`` (Gardner and Derrida 1988) gives ``4/pi`` at ``kappa = 0``, which is wrong: the
+  entropy is already negative there.
+
+Finite size: :func:`is_linearly_separable` (a linear program), :func:`storage_probability` (Monte Carlo) and
+Cover's exact counting formula :func:`cover_probability` (Cover, IEEE Trans. Electron. Comput. EC-14:326
+(1965)), whose step sharpens around ``alpha = 2`` as ``d`` grows.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq, linprog, nnls
+from scipy.special import ndtr
+from scipy.stats import binom
+
+from .errors import ConvergenceWarning, DivergenceError
+from .integration import hermite_rule, legendre_rule, log_Phi, log_phi_pdf, mills_ratio
+from .validation import check_choice, check_in_range, check_int, check_nonnegative, check_positive, check_rng
+
+__all__ = [
+    "WEIGHTS",
+    "BinaryEntropyResult",
+    "gardner_capacity",
+    "spherical_capacity",
+    "binary_entropy_potential",
+    "binary_storage_entropy",
+    "binary_capacity",
+    "is_linearly_separable",
+    "max_margin",
+    "storage_probability",
+    "cover_probability",
+]
+
+#: Weight constraints with a capacity formula in this module.
+WEIGHTS = ("spherical", "binary")
+_SEPARABILITY_METHODS = ("lp", "nnls")
+
+
+@dataclass(frozen=True)
+class BinaryEntropyResult:
+    """Replica-symmetric storage entropy of binary weights at one ``(alpha, margin)``.
+
+    Attributes
+    ----------
+    entropy : float
+        ``s(alpha)``: (1/d) log of the number of binary ``w`` storing the labels (RS), at most ``log 2``.
+    q : float
+        Overlap between two solutions, ``w . w' / d``.
+    qhat : float
+        Its conjugate.
+    converged : bool
+        Whether the fixed-point iteration met its tolerance.
+    iterations : int
+        Iterations used.
+    """
+
+    entropy: float
+    q: float
+    qhat: float
+    converged: bool
+    iterations: int
+
+
+def spherical_capacity(margin: float = 0.0) -> float:
+    """Gardner capacity of spherical weights, ``alpha_c(kappa) = 1 / int_{-kappa}^inf Dt (t + kappa)^2``.
+
+    The Gaussian integral is elementary, ``int_{-kappa}^inf Dt (t + kappa)^2 = (1 + kappa^2) Phi(kappa)
+    + kappa phi(kappa)``, so no quadrature is needed (Gardner, J. Phys. A 21:257 (1988);
+    ``science/perceptron.md``, Sec. 7). ``alpha_c(0) = 2``; decreasing in ``kappa``, ~ ``1/kappa^2`` for
+    large ``kappa``.
+    """
+    kappa = check_nonnegative("margin", margin)
+    second_moment = (1.0 + kappa**2) * ndtr(kappa) + kappa * math.exp(float(log_phi_pdf(kappa)))
+    return float(1.0 / second_moment)
+
+
+def _u_of(q: float, kappa: float, xi: np.ndarray) -> np.ndarray:
+    """Normalised stability ``u = (sqrt(q) xi - kappa) / sqrt(1 - q)``."""
+    return (math.sqrt(q) * xi - kappa) / math.sqrt(1.0 - q)
+
+
+def binary_entropy_potential(q: float, qhat: float, alpha: float, margin: float = 0.0) -> float:
+    r"""RS storage functional of binary weights before extremisation.
+
+    .. math::
+
+        \phi(q, \hat q) = -\frac{\hat q (1 - q)}{2} + E_\xi \log 2\cosh(\sqrt{\hat q}\,\xi)
+            + \alpha\, E_\xi \log \Phi\!\left(\frac{\sqrt q\,\xi - \kappa}{\sqrt{1 - q}}\right)
+
+    (Gardner and Derrida, J. Phys. A 21:271 (1988); ``science/perceptron.md``, Sec. 7, written there for
+    ``kappa = 0``, where the last argument is ``sqrt(q/(1-q)) xi``). The entropy is its value at the
+    stationary point (:func:`binary_storage_entropy`). Numerics: the last term by Gauss-Hermite (201
+    nodes) with ``log Phi`` from ``log_ndtr``; the ``log 2cosh`` term as ``sqrt(qhat) sqrt(2/pi) +
+    E log(1 + e^{-2 sqrt(qhat) |xi|})`` on a Gauss-Legendre grid in ``x = sqrt(qhat) |xi|``, which stays
+    accurate for large ``qhat`` (Gauss-Hermite in ``xi`` does not).
+    """
+    q = check_in_range("q", q, 0.0, 1.0, high_open=True)
+    qhat = check_nonnegative("qhat", qhat)
+    alpha = check_nonnegative("alpha", alpha)
+    kappa = check_nonnegative("margin", margin)
+    return _potential(q, qhat, alpha, kappa)
+
+
+def _potential(q, qhat, alpha, kappa):
+    xi, w = hermite_rule()
+    energy = np.dot(w, log_Phi(_u_of(q, kappa, xi)))
+    return float(-0.5 * qhat * (1.0 - q) + _prior_integrals(qhat)[1] + alpha * energy)
+
+
+_PRIOR_NODES = 160
+_PRIOR_X_MAX = 20.0
+
+
+def _prior_integrals(qhat: float) -> tuple[float, float]:
+    """``(1 - q, E log 2cosh(a xi))`` with ``a = sqrt(qhat)`` and ``q = E tanh^2(a xi)``.
+
+    ``1 - q = E sech^2(a xi)`` (no cancellation as q -> 1) and ``E log 2cosh(a xi) = a sqrt(2/pi)
+    + E log(1 + e^{-2a|xi|})``. Both remaining integrands are even and decay like ``e^{-2|x|}`` in
+    ``x = a xi``, which becomes sharp in ``xi`` for large ``qhat`` (where Gauss-Hermite on ``xi`` is
+    inaccurate: at qhat ~ 14 it moves q by 1e-3). We substitute ``x = a |xi|``:
+    ``E g(a xi) = 2 int_0^X dx phi(x/a)/a g(x)`` with ``X = min(10 a, 20)``, Gauss-Legendre.
+    """
+    a = math.sqrt(qhat)
+    if a == 0.0:
+        return 1.0, math.log(2.0)
+    t, wt = legendre_rule(_PRIOR_NODES, 1.0)
+    upper = min(10.0 * a, _PRIOR_X_MAX)
+    x = 0.5 * upper * (t + 1.0)
+    w = upper * wt * np.exp(log_phi_pdf(x / a)) / a  # = 2 * (upper/2) * wt * phi(x/a)/a
+    e = np.exp(-2.0 * x)
+    one_minus_q = float(np.dot(w, 4.0 * e / (1.0 + e) ** 2))
+    log2cosh = a * math.sqrt(2.0 / math.pi) + float(np.dot(w, np.log1p(e)))
+    return one_minus_q, log2cosh
+
+
+def _qhat_of_q(q, alpha, kappa, xi, w):
+    """``qhat = -2 alpha d/dq E log Phi(u)`` (stationarity in q), via Stein's lemma on xi.
+
+    With ``r = phi(u)/Phi(u)`` and ``r' = -r (u + r)``:
+    ``qhat = alpha/(1-q)^2 E[r (u + r)] + alpha kappa E[r] / (1-q)^{3/2}``.
+    """
+    u = _u_of(q, kappa, xi)
+    r = mills_ratio(u)
+    return alpha * (np.dot(w, r * (u + r)) / (1.0 - q) ** 2 + kappa * np.dot(w, r) / (1.0 - q) ** 1.5)
+
+
+def binary_storage_entropy(
+    alpha: float,
+    margin: float = 0.0,
+    *,
+    q0: float = 0.3,
+    damping: float = 0.5,
+    tol: float = 1e-13,
+    max_iter: int = 20_000,
+) -> BinaryEntropyResult:
+    r"""RS entropy of binary perceptrons storing ``alpha d`` random labels with margin ``kappa``.
+
+    ``s(alpha) = extr_{q, qhat} phi(q, qhat)`` with ``phi`` of :func:`binary_entropy_potential`. The
+    stationarity conditions are
+
+    .. math::
+
+        q = E_\xi \tanh^2(\sqrt{\hat q}\,\xi),\qquad
+        \hat q = \frac{\alpha}{(1-q)^2} E_\xi[r (u + r)] + \frac{\alpha \kappa}{(1-q)^{3/2}} E_\xi[r],
+
+    with ``u = (sqrt(q) xi - kappa)/sqrt(1-q)`` and ``r = phi(u)/Phi(u)`` (the first by Stein's lemma on
+    ``d/dqhat E log 2cosh``; the second from ``d u/dq = (xi - kappa sqrt(q)) / (2 sqrt(q) (1-q)^{3/2})`` and
+    Stein's lemma on ``xi``). At ``kappa = 0`` this is the pair of ``science/perceptron.md``, Sec. 7
+    (``E[r(u + r)] = E[k xi r + r^2]``). Iterated from ``q0`` with ``damping`` on ``q`` (Krauth and Mezard,
+    J. Phys. France 50:3057 (1989)).
+
+    Parameters
+    ----------
+    alpha : float
+        Sample ratio ``> 0``.
+    margin : float
+        Stability threshold ``kappa >= 0``.
+    q0, damping, tol, max_iter
+        Start, damping on ``q``, tolerance on ``|q_new - q|`` and iteration cap (reaching it warns with
+        :class:`~solvable.errors.ConvergenceWarning`).
+
+    Returns
+    -------
+    BinaryEntropyResult
+    """
+    alpha = check_positive("alpha", alpha)
+    kappa = check_nonnegative("margin", margin)
+    q = check_in_range("q0", q0, 0.0, 1.0, low_open=True, high_open=True)
+    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
+    tol = check_positive("tol", tol)
+    max_iter = check_int("max_iter", max_iter)
+    return _binary_entropy(alpha, kappa, q, damping, tol, max_iter, warn=True)
+
+
+_Q_MAX = 1.0 - 1e-12
+
+
+def _binary_entropy(alpha, kappa, q, damping, tol, max_iter, *, warn):
+    xi, w = hermite_rule()
+    converged = False
+    for it in range(1, max_iter + 1):
+        qhat = _qhat_of_q(q, alpha, kappa, xi, w)
+        q_new = 1.0 - _prior_integrals(qhat)[0]
+        if not math.isfinite(q_new):
+            raise DivergenceError(f"binary storage entropy diverged at iteration {it} (alpha={alpha})")
+        q_new = min(max(damping * q + (1.0 - damping) * q_new, 1e-14), _Q_MAX)
+        change = abs(q_new - q)
+        q = q_new
+        if change < tol:
+            converged = True
+            break
+    qhat = _qhat_of_q(q, alpha, kappa, xi, w)
+    if q >= _Q_MAX:  # the iteration ran to q -> 1: there is no RS fixed point with q < 1
+        converged = False
+        reason = "the overlap ran to q -> 1 (no replica-symmetric fixed point with q < 1)"
+    else:
+        reason = f"last change {change:.2e}, q = {q:.6f}"
+    if not converged and warn:
+        warnings.warn(
+            f"binary storage entropy (alpha={alpha}, margin={kappa}) did not converge in {it} iterations: "
+            f"{reason}; the entropy returned is not meaningful",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return BinaryEntropyResult(
+        entropy=_potential(q, qhat, alpha, kappa),
+        q=float(q),
+        qhat=float(qhat),
+        converged=converged,
+        iterations=it,
+    )
+
+
+def binary_capacity(margin: float = 0.0, *, xtol: float = 1e-10) -> float:
+    """Krauth-Mezard capacity of binary weights: the ``alpha`` where the RS entropy vanishes.
+
+    ``s(alpha_c, kappa) = 0`` (:func:`binary_storage_entropy`); ``s`` decreases from ``log 2`` at
+    ``alpha = 0``. We scan ``alpha`` on a grid of step ``alpha_c^spherical(kappa) / 16`` up to the first
+    negative entropy (binary weights lie on the sphere, so ``alpha_c^binary < alpha_c^spherical``), then
+    refine with Brent's method. Somewhat above ``alpha_c`` the RS iteration runs to ``q -> 1`` (no fixed
+    point); a grid point there is moved back by bisection until the entropy is defined (and negative).
+    ``alpha_c(0) = 0.833079`` (classic value 0.833; there ``q = 0.5639``, ``qhat = 2.576``).
+    """
+    kappa = check_nonnegative("margin", margin)
+    xtol = check_positive("xtol", xtol)
+    upper = spherical_capacity(kappa)
+
+    def entropy(alpha):
+        """RS entropy at alpha, or None where the iteration finds no fixed point with q < 1."""
+        res = _binary_entropy(alpha, kappa, 0.3, 0.5, 1e-13, 20_000, warn=False)
+        return res.entropy if res.converged and res.q < _Q_MAX else None
+
+    def entropy_defined(alpha):
+        s = entropy(alpha)
+        if s is None:  # pragma: no cover - q(alpha) grows with alpha, and both ends of the bracket are defined
+            raise DivergenceError(f"no RS fixed point with q < 1 at alpha={alpha} (margin={kappa})")
+        return s
+
+    steps = 16
+    lo = upper / (4 * steps)
+    s_lo = entropy(lo)
+    if s_lo is None or s_lo <= 0.0:  # pragma: no cover - s ~ log 2 at small alpha
+        raise DivergenceError(f"binary storage entropy not positive at alpha={lo} (margin={kappa})")
+    for k in range(1, steps + 1):
+        hi = upper * k / steps
+        if hi <= lo:
+            continue
+        s_hi = entropy(hi)
+        # Above some alpha > alpha_c the RS iteration runs to q -> 1: shrink towards lo until the entropy
+        # is defined again (it is negative there, giving a bracket) or the interval collapses.
+        while s_hi is None and hi - lo > xtol:
+            mid = 0.5 * (lo + hi)
+            s_mid = entropy(mid)
+            if s_mid is not None and s_mid > 0.0:
+                lo = mid
+            else:
+                hi, s_hi = mid, s_mid
+        if s_hi is None:
+            break
+        if s_hi < 0.0:
+            return float(brentq(entropy_defined, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps))
+        lo = hi
+    raise DivergenceError(
+        f"the RS binary storage entropy does not reach 0 below alpha={hi} (margin={kappa}): the fixed "
+        "point runs to q -> 1 first"
+    )
+
+
+def gardner_capacity(weights: str = "spherical", margin: float = 0.0) -> float:
+    """Storage capacity ``alpha_c`` of the perceptron with random labels.
+
+    ``weights="spherical"``: Gardner's ``alpha_c(kappa) = 1 / int_{-kappa}^inf Dt (t + kappa)^2``
+    (:func:`spherical_capacity`; 2 at ``kappa = 0``). ``weights="binary"``: the zero of the RS entropy
+    (Krauth and Mezard 1989; :func:`binary_capacity`; 0.8331 at ``kappa = 0``). Preactivations are
+    ``x . w/sqrt(d)`` with ``|w|^2 = d``; ``margin`` is ``kappa >= 0`` in those units
+    (``science/perceptron.md``, Sec. 7).
+    """
+    weights = check_choice("weights", weights, WEIGHTS)
+    kappa = check_nonnegative("margin", margin)
+    return spherical_capacity(kappa) if weights == "spherical" else binary_capacity(kappa)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Finite size
+# ---------------------------------------------------------------------------------------------------
+
+
+def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"X must be a non-empty 2-d array of shape (n, d), got shape {X.shape}")
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"y must be a 1-d array with one label per row of X ({X.shape[0]}), got shape {y.shape}"
+        )
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X must contain finite numbers only")
+    if not np.all(np.abs(y) == 1.0):
+        raise ValueError("y must contain labels in {-1, +1} only")
+    return X, y
+
+
+def _strictly_separable(Z: np.ndarray) -> bool:
+    """Strict separability of the rows ``z_mu = y_mu x_mu`` by an LP (see :func:`is_linearly_separable`)."""
+    n, d = Z.shape
+    scale = np.max(np.abs(Z))
+    # variables (w, t): maximise t subject to t - z_mu . w <= 0, |w_i| <= 1
+    res = linprog(
+        c=np.r_[np.zeros(d), -1.0],
+        A_ub=np.hstack([-Z / scale, np.ones((n, 1))]),
+        b_ub=np.zeros(n),
+        bounds=[(-1.0, 1.0)] * d + [(None, None)],
+        method="highs",
+    )
+    if res.status != 0:  # pragma: no cover - the normalised LP is bounded and feasible (w = 0, t = 0)
+        raise RuntimeError(f"linprog failed on the separability problem: {res.message}")
+    # certificate: the returned w separates strictly in floating point
+    return bool(np.min(Z @ res.x[:d]) > 0.0)
+
+
+def is_linearly_separable(X, y, margin: float = 0.0, *, method: str = "lp") -> bool:
+    """Whether some spherical ``w`` stores the labels: ``y_mu x_mu . w/sqrt(d) >= kappa`` with ``|w|^2 = d``.
+
+    ``margin = 0`` means **strict** separability (Gardner's ``kappa = 0``): ``y_mu x_mu . w > 0`` for all
+    ``mu`` (with ``>= 0``, ``w = 0`` would always qualify). The constraints are homogeneous in ``w``, so
+    this is the feasibility of the linear program ``y_mu x_mu . w >= 1`` (rescale any strict separator by
+    ``1 / min_mu y_mu x_mu . w``). Near the capacity the feasible ``w`` of that form have huge norms and
+    the solver can fail (HiGHS returned an 'unknown' status at d = 200, alpha = 1.95), so we solve the
+    equivalent bounded LP ``maximise t subject to y_mu x_mu . w >= t, |w_i| <= 1`` with
+    ``scipy.optimize.linprog`` (HiGHS) and answer True only if the returned ``w`` separates strictly in
+    floating point (an explicit certificate). For Gaussian inputs ties have probability zero.
+
+    ``method="nnls"`` decides instead with :func:`max_margin` (``kappa* > 0``), an exact active-set
+    quadratic program that is 10-20 times faster than the LP (about 1 ms against 8 ms at d = 40,
+    n = 80; 15-30 ms against 200-500 ms at d = 200, n = 400) and agreed with it on every instance we
+    tried. ``margin > 0`` fixes the scale: the condition is ``max_margin(X, y) >= margin``, whatever
+    ``method``.
+
+    Parameters
+    ----------
+    X : array (n, d)
+        Inputs.
+    y : array (n,)
+        Labels in {-1, +1}.
+    margin : float
+        ``kappa >= 0``, in units of the normalised preactivation ``x . w / sqrt(d)`` with ``|w|^2 = d``.
+    method : {"lp", "nnls"}
+        Decision method at ``margin = 0`` (see above).
+    """
+    X, y = _check_xy(X, y)
+    kappa = check_nonnegative("margin", margin)
+    method = check_choice("method", method, _SEPARABILITY_METHODS)
+    if kappa == 0.0 and method == "lp":
+        return _strictly_separable(y[:, None] * X)
+    margin_star = max_margin(X, y)
+    return margin_star > 0.0 if kappa == 0.0 else margin_star >= kappa
+
+
+def max_margin(X, y) -> float:
+    """Largest stability ``kappa* = max_{|w|^2 = d} min_mu y_mu x_mu . w / sqrt(d)``, or 0 if not separable.
+
+    With ``z_mu = y_mu x_mu / sqrt(d)``, the hard-margin problem ``min |w| subject to z_mu . w >= 1`` has
+    solution ``w0`` and ``kappa* = sqrt(d) / |w0|`` (rescale ``w0`` to norm ``sqrt(d)``). It is a
+    least-distance program, solved exactly by one non-negative least-squares problem (Lawson and Hanson,
+    *Solving Least Squares Problems*, 1974, Ch. 23): with ``E = [Z^T; 1^T]`` and ``f = (0, ..., 0, 1)``,
+    ``u = argmin_{u >= 0} |E u - f|`` (``scipy.optimize.nnls``), ``r = E u - f``, ``w0 = -r_{1..d} / r_{d+1}``
+    (``r = 0``: infeasible). The value returned is ``sqrt(d) min_mu z_mu . w0 / |w0|``, the margin that
+    ``w0`` actually achieves, hence a certified lower bound (equal to ``kappa*`` up to rounding).
+    """
+    X, y = _check_xy(X, y)
+    n, d = X.shape
+    Z = y[:, None] * X / math.sqrt(d)
+    E = np.vstack([Z.T, np.ones((1, n))])
+    f = np.zeros(d + 1)
+    f[-1] = 1.0
+    u, _ = nnls(E, f, maxiter=max(100, 30 * n))
+    r = E @ u - f
+    if r[-1] == 0.0:
+        return 0.0
+    w0 = -r[:d] / r[-1]
+    norm = np.linalg.norm(w0)
+    achieved = float(np.min(Z @ w0))
+    if not (achieved > 0.0 and math.isfinite(norm) and norm > 0.0):
+        return 0.0
+    return float(math.sqrt(d) * achieved / norm)
+
+
+def storage_probability(
+    d: int, alpha: float, n_trials: int, rng, margin: float = 0.0, *, method: str = "lp"
+) -> float:
+    """Monte Carlo estimate of ``P(n = round(alpha d) random labels are storable)`` at size ``d``.
+
+    Each trial draws ``X = rng.standard_normal((n, d))`` and then ``y = rng.choice([-1, 1], n)`` (random
+    labels, independent of ``X``) and calls :func:`is_linearly_separable` (with ``margin`` and ``method``;
+    ``method="nnls"`` is much faster for large sweeps). Returns the fraction of
+    successes; its standard error is ``sqrt(p (1 - p) / n_trials)``. At ``margin = 0`` the exact value is
+    :func:`cover_probability`; as ``d -> infinity`` it tends to a step at :func:`gardner_capacity`.
+    """
+    d = check_int("d", d)
+    alpha = check_positive("alpha", alpha)
+    n_trials = check_int("n_trials", n_trials)
+    rng = check_rng(rng)
+    kappa = check_nonnegative("margin", margin)
+    method = check_choice("method", method, _SEPARABILITY_METHODS)
+    n = max(1, round(alpha * d))
+    hits = 0
+    for _ in range(n_trials):  # one small LP / QP per trial
+        X = rng.standard_normal((n, d))
+        y = rng.choice(np.array([-1.0, 1.0]), size=n)
+        hits += is_linearly_separable(X, y, kappa, method=method)
+    return hits / n_trials
+
+
+def cover_probability(d: int, n: int) -> float:
+    """Cover's exact probability that ``n`` points in general position in ``R^d`` with random labels are
+    strictly separable by a hyperplane through the origin:
+
+    ``P(n, d) = 2^{1-n} sum_{k=0}^{d-1} C(n-1, k)`` (Cover, IEEE Trans. Electron. Comput. EC-14:326 (1965)),
+    i.e. the binomial CDF ``P(Bin(n-1, 1/2) <= d-1)``, evaluated stably with ``scipy.stats.binom.cdf``.
+    ``P = 1`` for ``n <= d``, ``P = 1/2`` at ``n = 2d``; a step at ``alpha = n/d = 2`` as ``d -> infinity``.
+    """
+    d = check_int("d", d)
+    n = check_int("n", n)
+    return float(binom.cdf(d - 1, n - 1, 0.5))

@@ -1,0 +1,466 @@
+"""Rotationally invariant estimators (RIE) of a matrix seen through Gaussian noise, and their MMSE.
+
+Two denoising problems recur in the matrix chapters (``science/random_matrices.md``, Secs. 3-4):
+
+- **symmetric**: ``Y = S + sqrt(s) Z`` (``d x d``), ``Z`` GOE of variance 1 (off-diagonal N(0, 1/d),
+  diagonal N(0, 2/d)), ``S`` rotationally invariant with a known spectral law. The optimal
+  rotation-equivariant estimator keeps the eigenvectors of ``Y`` and maps each eigenvalue
+  ``lambda -> lambda - 2 s Re G_Y(lambda)`` (Bun, Allez, Bouchaud, Potters, IEEE Trans. Inf. Theory 62:7475
+  (2016), arXiv:1502.06736). Its asymptotic error per entry is
+  ``mmse(s) = (1/d) E||S_hat - S||_F^2 = s - (4 pi^2/3) s^2 int rho_Y^3`` (Maillard, Troiani, Martin,
+  Krzakala, Zdeborova, arXiv:2408.03733). The quadratic-network and attention chapters use a Wishart ``S``
+  in the paper normalisation ``S* = W^T W/sqrt(m d)``.
+- **rectangular**: ``Y = S + sqrt(delta) Z`` (``d x L``), ``S = U V^T/sqrt(r)``, ``Z`` i.i.d. N(0, 1), ALL
+  divided by ``(dL)^{1/4}`` so that singular values are O(1). The RIE keeps the singular vectors and shrinks
+  the singular values (Troiani, Erba, Krzakala, Maillard, Zdeborova, arXiv:2203.07752); the error is
+  measured as ``||S_hat - S||_F^2/sqrt(dL)`` on the scaled matrices, i.e. ``(1/(dL))||.||_F^2`` on the unit
+  scale. Used by the bilinear-sequence-regression chapter.
+
+The MMSE functions are called at every step of GAMP-RIE and of its state evolution: they cost about a
+millisecond (symmetric) and a few milliseconds (rectangular); the spectral laws are cached per parameter set.
+Baselines for the chapters (identity, optimal scalar shrinkage, rank truncation) and the samplers of the
+signals and of the noise are at the end of the module. Every random draw takes an explicit generator.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .spectra import DEFAULT_NODES, NORMALISATIONS, bulk_quadrature, rectangular_plus_noise, wishart_plus_goe
+from .validation import check_choice, check_int, check_nonnegative, check_positive, check_rng
+
+__all__ = [
+    "SYMMETRIC_SMALL_NOISE",
+    "RECTANGULAR_SMALL_NOISE",
+    "symmetric_rie",
+    "symmetric_rie_eigenvalues",
+    "symmetric_rie_mmse",
+    "symmetric_rie_mmse_from_density",
+    "semicircle_rie_mmse",
+    "wishart_parameter_fraction",
+    "rectangular_rie",
+    "rectangular_rie_singular_values",
+    "rectangular_rie_mmse",
+    "rectangular_parameter_fraction",
+    "identity_mse",
+    "scalar_shrinkage",
+    "scalar_shrinkage_mse",
+    "eigenvalue_truncation",
+    "truncated_svd",
+    "symmetric_error",
+    "rectangular_error",
+    "sample_goe",
+    "sample_wishart",
+    "sample_rectangular_signal",
+    "sample_rectangular_noise",
+]
+
+#: Below this noise the symmetric MMSE is its small-noise limit ``s (2 kappa - kappa^2)`` (or ``s``).
+SYMMETRIC_SMALL_NOISE = 1e-5
+#: Below this noise the rectangular MMSE is its small-noise limit ``delta r(d + L - r)/(dL)``.
+RECTANGULAR_SMALL_NOISE = 1e-4
+
+_FOUR_PI2_OVER_3 = 4.0 * math.pi**2 / 3.0
+
+
+# --------------------------------------------------------------------------- symmetric
+
+
+def _check_symmetric(Y) -> np.ndarray:
+    Y = np.asarray(Y, dtype=float)
+    if Y.ndim != 2 or Y.shape[0] != Y.shape[1] or Y.shape[0] == 0:
+        raise ValueError(f"Y must be a non-empty square matrix, got shape {Y.shape}")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError("Y must have finite entries")
+    scale = max(1.0, float(np.max(np.abs(Y))))
+    if np.max(np.abs(Y - Y.T)) > 1e-8 * scale:
+        raise ValueError("Y must be symmetric (max |Y - Y^T| exceeds 1e-8 max(1, max |Y|))")
+    return 0.5 * (Y + Y.T)
+
+
+def _re_stieltjes(s, kappa, normalisation, law):
+    """The function ``x -> Re G_Y(x)`` from exactly one of ``kappa`` (Wishart signal) or ``law``."""
+    if (kappa is None) == (law is None):
+        raise ValueError("give exactly one of kappa (Wishart signal) or law (the law of Y)")
+    if law is None:
+        return wishart_plus_goe(kappa, s, normalisation).stieltjes_real
+    if hasattr(law, "stieltjes_real"):
+        return law.stieltjes_real
+    if callable(law):
+        return law
+    raise ValueError("law must have a stieltjes_real method or be a callable x -> Re G_Y(x)")
+
+
+def symmetric_rie_eigenvalues(eigenvalues, s: float, kappa: float | None = None, *,
+                              normalisation: str = "paper", law=None) -> np.ndarray:
+    """The RIE eigenvalue map ``lambda -> lambda - 2 s Re G_Y(lambda)`` (Bun et al. 2016, arXiv:1502.06736).
+
+    ``Re G_Y`` is that of the law of ``Y = S + sqrt(s) Z``: a Wishart ``S`` (give ``kappa`` and the
+    ``normalisation``; :class:`~solvable.spectra.WishartPlusNoise`), or any law (give ``law``: an object
+    with a ``stieltjes_real`` method, such as ``Semicircle(v + s)`` for a semicircle signal of variance ``v``,
+    or a callable ``x -> Re G_Y(x)``, e.g. built from :func:`~solvable.spectra.free_convolution_semicircle`).
+    Eigenvalues outside the bulk (outliers, finite-size edges) use the branch of ``G_Y`` that continues to
+    ``~ 1/x`` (``science/random_matrices.md``, Sec. 2).
+    """
+    s = check_nonnegative("s", s)
+    lam = np.asarray(eigenvalues, dtype=float)
+    if s == 0.0:
+        return lam.copy()
+    if kappa is not None:
+        kappa = check_positive("kappa", kappa)
+    return lam - 2.0 * s * np.asarray(_re_stieltjes(s, kappa, normalisation, law)(lam))
+
+
+def symmetric_rie(Y, s: float, kappa: float | None = None, *, normalisation: str = "paper",
+                  law=None) -> np.ndarray:
+    """Rotationally invariant estimate of ``S`` from ``Y = S + sqrt(s) Z`` (``Z`` GOE of variance 1).
+
+    ``Y = O diag(lambda) O^T  ->  S_hat = O diag(lambda_i - 2 s Re G_Y(lambda_i)) O^T``: the Bayes-optimal
+    estimator among rotation-equivariant ones, asymptotically Bayes-optimal when ``S`` is rotationally
+    invariant (Bun, Allez, Bouchaud, Potters 2016, arXiv:1502.06736; ``science/random_matrices.md``, Sec. 3).
+
+    Parameters
+    ----------
+    Y : (d, d) array_like
+        Symmetric observation (symmetric to 1e-8 relative; it is symmetrised exactly).
+    s : float
+        Noise variance ``>= 0`` (``s = 0`` returns a copy of ``Y``).
+    kappa : float, optional
+        Wishart signal ``m/d`` (in the given ``normalisation``, default the paper one ``W^T W/sqrt(m d)``).
+    law : optional
+        Instead of ``kappa``: the law of ``Y`` (see :func:`symmetric_rie_eigenvalues`).
+
+    Returns
+    -------
+    ndarray (d, d), the estimate ``S_hat``.
+    """
+    Y = _check_symmetric(Y)
+    s = check_nonnegative("s", s)
+    if s == 0.0:
+        return Y.copy()
+    lam, O = np.linalg.eigh(Y)
+    new = symmetric_rie_eigenvalues(lam, s, kappa, normalisation=normalisation, law=law)
+    return (O * new) @ O.T
+
+
+def wishart_parameter_fraction(kappa: float) -> float:
+    """Fraction of free parameters of a rank-``m`` PSD ``d x d`` matrix: ``2 kappa - kappa^2`` for
+    ``kappa < 1``, else 1. It is the slope ``mmse(s)/s`` of the Wishart RIE as ``s -> 0``
+    (``science/random_matrices.md``, Sec. 3; 0.75 at ``kappa = 0.5``)."""
+    kappa = check_positive("kappa", kappa)
+    return 2.0 * kappa - kappa * kappa if kappa < 1.0 else 1.0
+
+
+def symmetric_rie_mmse(s: float, kappa: float, normalisation: str = "paper",
+                       n_nodes: int = DEFAULT_NODES) -> float:
+    """Asymptotic MMSE per entry of the symmetric RIE for a Wishart signal.
+
+    ``mmse(s) = (1/d) E||S_hat - S||_F^2 = s - (4 pi^2/3) s^2 int rho_Y(x)^3 dx`` with ``rho_Y`` the law of
+    Wishart + GOE(``s``) (Maillard et al. 2024, arXiv:2408.03733; ``science/random_matrices.md``, Sec. 3),
+    integrated by Gauss-Legendre over the bulks (``n_nodes`` per piece; 64 give about 1e-12 relative).
+    Below ``s = SYMMETRIC_SMALL_NOISE`` it returns the small-noise limit ``s * wishart_parameter_fraction``.
+    (The computed value is accurate well below that threshold, because the cubic is solved for ``1/G``;
+    the limit is kept so that the small-noise end is exactly linear. The switch moves the value by a relative
+    ``2e-5`` at ``kappa = 0.5`` and ``1e-3`` at ``kappa = 1``.) In the paper normalisation it tends to 1
+    (the spectral variance of ``S*``) as ``s -> inf``; rounding in ``s - (...)`` costs a relative
+    ``1e-16 s``. In the mean-one normalisation, ``mmse_W(s) = mmse_paper(kappa s)/kappa``.
+
+    Parameters
+    ----------
+    s : float
+        Noise variance ``>= 0``.
+    kappa : float
+        ``m/d > 0``.
+    normalisation : {"paper", "mean_one"}
+    n_nodes : int
+        Gauss-Legendre nodes per piece of the support.
+    """
+    s = check_nonnegative("s", s)
+    kappa = check_positive("kappa", kappa)
+    normalisation = check_choice("normalisation", normalisation, NORMALISATIONS)
+    n_nodes = check_int("n_nodes", n_nodes, minimum=2)
+    if s < SYMMETRIC_SMALL_NOISE:
+        return s * wishart_parameter_fraction(kappa)
+    law = wishart_plus_goe(kappa, s, normalisation)
+    x, w = law.quadrature(n_nodes)
+    rho = law.density(x)
+    return max(0.0, s - _FOUR_PI2_OVER_3 * s * s * float(np.dot(w, rho**3)))
+
+
+def symmetric_rie_mmse_from_density(s: float, density, support, n_nodes: int = 128) -> float:
+    """``s - (4 pi^2/3) s^2 int rho_Y^3`` for any law of ``Y`` given by its density on a known support.
+
+    ``density`` is a vectorised callable ``x -> rho_Y(x)``; ``support`` a sequence of intervals
+    ``[(lo, hi), ...]`` (split them where the density nearly vanishes). The integral uses
+    :func:`~solvable.spectra.bulk_quadrature`. For example, with
+    ``G = lambda z: free_convolution_semicircle(G_S, s, z)``, pass
+    ``density = lambda x: -G(x + 1e-10j).imag/pi``.
+    """
+    s = check_nonnegative("s", s)
+    n_nodes = check_int("n_nodes", n_nodes, minimum=2)
+    if s == 0.0:
+        return 0.0
+    x, w = bulk_quadrature(support, n_nodes)
+    rho = np.asarray(density(x), dtype=float)
+    return max(0.0, s - _FOUR_PI2_OVER_3 * s * s * float(np.dot(w, rho**3)))
+
+
+def semicircle_rie_mmse(s: float, variance: float = 1.0) -> float:
+    """MMSE of a semicircle (GOE) signal of variance ``v`` seen through GOE noise ``s``: ``s v/(s + v)``.
+
+    ``Y`` is then a semicircle of variance ``s + v``, and the RIE is the linear map
+    ``lambda -> lambda v/(v + s)`` (``science/random_matrices.md``, Sec. 5, check 3).
+    """
+    s = check_nonnegative("s", s)
+    v = check_positive("variance", variance)
+    return s * v / (s + v)
+
+
+# --------------------------------------------------------------------------- rectangular
+
+
+def _rectangular_ratios(R1, R2):
+    R1 = check_positive("R1", R1)
+    R2 = check_positive("R2", R2)
+    return max(R1, 1.0 / R1), R2
+
+
+def rectangular_parameter_fraction(R1: float, R2: float) -> float:
+    """``r(d + L - r)/(dL)`` with ``r = min(R2, 1) d``: the fraction of free parameters of a rank-``r``
+    ``d x L`` matrix, the slope of the rectangular MMSE as ``delta -> 0`` (0.36 at ``R1 = 1, R2 = 0.2``;
+    equal to ``alpha_PR`` of ``science/bsr.md``)."""
+    R1, R2 = _rectangular_ratios(R1, R2)
+    rho = min(R2, 1.0)
+    return rho * (1.0 + R1 - rho) / R1
+
+
+def rectangular_rie_mmse(R1: float, R2: float, delta: float, n_nodes: int = DEFAULT_NODES) -> float:
+    """Asymptotic MMSE of the rectangular RIE (Troiani et al. 2022, arXiv:2203.07752).
+
+    ``mmse = delta - (delta^2/R1^{3/2}) [ (R1 - 1)^2 I1 + (4 pi^2/3) I3 ]`` with ``I1 = 2 int mu(x)/x^2 dx``
+    and ``I3 = 2 int mu(x)^3 dx`` over the bulks of the symmetrised singular-value density ``mu`` of
+    :class:`~solvable.spectra.RectangularPlusNoise` (``science/random_matrices.md``, Sec. 4). It is the error
+    ``||S_hat - S||_F^2/sqrt(dL)`` on the ``(dL)^{1/4}``-scaled matrices (``(1/(dL))||.||^2`` on the unit
+    scale): ``delta/(1 + delta)``-like at large noise (-> 1), 0 at ``delta = 0``. Below
+    ``RECTANGULAR_SMALL_NOISE`` it returns ``delta * rectangular_parameter_fraction(R1, R2)``.
+
+    Parameters
+    ----------
+    R1 : float
+        ``L/d``. The theory is written for ``d <= L``; ``R1 < 1`` is read as ``1/R1`` (the error is symmetric
+        under transposition), with ``R2`` always ``r/min(d, L)`` as in ``science/bsr.md``.
+    R2 : float
+        ``r/min(d, L) > 0``; ``R2 >= 1`` is a full-rank signal (covered by the same quartic).
+    delta : float
+        Noise variance ``>= 0`` per entry (unit scale).
+    n_nodes : int
+        Gauss-Legendre nodes per piece of the support.
+    """
+    R1, R2 = _rectangular_ratios(R1, R2)
+    delta = check_nonnegative("delta", delta)
+    n_nodes = check_int("n_nodes", n_nodes, minimum=2)
+    if delta < RECTANGULAR_SMALL_NOISE:
+        return delta * rectangular_parameter_fraction(R1, R2)
+    law = rectangular_plus_noise(R1, R2, delta)
+    x, w = law.quadrature(n_nodes)
+    mu = law.density(x)
+    i3 = 2.0 * float(np.dot(w, mu**3))
+    i1 = 2.0 * float(np.dot(w, mu / (x * x))) if R1 > 1.0 else 0.0
+    value = delta - delta**2 / R1**1.5 * ((R1 - 1.0) ** 2 * i1 + _FOUR_PI2_OVER_3 * i3)
+    return max(0.0, value)
+
+
+def rectangular_rie_singular_values(singular_values, delta: float, R1: float, R2: float) -> np.ndarray:
+    """The rectangular RIE shrinkage of the singular values of the ``(dL)^{1/4}``-scaled ``Y``:
+
+    ``sigma -> sigma - (2 delta/sqrt(R1)) [ (R1 - 1)/(2 sigma) + v(sigma) ]``, ``v = Re G`` of
+    :class:`~solvable.spectra.RectangularPlusNoise`; negative results are set to 0
+    (Troiani et al. 2022, arXiv:2203.07752; ``science/random_matrices.md``, Sec. 4).
+    """
+    R1, R2 = _rectangular_ratios(R1, R2)
+    delta = check_nonnegative("delta", delta)
+    sv = np.asarray(singular_values, dtype=float)
+    if delta == 0.0:
+        return sv.copy()
+    law = rectangular_plus_noise(R1, R2, delta)
+    safe = np.where(sv > 0, sv, 1.0)
+    v = np.asarray(law.stieltjes_real(safe))
+    new = sv - (2.0 * delta / math.sqrt(R1)) * ((R1 - 1.0) / (2.0 * safe) + v)
+    return np.where(sv > 0, np.maximum(new, 0.0), 0.0)
+
+
+def rectangular_rie(Y, delta: float, R2: float) -> np.ndarray:
+    """Rotationally invariant estimate of ``S`` from the scaled ``Y = S + sqrt(delta) Z`` (``d x L``).
+
+    Convention of ``science/random_matrices.md``, Sec. 4: ``S = U V^T/sqrt(r)``, ``Z`` i.i.d. N(0, 1), and
+    ``Y``, ``S``, ``Z`` all divided by ``(dL)^{1/4}`` (see :func:`sample_rectangular_signal` and
+    :func:`sample_rectangular_noise`). ``Y = U diag(sigma) V^T  ->  S_hat = U diag(sigma_new) V^T`` with the
+    shrinkage of :func:`rectangular_rie_singular_values` (Troiani et al. 2022, arXiv:2203.07752). If
+    ``d > L`` the problem is solved for ``Y^T`` and the estimate transposed back.
+
+    Parameters
+    ----------
+    Y : (d, L) array_like
+        Scaled observation.
+    delta : float
+        Noise variance ``>= 0`` per entry on the unit scale.
+    R2 : float
+        Rank ratio ``r/min(d, L) > 0``.
+    """
+    Y = np.asarray(Y, dtype=float)
+    if Y.ndim != 2 or min(Y.shape) == 0:
+        raise ValueError(f"Y must be a non-empty 2-d array, got shape {Y.shape}")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError("Y must have finite entries")
+    delta = check_nonnegative("delta", delta)
+    R2 = check_positive("R2", R2)
+    transpose = Y.shape[0] > Y.shape[1]
+    X = Y.T if transpose else Y
+    d, L = X.shape
+    if delta == 0.0:
+        return Y.copy()
+    U, sv, Vt = np.linalg.svd(X, full_matrices=False)
+    new = rectangular_rie_singular_values(sv, delta, L / d, R2)
+    est = (U * new) @ Vt
+    return est.T if transpose else est
+
+
+# --------------------------------------------------------------------------- baselines
+
+
+def identity_mse(noise: float) -> float:
+    """Error of the estimator ``S_hat = Y``: the noise variance (``s`` for the symmetric problem, per entry
+    ``(1/d)||.||^2``; ``delta`` for the rectangular one, per entry ``||.||^2/sqrt(dL)`` on the scaled
+    matrices)."""
+    return check_nonnegative("noise", noise)
+
+
+def scalar_shrinkage(Y, noise: float, second_moment: float, mean: float = 0.0) -> np.ndarray:
+    """Best estimator of the form ``S_hat = mean I + c (Y - mean I)`` (``mean = 0``: ``S_hat = c Y``).
+
+    With ``v = second_moment - mean^2`` the spectral variance of ``S`` (second moment ``(1/d) Tr S^2``, or
+    ``1`` for the rectangular signal per entry), ``c = v/(v + noise)`` minimises
+    ``(1 - c)^2 v + c^2 noise``; the error is :func:`scalar_shrinkage_mse`. For the Wishart signal in the
+    paper normalisation ``second_moment = 1 + kappa``, ``mean = sqrt(kappa)``. ``mean != 0`` needs a square
+    ``Y``. This linear estimator is optimal for a semicircle signal only; the RIE beats it otherwise.
+    """
+    Y = np.asarray(Y, dtype=float)
+    noise = check_nonnegative("noise", noise)
+    m2 = check_positive("second_moment", second_moment)
+    v = m2 - float(mean) ** 2
+    if v <= 0:
+        raise ValueError(f"second_moment must exceed mean^2, got {second_moment!r} and mean {mean!r}")
+    c = v / (v + noise) if noise > 0 else 1.0
+    if mean == 0.0:
+        return c * Y
+    if Y.ndim != 2 or Y.shape[0] != Y.shape[1]:
+        raise ValueError(f"mean != 0 needs a square Y, got shape {Y.shape}")
+    eye = np.eye(Y.shape[0])
+    return mean * eye + c * (Y - mean * eye)
+
+
+def scalar_shrinkage_mse(noise: float, second_moment: float, mean: float = 0.0) -> float:
+    """Asymptotic error of :func:`scalar_shrinkage`: ``noise v/(noise + v)``, ``v = second_moment - mean^2``.
+
+    Wishart (paper normalisation, centred at ``sqrt(kappa)``): ``s/(1 + s)``; rectangular:
+    ``delta/(1 + delta)``.
+    """
+    noise = check_nonnegative("noise", noise)
+    v = check_positive("second_moment", second_moment) - float(mean) ** 2
+    if v <= 0:
+        raise ValueError(f"second_moment must exceed mean^2, got {second_moment!r} and mean {mean!r}")
+    return noise * v / (noise + v)
+
+
+def eigenvalue_truncation(Y, rank: int) -> np.ndarray:
+    """Keep the ``rank`` largest eigenvalues of the symmetric ``Y`` (and their eigenvectors), drop the rest.
+
+    A natural baseline for a PSD signal of known rank (Wishart: ``rank = m``). Its error has no simple
+    closed form at extensive rank: measure it with :func:`symmetric_error`.
+    """
+    Y = _check_symmetric(Y)
+    rank = check_int("rank", rank, minimum=0)
+    lam, O = np.linalg.eigh(Y)
+    keep = np.zeros_like(lam)
+    if rank > 0:
+        keep[-rank:] = lam[-rank:]
+    return (O * keep) @ O.T
+
+
+def truncated_svd(Y, rank: int) -> np.ndarray:
+    """Best rank-``rank`` approximation of ``Y`` (keep the top singular values; Eckart-Young).
+
+    Baseline for the rectangular problem (``rank = r``); measure its error with :func:`rectangular_error`.
+    """
+    Y = np.asarray(Y, dtype=float)
+    if Y.ndim != 2:
+        raise ValueError(f"Y must be a 2-d array, got shape {Y.shape}")
+    rank = check_int("rank", rank, minimum=0)
+    U, sv, Vt = np.linalg.svd(Y, full_matrices=False)
+    sv = sv.copy()
+    sv[rank:] = 0.0
+    return (U * sv) @ Vt
+
+
+def symmetric_error(estimate, signal) -> float:
+    """``(1/d)||S_hat - S||_F^2``, the per-entry error of the symmetric problem."""
+    diff = np.asarray(estimate, dtype=float) - np.asarray(signal, dtype=float)
+    return float(np.sum(diff * diff) / diff.shape[0])
+
+
+def rectangular_error(estimate, signal) -> float:
+    """``||S_hat - S||_F^2/sqrt(dL)`` on the ``(dL)^{1/4}``-scaled matrices (``(1/(dL))||.||^2`` unscaled)."""
+    diff = np.asarray(estimate, dtype=float) - np.asarray(signal, dtype=float)
+    return float(np.sum(diff * diff) / math.sqrt(diff.shape[0] * diff.shape[1]))
+
+
+# --------------------------------------------------------------------------- samplers
+
+
+def sample_goe(d: int, rng, variance: float = 1.0) -> np.ndarray:
+    """GOE matrix of variance ``v``: symmetric, off-diagonal entries N(0, v/d), diagonal N(0, 2v/d).
+
+    Its spectrum tends to the semicircle of variance ``v`` (``science/random_matrices.md``, Sec. 1).
+    """
+    d = check_int("d", d)
+    v = check_positive("variance", variance)
+    rng = check_rng(rng)
+    A = rng.standard_normal((d, d))
+    return math.sqrt(v / (2.0 * d)) * (A + A.T)
+
+
+def sample_wishart(d: int, kappa: float, rng, normalisation: str = "paper") -> np.ndarray:
+    """Wishart matrix ``W^T W/sqrt(m d)`` (paper) or ``W^T W/m`` (mean-one), ``W`` in ``R^{m x d}`` i.i.d.
+    N(0, 1) with ``m = round(kappa d) >= 1`` (``science/quadratic.md``, Sec. 1)."""
+    d = check_int("d", d)
+    kappa = check_positive("kappa", kappa)
+    normalisation = check_choice("normalisation", normalisation, NORMALISATIONS)
+    rng = check_rng(rng)
+    m = round(kappa * d)
+    if m < 1:
+        raise ValueError(f"kappa * d must round to at least 1 (m = kappa d), got kappa={kappa!r}, d={d}")
+    W = rng.standard_normal((m, d))
+    return W.T @ W / (math.sqrt(m * d) if normalisation == "paper" else m)
+
+
+def sample_rectangular_signal(d: int, L: int, r: int, rng) -> np.ndarray:
+    """``S = U V^T/(sqrt(r) (dL)^{1/4})`` with ``U`` in ``R^{d x r}``, ``V`` in ``R^{L x r}`` i.i.d. N(0, 1).
+
+    The ``(dL)^{1/4}`` scaling of ``science/random_matrices.md``, Sec. 4 (singular values O(1));
+    multiply by ``(dL)^{1/4}`` for unit-variance entries (``science/bsr.md``).
+    """
+    d, L, r = check_int("d", d), check_int("L", L), check_int("r", r)
+    rng = check_rng(rng)
+    U = rng.standard_normal((d, r))
+    V = rng.standard_normal((L, r))
+    return U @ V.T / (math.sqrt(r) * (d * L) ** 0.25)
+
+
+def sample_rectangular_noise(d: int, L: int, rng) -> np.ndarray:
+    """``Z/(dL)^{1/4}``, ``Z`` i.i.d. N(0, 1) (``d x L``): the scaled noise of the rectangular problem,
+    so that ``Y = S + sqrt(delta) * sample_rectangular_noise(d, L, rng)``."""
+    d, L = check_int("d", d), check_int("L", L)
+    rng = check_rng(rng)
+    return rng.standard_normal((d, L)) / (d * L) ** 0.25

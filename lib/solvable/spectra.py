@@ -1,0 +1,888 @@
+"""Spectral laws of random matrices and free additive convolution with a semicircle.
+
+The matrix denoisers of the course (:mod:`solvable.rie`) need the eigenvalue (or singular-value) law of a
+noisy matrix ``Y = S + noise``: its density, the real part of its Stieltjes transform on the real axis, and a
+quadrature rule over its support. This module provides them (``science/random_matrices.md``, Secs. 1-4):
+
+- :class:`Semicircle` (GOE of variance ``v``) and :class:`MarchenkoPastur` (Wishart ``W^T W``), closed forms;
+- :class:`WishartPlusNoise`: Wishart + GOE of variance ``s``, through the cubic of the subordination relation;
+- :class:`RectangularPlusNoise`: singular values of a rank-``r`` product ``U V^T`` plus i.i.d. Gaussian noise,
+  through the quartic of Troiani et al. (arXiv:2203.07752);
+- :func:`free_convolution_semicircle`: the same relation solved numerically for any signal law.
+
+Conventions
+-----------
+Stieltjes transform ``G(z) = int rho(x)/(z - x) dx`` (``G ~ 1/z`` at infinity), so that
+``rho(x) = -Im G(x + i0)/pi``. A REAL argument ``x`` of a ``stieltjes`` method is read as ``x - i0``: the
+returned boundary value is ``Re G(x) + i pi rho(x)``. ``Re G(x)`` (``stieltjes_real``) is ``pi`` times the
+Hilbert transform of ``rho``; outside the support it is the ordinary integral ``int rho(t)/(x - t) dt``.
+
+Normalisations of the Wishart matrix (``kappa = m/d``, ``W`` in ``R^{m x d}`` with i.i.d. N(0, 1) entries):
+``"paper"`` (the default everywhere in the course) is ``S* = W^T W/sqrt(m d)`` (mean ``sqrt(kappa)``,
+spectral variance 1, second moment ``1 + kappa``), used by the quadratic-network and attention chapters;
+``"mean_one"`` is ``S_W = W^T W/m`` (mean 1, variance ``1/kappa``). ``S* = sqrt(kappa) S_W``; a noise variance
+``s`` in the paper normalisation is ``s/kappa`` in the mean-one normalisation.
+
+Numerics: roots of the cubic in closed form (vectorised, no Python loop over points), roots of the quartic by
+batched companion-matrix eigenvalues; support edges from the discriminant (a quartic in ``x``, resp. a
+quintic in ``x^2``); integrals over the support by Gauss-Legendre after ``x = mid - half cos(theta)`` on each
+bulk, which removes the square-root edge behaviour (64 nodes per piece give about 1e-13).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from itertools import pairwise
+
+import numpy as np
+
+from .errors import ConvergenceWarning
+from .integration import legendre_rule
+from .validation import check_choice, check_int, check_nonnegative, check_positive
+
+__all__ = [
+    "NORMALISATIONS",
+    "DEFAULT_NODES",
+    "bulk_quadrature",
+    "semicircle_density",
+    "semicircle_stieltjes",
+    "marchenko_pastur_density",
+    "marchenko_pastur_stieltjes",
+    "Semicircle",
+    "MarchenkoPastur",
+    "WishartPlusNoise",
+    "RectangularPlusNoise",
+    "wishart_plus_goe",
+    "rectangular_plus_noise",
+    "free_convolution_semicircle",
+]
+
+#: The two normalisations of the Wishart matrix (see the module docstring).
+NORMALISATIONS = ("paper", "mean_one")
+#: Gauss-Legendre nodes per piece of the support (64 are within about 1e-13 of a 400-node rule).
+DEFAULT_NODES = 64
+#: Number of nodes of the coarse rule used to estimate ``Re G`` outside the support (root selection only).
+_HILBERT_NODES = 48
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _points(x):
+    """``x`` as a float array, plus a function that returns a scalar for scalar input."""
+    arr = np.asarray(x, dtype=float)
+    return arr, (lambda out: out[()] if arr.ndim == 0 else out)
+
+
+@lru_cache(maxsize=32)
+def _theta_rule(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(cos theta_j, w_j sin theta_j)`` for Gauss-Legendre in ``theta`` on ``(0, pi)`` (read-only)."""
+    t, w = legendre_rule(n, math.pi / 2)
+    theta = t + math.pi / 2
+    c, ws = np.cos(theta), w * np.sin(theta)
+    c.setflags(write=False)
+    ws.setflags(write=False)
+    return c, ws
+
+
+def bulk_quadrature(intervals, n: int = DEFAULT_NODES) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes ``x`` and weights ``w`` with ``sum(w f(x)) ~ int f`` over a union of intervals.
+
+    On each interval ``[a, b]``: ``x = (a+b)/2 - (b-a)/2 cos(theta)`` and ``n``-point Gauss-Legendre in
+    ``theta`` on ``(0, pi)``. A density with square-root (or inverse-square-root) edges becomes a smooth
+    function of ``theta``, so the rule converges spectrally (``science/random_matrices.md``, Sec. 2).
+    """
+    n = check_int("n", n)
+    c, ws = _theta_rule(n)
+    xs, wts = [], []
+    for lo, hi in intervals:
+        mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
+        xs.append(mid - half * c)
+        wts.append(half * ws)
+    if not xs:
+        return np.empty(0), np.empty(0)
+    return np.concatenate(xs), np.concatenate(wts)
+
+
+def _check_normalisation(normalisation: str) -> str:
+    return check_choice("normalisation", normalisation, NORMALISATIONS)
+
+
+def _wishart_scale(kappa: float, normalisation: str) -> float:
+    """``a`` in the Wishart equation ``z G^2 - (1 - kappa + a z) G + a = 0`` (``S = (kappa/a) S_W``)."""
+    return math.sqrt(kappa) if normalisation == "paper" else kappa
+
+
+def _sqrt_product(z, lo, hi):
+    """``sqrt(z - hi) sqrt(z - lo)``, principal branches: analytic off ``[lo, hi]``, ``~ z`` at infinity."""
+    return np.sqrt(z - hi) * np.sqrt(z - lo)
+
+
+def _real_sqrt_product(x, lo, hi):
+    """Boundary value at ``x - i0`` of :func:`_sqrt_product` for real ``x`` (``lo < hi``).
+
+    Inside ``(lo, hi)`` it is ``-i sqrt((hi - x)(x - lo))``; outside, ``sign(x - hi) sqrt((x - hi)(x - lo))``.
+    """
+    prod = (x - hi) * (x - lo)
+    inside = prod < 0
+    r = np.sqrt(np.abs(prod))
+    return np.where(inside, -1j * r, np.where(x > hi, r, -r) + 0j)
+
+
+def _cubic_roots(a, b, c, d):
+    """All roots of ``a t^3 + b t^2 + c t + d`` for real coefficient arrays (``a != 0``), shape ``(..., 3)``.
+
+    Closed form: Cardano with the cancellation-free choice of the cube root when there is one real root
+    (column 0 real, columns 1 and 2 the conjugate pair, column 1 with ``Im >= 0``); the trigonometric form
+    when all three are real. Also returns the mask of points with a complex pair.
+    """
+    B, C, D = b / a, c / a, d / a
+    p = C - B * B / 3.0
+    q = 2.0 * B**3 / 27.0 - B * C / 3.0 + D
+    delta = (0.5 * q) ** 2 + (p / 3.0) ** 3
+    pair = delta > 0
+    sq = np.sqrt(np.where(pair, delta, 0.0))
+    u = np.cbrt(-0.5 * q - np.where(q >= 0, sq, -sq))
+    safe_u = np.where(u != 0, u, 1.0)
+    v = np.where(u != 0, -p / (3.0 * safe_u), 0.0)
+    # three real roots: t_k = 2 sqrt(-p/3) cos(phi/3 - 2 pi k/3)
+    pn = np.where(pair, -1.0, np.minimum(p, 0.0))
+    r = np.sqrt(-pn / 3.0)
+    safe_pn = np.where(pn != 0, pn, -1.0)
+    arg = np.where(r > 0, 1.5 * q / safe_pn * np.sqrt(-3.0 / safe_pn), 0.0)
+    phi = np.arccos(np.clip(arg, -1.0, 1.0)) / 3.0
+    shift = B / 3.0
+    out = np.empty(np.shape(B) + (3,), dtype=complex)
+    re = -0.5 * (u + v)
+    im = (math.sqrt(3.0) / 2.0) * np.abs(u - v)
+    out[..., 0] = np.where(pair, u + v, 2.0 * r * np.cos(phi)) - shift
+    out[..., 1] = np.where(pair, re + 1j * im, 2.0 * r * np.cos(phi - 2.0 * math.pi / 3.0)) - shift
+    out[..., 2] = np.where(pair, re - 1j * im, 2.0 * r * np.cos(phi + 2.0 * math.pi / 3.0)) - shift
+    return out, pair
+
+
+def _polish(coefs, roots, steps=2):
+    """Guarded Newton steps on ``sum_k coefs[k] t^k`` (``coefs`` broadcast against ``roots``).
+
+    A step is accepted only where it decreases ``|f|`` (near an edge an unguarded step can jump to
+    another root; ``science/random_matrices.md``, Sec. 2).
+    """
+
+    def f_and_df(t):
+        f = np.zeros_like(t)
+        df = np.zeros_like(t)
+        for ck in coefs[::-1]:
+            df = df * t + f
+            f = f * t + ck
+        return f, df
+
+    f, df = f_and_df(roots)
+    for _ in range(steps):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            new = roots - f / df
+        fn, dfn = f_and_df(new)
+        ok = np.isfinite(new) & (np.abs(fn) < np.abs(f))
+        roots = np.where(ok, new, roots)
+        f, df = np.where(ok, fn, f), np.where(ok, dfn, df)
+    return roots
+
+
+def _select_outside(candidates, slope, estimate):
+    """Pick, for each point, the real candidate root closest to ``estimate`` among those with ``slope < 0``.
+
+    Outside the support ``G'(x) = -int rho/(x - t)^2 < 0``: near an edge this discards the non-physical
+    member of the pair of roots that meet there. ``estimate`` is ``Re G`` from a quadrature of the density.
+    """
+    dist = np.abs(candidates - estimate[..., None])
+    dist = np.where(np.isfinite(dist), dist, np.inf)
+    penalised = np.where(slope < 0, dist, dist + 1e300)
+    idx = np.argmin(penalised, axis=-1)
+    return np.take_along_axis(candidates, idx[..., None], axis=-1)[..., 0]
+
+
+def _merge_intervals(edges, inside):
+    """Maximal unions of consecutive intervals ``[edges[i], edges[i+1]]`` with ``inside[i]``."""
+    bulks = []
+    for i in np.flatnonzero(inside):
+        lo, hi = float(edges[i]), float(edges[i + 1])
+        if bulks and bulks[-1][1] == lo:
+            bulks[-1] = (bulks[-1][0], hi)
+        else:
+            bulks.append((lo, hi))
+    return tuple(bulks)
+
+
+def _split(bulks, cuts):
+    """Split each bulk at the points of ``cuts`` that lie strictly inside it."""
+    pieces = []
+    for lo, hi in bulks:
+        inner = sorted(float(c) for c in cuts if lo < c < hi)
+        pts = [lo, *inner, hi]
+        pieces.extend(pairwise(pts))
+    return tuple(pieces)
+
+
+def _in_bulks(x, bulks):
+    inside = np.zeros(np.shape(x), dtype=bool)
+    for lo, hi in bulks:
+        inside |= (x > lo) & (x < hi)
+    return inside
+
+
+# --------------------------------------------------------------------------- semicircle
+
+
+def semicircle_density(x, variance: float = 1.0):
+    """Wigner semicircle of variance ``v``: ``rho(x) = sqrt(4v - x^2)/(2 pi v)`` on ``|x| <= 2 sqrt(v)``.
+
+    Law of a GOE matrix whose off-diagonal entries are N(0, v/d) and diagonal entries N(0, 2v/d)
+    (``science/random_matrices.md``, Sec. 1). Vectorised over ``x``.
+    """
+    return Semicircle(variance).density(x)
+
+
+def semicircle_stieltjes(z, variance: float = 1.0):
+    """Stieltjes transform ``G(z)`` of the semicircle of variance ``v``: the root of ``v G^2 - z G + 1 = 0``
+    with ``G ~ 1/z``. Real ``z`` is read as ``x - i0``. Vectorised over ``z``."""
+    return Semicircle(variance).stieltjes(z)
+
+
+@dataclass(frozen=True)
+class Semicircle:
+    """Semicircle law of variance ``variance`` (GOE normalised so that off-diagonal entries are N(0, v/d)).
+
+    ``rho(x) = sqrt(4v - x^2)/(2 pi v)``; ``G(z) = (z - sqrt(z^2 - 4v))/(2v)``; inside the bulk
+    ``Re G(x) = x/(2v)`` (``science/random_matrices.md``, Sec. 1).
+    """
+
+    variance: float = 1.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "variance", check_positive("variance", self.variance))
+
+    @property
+    def edge(self) -> float:
+        """Right edge ``2 sqrt(v)``."""
+        return 2.0 * math.sqrt(self.variance)
+
+    @property
+    def bulks(self) -> tuple[tuple[float, float], ...]:
+        """The support ``((-2 sqrt(v), 2 sqrt(v)),)``."""
+        return ((-self.edge, self.edge),)
+
+    @property
+    def mean(self) -> float:
+        return 0.0
+
+    @property
+    def second_moment(self) -> float:
+        return self.variance
+
+    def density(self, x):
+        x, ret = _points(x)
+        v = self.variance
+        return ret(np.sqrt(np.maximum(4.0 * v - x * x, 0.0)) / (2.0 * math.pi * v))
+
+    def stieltjes(self, z):
+        """``G(z)``; real ``z`` is read as ``x - i0`` (boundary value ``Re G + i pi rho``)."""
+        z = np.asarray(z, dtype=complex)
+        v, e = self.variance, self.edge
+        on_axis = z.imag == 0
+        q = np.where(on_axis, _real_sqrt_product(z.real, -e, e), _sqrt_product(z, -e, e))
+        # stable form of the quadratic formula: never subtract nearly equal numbers
+        add = (z.real * q.real + z.imag * q.imag) >= 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = np.where(add, 2.0 / (z + q), (z - q) / (2.0 * v))
+        return g[()] if g.ndim == 0 else g
+
+    def stieltjes_real(self, x):
+        """``Re G(x)`` on the real axis: ``x/(2v)`` inside the bulk, ``(x - sign(x) sqrt(x^2 - 4v))/(2v)``
+        outside."""
+        x, ret = _points(x)
+        return ret(np.real(self.stieltjes(x)))
+
+    def quadrature(self, n: int = DEFAULT_NODES) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes and weights over the support (see :func:`bulk_quadrature`)."""
+        return bulk_quadrature(self.bulks, n)
+
+
+# --------------------------------------------------------------------------- Marchenko-Pastur
+
+
+def marchenko_pastur_density(x, kappa: float, normalisation: str = "paper"):
+    """Continuous part of the Marchenko-Pastur law of ``W^T W`` (``W`` in ``R^{m x d}``, ``kappa = m/d``).
+
+    Mean-one normalisation (``S_W = W^T W/m``, ``c = 1/kappa``):
+    ``rho(x) = sqrt((c+ - x)(x - c-))/(2 pi c x)`` on ``[c-, c+]``, ``c+- = (1 +- sqrt(c))^2``; for
+    ``kappa < 1`` it carries mass ``kappa`` and an atom of mass ``1 - kappa`` sits at 0 (see
+    :attr:`MarchenkoPastur.atom`). The paper normalisation ``S* = sqrt(kappa) S_W`` rescales ``x``
+    (Marchenko and Pastur 1967; ``science/random_matrices.md``, Sec. 1).
+    """
+    return MarchenkoPastur(kappa, normalisation).density(x)
+
+
+def marchenko_pastur_stieltjes(z, kappa: float, normalisation: str = "paper"):
+    """Stieltjes transform of the full Marchenko-Pastur law (atom included): the root of
+    ``z G^2 - (1 - kappa + a z) G + a = 0`` with ``G ~ 1/z``, ``a = sqrt(kappa)`` (paper) or ``kappa``
+    (mean-one). Real ``z`` is read as ``x - i0``."""
+    return MarchenkoPastur(kappa, normalisation).stieltjes(z)
+
+
+@dataclass(frozen=True)
+class MarchenkoPastur:
+    """Marchenko-Pastur law of ``W^T W`` in the paper (``/sqrt(m d)``) or mean-one (``/m``) normalisation.
+
+    ``G`` solves ``z G^2 - (1 - kappa + a z) G + a = 0`` with ``a = sqrt(kappa)`` (paper) or ``kappa``
+    (mean-one); edges ``(1 +- sqrt(kappa))^2/a``; atom ``max(0, 1 - kappa)`` at 0
+    (``science/random_matrices.md``, Sec. 1). :meth:`density` and :meth:`quadrature` cover the continuous
+    part.
+    """
+
+    kappa: float
+    normalisation: str = "paper"
+
+    def __post_init__(self):
+        object.__setattr__(self, "kappa", check_positive("kappa", self.kappa))
+        object.__setattr__(self, "normalisation", _check_normalisation(self.normalisation))
+
+    @property
+    def _a(self) -> float:
+        return _wishart_scale(self.kappa, self.normalisation)
+
+    @property
+    def bulks(self) -> tuple[tuple[float, float], ...]:
+        """Support of the continuous part, ``((1 - sqrt(kappa))^2/a, (1 + sqrt(kappa))^2/a)``."""
+        rk = math.sqrt(self.kappa)
+        return (((1.0 - rk) ** 2 / self._a, (1.0 + rk) ** 2 / self._a),)
+
+    @property
+    def atom(self) -> float:
+        """Mass at 0: ``1 - kappa`` for ``kappa < 1``, else 0."""
+        return max(0.0, 1.0 - self.kappa)
+
+    @property
+    def mean(self) -> float:
+        """``sqrt(kappa)`` (paper) or 1 (mean-one)."""
+        return self.kappa / self._a
+
+    @property
+    def second_moment(self) -> float:
+        """``1 + kappa`` (paper) or ``1 + 1/kappa`` (mean-one)."""
+        return self.mean**2 * (1.0 + 1.0 / self.kappa)
+
+    def density(self, x):
+        x, ret = _points(x)
+        (lo, hi), = self.bulks
+        a = self._a
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rho = a * np.sqrt(np.maximum((hi - x) * (x - lo), 0.0)) / (2.0 * math.pi * np.abs(x))
+        return ret(np.where((x > lo) & (x < hi), rho, 0.0))
+
+    def stieltjes(self, z):
+        """``G(z)`` of the full law; real ``z`` is read as ``x - i0``."""
+        z = np.asarray(z, dtype=complex)
+        (lo, hi), = self.bulks
+        k, a = self.kappa, self._a
+        on_axis = z.imag == 0
+        q = a * np.where(on_axis, _real_sqrt_product(z.real, lo, hi), _sqrt_product(z, lo, hi))
+        b = 1.0 - k + a * z
+        add = (b.real * q.real + b.imag * q.imag) >= 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = np.where(add, 2.0 * a / (b + q), (b - q) / (2.0 * z))
+        return g[()] if g.ndim == 0 else g
+
+    def stieltjes_real(self, x):
+        """``Re G(x)`` on the real axis (infinite at 0 when ``kappa < 1``, the atom)."""
+        x, ret = _points(x)
+        return ret(np.real(self.stieltjes(x)))
+
+    def quadrature(self, n: int = DEFAULT_NODES) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes and weights over the continuous part (the weights integrate ``f``, not ``f rho``)."""
+        return bulk_quadrature(self.bulks, n)
+
+
+# --------------------------------------------------------------------------- Wishart + GOE
+
+
+@dataclass(frozen=True)
+class WishartPlusNoise:
+    """Eigenvalue law of ``Y = S + sqrt(s) Z``: ``S`` Wishart (``kappa = m/d``), ``Z`` GOE of variance 1.
+
+    Free additive convolution of Marchenko-Pastur with a semicircle of variance ``s``. Subordination
+    ``G_Y(z) = G_S(z - s G_Y(z))`` turns the Wishart quadratic into the cubic
+    ``s G^3 - (z + a s) G^2 + (1 - kappa + a z) G - a = 0``, with ``a = sqrt(kappa)`` in the paper
+    normalisation (``S* = W^T W/sqrt(m d)``) and ``a = kappa`` in the mean-one normalisation
+    (``S_W = W^T W/m``) (Biane 1997; ``science/random_matrices.md``, Sec. 2).
+
+    Numerics: the cubic is solved for ``H = 1/G``, whose leading coefficient ``-a`` does not vanish as
+    ``s -> 0`` (the cubic in ``G`` has leading coefficient ``s``, which makes its roots ill-conditioned).
+    The support is ``{disc(x) < 0}``, ``disc`` the discriminant of the cubic (a quartic in ``x``); each bulk
+    is split at the real part of any complex root of ``disc`` inside it (a neck), and graded geometrically
+    near its left edge when that edge is a softened hard edge (``kappa`` near 1, small ``s``). Inside the
+    support the physical root is the member of the complex pair (``x - i0``: ``Im G = pi rho > 0``);
+    outside, it is the real root with ``G'(x) < 0`` closest to ``int rho(t)/(x - t) dt`` computed by
+    quadrature.
+
+    Parameters
+    ----------
+    kappa : float
+        ``m/d > 0``. For ``kappa < 1`` the atom ``1 - kappa`` at 0 of the Wishart law becomes a bulk.
+    s : float
+        Noise variance ``> 0`` (for ``s = 0`` use :class:`MarchenkoPastur`).
+    normalisation : {"paper", "mean_one"}
+    """
+
+    kappa: float
+    s: float
+    normalisation: str = "paper"
+
+    def __post_init__(self):
+        object.__setattr__(self, "kappa", check_positive("kappa", self.kappa))
+        object.__setattr__(self, "s", check_positive("s", self.s))
+        object.__setattr__(self, "normalisation", _check_normalisation(self.normalisation))
+
+    @property
+    def _a(self) -> float:
+        return _wishart_scale(self.kappa, self.normalisation)
+
+    @property
+    def mean(self) -> float:
+        """Mean eigenvalue: ``sqrt(kappa)`` (paper) or 1 (mean-one)."""
+        return self.kappa / self._a
+
+    @property
+    def second_moment(self) -> float:
+        """``(1/d) Tr Y^2``: ``1 + kappa + s`` (paper) or ``1 + 1/kappa + s`` (mean-one)."""
+        return self.mean**2 * (1.0 + 1.0 / self.kappa) + self.s
+
+    # -- support -------------------------------------------------------------------------------------
+
+    @cached_property
+    def _discriminant(self) -> np.ndarray:
+        """Coefficients (ascending powers of ``x``) of the discriminant of the cubic, a quartic in ``x``."""
+        k, s, a = self.kappa, self.s, self._a
+        a2 = a * a
+        return np.array([
+            -s * (4 * a2 * a2 * s * s - a2 * k * k * s + 20 * a2 * k * s + 8 * a2 * s + 4 * (1 - k) ** 3),
+            -2 * a * s * (a2 * k * s - 4 * a2 * s + 5 * k * k - k - 4),
+            a2 * a2 * s * s + 8 * a2 * k * s - 2 * a2 * s + (k - 1) ** 2,
+            -2 * a * (a2 * s + k + 1),
+            a2,
+        ])
+
+    @cached_property
+    def _support(self):
+        c = self._discriminant
+        r = np.roots(c[::-1]).astype(complex)
+        r = _polish(list(c), r, steps=3)
+        tol = 1e-9 * (1.0 + np.abs(r))
+        real = np.sort(r[np.abs(r.imag) <= tol].real)
+        necks = r[np.abs(r.imag) > tol].real
+        mids = 0.5 * (real[:-1] + real[1:])
+        inside = np.polynomial.polynomial.polyval(mids, c) < 0
+        bulks = _merge_intervals(real, inside)
+        if not bulks:  # pragma: no cover - the support is never empty
+            raise ArithmeticError(f"no support found for {self}")
+        # For kappa close to 1 and small s, the smoothed hard edge of Marchenko-Pastur at 0 gives the first
+        # bulk a steep rise on the scale |lo| << its width: grade the pieces geometrically there.
+        lo, hi = bulks[0]
+        width = hi - lo
+        grading = lo + abs(lo) * 10.0 ** np.arange(0, 20) if abs(lo) < 1e-2 * width else np.empty(0)
+        return bulks, _split(bulks, np.concatenate([necks, grading[grading < lo + 0.5 * width]]))
+
+    @property
+    def bulks(self) -> tuple[tuple[float, float], ...]:
+        """Connected components ``((lo, hi), ...)`` of the support, from the discriminant."""
+        return self._support[0]
+
+    @property
+    def pieces(self) -> tuple[tuple[float, float], ...]:
+        """The bulks split at necks (the intervals used by :meth:`quadrature`)."""
+        return self._support[1]
+
+    @property
+    def edges(self) -> np.ndarray:
+        """All bulk edges, sorted."""
+        return np.array([e for b in self.bulks for e in b])
+
+    def quadrature(self, n: int = DEFAULT_NODES) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes and weights over the support: ``int f ~ sum(w f(x))`` (see :func:`bulk_quadrature`)."""
+        return bulk_quadrature(self.pieces, n)
+
+    # -- roots ---------------------------------------------------------------------------------------
+
+    def roots(self, x) -> tuple[np.ndarray, np.ndarray]:
+        """The three roots ``G`` of the cubic at real ``x``, shape ``x.shape + (3,)``, and the mask of the
+        points where two of them form a complex pair (column 1 then has ``Im G > 0``)."""
+        x = np.asarray(x, dtype=float)
+        k, s, a = self.kappa, self.s, self._a
+        # cubic in H = 1/G:  -a H^3 + (1 - k + a x) H^2 - (x + a s) H + s = 0
+        c0 = np.full_like(x, s)
+        c1 = -(x + a * s)
+        c2 = (1.0 - k) + a * x
+        c3 = np.full_like(x, -a)
+        h, pair = _cubic_roots(c3, c2, c1, c0)
+        h = _polish([c0[..., None], c1[..., None], c2[..., None], c3[..., None]], h)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = 1.0 / h
+        # column 1 of h has Im H >= 0, i.e. Im G <= 0: conjugate so that column 1 is G(x - i0)
+        g[..., 1:] = np.conj(g[..., 1:])
+        return g, pair
+
+    @cached_property
+    def _coarse(self):
+        x, w = self.quadrature(_HILBERT_NODES)
+        g, _ = self.roots(x)
+        return x, w * np.abs(g[..., 1].imag) / math.pi
+
+    def _hilbert_estimate(self, x):
+        t, wr = self._coarse
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (wr[None, :] / (x.reshape(-1, 1) - t[None, :])).sum(axis=1).reshape(x.shape)
+
+    def _boundary(self, x):
+        """``G(x - i0) = Re G + i pi rho`` at real points ``x`` (flat array)."""
+        g, pair = self.roots(x)
+        inside = pair & _in_bulks(x, self.bulks)
+        out = np.where(inside, g[..., 1], np.nan + 0j)
+        outside = ~inside
+        if np.any(outside):
+            xo = x[outside]
+            go = g[outside].real
+            k, s, a = self.kappa, self.s, self._a
+            dF = 3 * s * go**2 - 2 * (xo[:, None] + a * s) * go + (1 - k + a * xo[:, None])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                slope = (go**2 - a * go) / dF
+            out[outside] = _select_outside(go, slope, self._hilbert_estimate(xo))
+        return out
+
+    def density(self, x):
+        """``rho_Y(x) = |Im G(x - i0)|/pi`` inside the support, exactly 0 outside. Vectorised."""
+        x, ret = _points(x)
+        g, pair = self.roots(x)
+        inside = pair & _in_bulks(x, self.bulks)
+        return ret(np.where(inside, np.abs(g[..., 1].imag) / math.pi, 0.0))
+
+    def stieltjes_real(self, x):
+        """``Re G_Y(x)`` on the real axis, inside and outside the support (``~ 1/x`` far out). Vectorised."""
+        x, ret = _points(x)
+        flat = x.reshape(-1)
+        return ret(self._boundary(flat).real.reshape(x.shape))
+
+    def stieltjes(self, x):
+        """Boundary value ``G_Y(x - i0) = Re G + i pi rho`` at real ``x``."""
+        x, ret = _points(x)
+        flat = x.reshape(-1)
+        return ret(self._boundary(flat).reshape(x.shape))
+
+
+@lru_cache(maxsize=256)
+def _wishart_plus_goe(kappa: float, s: float, normalisation: str) -> WishartPlusNoise:
+    return WishartPlusNoise(kappa, s, normalisation)
+
+
+def wishart_plus_goe(kappa: float, s: float, normalisation: str = "paper") -> WishartPlusNoise:
+    """The law of Wishart + GOE(``s``) (:class:`WishartPlusNoise`), cached: the support is computed once
+    per ``(kappa, s, normalisation)``, which the denoiser and its MMSE then share."""
+    kappa = check_positive("kappa", kappa)
+    s = check_positive("s", s)
+    return _wishart_plus_goe(kappa, s, _check_normalisation(normalisation))
+
+
+# --------------------------------------------------------------------------- rectangular
+
+
+def _polymul(*factors):
+    out = np.array([1.0])
+    for f in factors:
+        out = np.convolve(out, f)
+    return out
+
+
+def _quartic_discriminant(e, d, c, b, a):
+    """Discriminant of ``a g^4 + b g^3 + c g^2 + d g + e`` whose coefficients are polynomials
+    (ascending coefficient arrays) in one variable; returns the coefficient array of the discriminant."""
+    terms = [
+        (256, (a, a, a, e, e, e)), (-192, (a, a, b, d, e, e)), (-128, (a, a, c, c, e, e)),
+        (144, (a, a, c, d, d, e)), (-27, (a, a, d, d, d, d)), (144, (a, b, b, c, e, e)),
+        (-6, (a, b, b, d, d, e)), (-80, (a, b, c, c, d, e)), (18, (a, b, c, d, d, d)),
+        (16, (a, c, c, c, c, e)), (-4, (a, c, c, c, d, d)), (-27, (b, b, b, b, e, e)),
+        (18, (b, b, b, c, d, e)), (-4, (b, b, b, d, d, d)), (-4, (b, b, c, c, c, e)),
+        (1, (b, b, c, c, d, d)),
+    ]
+    prods = [k * _polymul(*fs) for k, fs in terms]
+    out = np.zeros(max(len(p) for p in prods))
+    for p in prods:
+        out[: len(p)] += p
+    return out
+
+
+@dataclass(frozen=True)
+class RectangularPlusNoise:
+    """Singular-value law of ``Y = S + sqrt(delta) Z`` (``d x L``, ``d <= L``), all divided by ``(dL)^{1/4}``.
+
+    ``S = U V^T/sqrt(r)`` with ``U`` in ``R^{d x r}``, ``V`` in ``R^{L x r}`` and ``Z`` i.i.d. N(0, 1);
+    ``R1 = L/d >= 1``, ``R2 = r/d`` (any ``R2 > 0``; ``R2 >= 1`` is a full-rank signal). With
+    ``phi = R2/R1``, ``psi = R2``, ``eta = (1 + delta) sqrt(R1)``, ``zeta = sqrt(R1)`` and ``w = x^2``, the
+    transform ``G(x) = x g`` of the symmetrised singular-value density ``mu`` solves the quartic
+    ``a4 g^4 + a3 g^3 + a2 g^2 + a1 g + a0 = 0`` of ``science/random_matrices.md``, Sec. 4 (Troiani, Erba,
+    Krzakala, Maillard, Zdeborova, arXiv:2203.07752). ``mu(x) = |Im G|/pi``, ``2 int_0^inf mu = 1``, and
+    ``2 mu`` is the density of the ``d`` singular values on ``x > 0``; ``v(x) = Re G(x)``.
+
+    Numerics: the quartic is solved for ``h = 1/g`` (leading coefficient ``-psi^3``; the leading coefficient
+    of the quartic in ``g`` vanishes as ``delta -> 0``) by batched companion-matrix eigenvalues. Its
+    discriminant is ``w^4`` times a quintic in ``w``: the positive real roots of the quintic are the squared
+    edges, its complex roots mark necks. Each interval between consecutive edges is classified by the
+    density at its midpoint. Outside the support ``v`` is the real root with ``G'(x) < 0`` closest to
+    ``2 int mu(t) x/(x^2 - t^2) dt`` computed by quadrature.
+    """
+
+    R1: float
+    R2: float
+    delta: float
+
+    def __post_init__(self):
+        r1 = check_positive("R1", self.R1)
+        if r1 < 1.0:
+            raise ValueError(f"R1 = L/d must be a number >= 1 (transpose Y when d > L), got {self.R1!r}")
+        object.__setattr__(self, "R1", r1)
+        object.__setattr__(self, "R2", check_positive("R2", self.R2))
+        object.__setattr__(self, "delta", check_positive("delta", self.delta))
+
+    @property
+    def mean_square(self) -> float:
+        """``2 int x^2 mu = sqrt(R1)(1 + delta)``, the mean squared singular value of the scaled ``Y``."""
+        return math.sqrt(self.R1) * (1.0 + self.delta)
+
+    @cached_property
+    def _coefficients(self):
+        """``a0..a4`` as ascending coefficient arrays in ``w = x^2`` (Sec. 4 of the notes)."""
+        phi, psi = self.R2 / self.R1, self.R2
+        zeta = math.sqrt(self.R1)
+        eta = (1.0 + self.delta) * zeta
+        return (
+            np.array([-psi**3, 0.0, 0.0]),
+            np.array([psi * (zeta * (psi - phi) + psi * eta * (phi - psi)), psi**3, 0.0]),
+            np.array([
+                (eta - zeta) * zeta * (phi - psi) ** 2,
+                zeta * psi * (2 * phi - psi) - eta * psi**2 * phi,
+                0.0,
+            ]),
+            np.array([0.0, -2.0 * zeta * phi * (zeta - eta) * (psi - phi), -zeta * phi * psi]),
+            np.array([0.0, 0.0, zeta * phi**2 * (eta - zeta)]),
+        )
+
+    def roots(self, x) -> np.ndarray:
+        """The four roots ``G = x g`` of the quartic at real ``x > 0``, shape ``x.shape + (4,)``."""
+        x = np.asarray(x, dtype=float)
+        w = x * x
+        A = [(c[2] * w + c[1]) * w + c[0] for c in self._coefficients]
+        comp = np.zeros(x.shape + (4, 4))
+        lead = A[0]
+        comp[..., 0, 0] = -A[1] / lead
+        comp[..., 0, 1] = -A[2] / lead
+        comp[..., 0, 2] = -A[3] / lead
+        comp[..., 0, 3] = -A[4] / lead
+        comp[..., 1, 0] = comp[..., 2, 1] = comp[..., 3, 2] = 1.0
+        h = np.linalg.eigvals(comp) if x.size else np.zeros(x.shape + (4,), complex)
+        # in h = 1/g:  a0 h^4 + a1 h^3 + a2 h^2 + a3 h + a4 = 0
+        h = _polish([A[4][..., None], A[3][..., None], A[2][..., None], A[1][..., None], A[0][..., None]], h)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return x[..., None] / h
+
+    @staticmethod
+    def _largest_imaginary(G):
+        im = np.abs(G.imag)
+        idx = np.argmax(im, axis=-1)
+        g = np.take_along_axis(G, idx[..., None], axis=-1)[..., 0]
+        return g.real + 1j * np.abs(g.imag)
+
+    @cached_property
+    def _support(self):
+        # disc = zeta phi^2 psi^6 w^4 quintic(w); the constant term of the quintic carries (phi - psi)^4 and
+        # is lost to cancellation when R1 is close to 1: use its factored form (derived with a CAS).
+        phi, psi = self.R2 / self.R1, self.R2
+        zeta = math.sqrt(self.R1)
+        eta = (1.0 + self.delta) * zeta
+        quintic = _quartic_discriminant(*self._coefficients)[4:10] / (zeta * phi**2 * psi**6)
+        quintic[0] = (
+            zeta * (eta - zeta) ** 2 * (phi - psi) ** 4
+            * (eta**2 * phi**2 + 2 * eta * phi * zeta - 4 * phi * zeta**2 + zeta**2)
+            * (eta**2 * psi**2 + 2 * eta * psi * zeta - 4 * psi * zeta**2 + zeta**2)
+        )
+        r = np.roots(quintic[::-1]).astype(complex)
+        r = _polish(list(quintic), r, steps=3)
+        tol = 1e-9 * (1.0 + np.abs(r))
+        real = r[np.abs(r.imag) <= tol].real
+        necks = np.sqrt(r[np.abs(r.imag) > tol]).real
+        edges = np.unique(np.concatenate([[0.0], np.sqrt(real[real > 0])]))
+        mids = 0.5 * (edges[:-1] + edges[1:])
+        G = self._largest_imaginary(self.roots(mids))
+        inside = np.abs(G.imag) > 1e-10 * (1.0 + np.abs(G))
+        bulks = _merge_intervals(edges, inside)
+        if not bulks:  # pragma: no cover
+            raise ArithmeticError(f"no support found for {self}")
+        # For R1 close to 1 the first bulk starts at a tiny lo > 0 and the density rises from 0 to O(1) on
+        # the scale lo (a softened hard edge): grade the pieces geometrically there.
+        lo, hi = bulks[0]
+        grading = lo * 10.0 ** np.arange(1, 20) if 0 < lo < 1e-2 * hi else np.empty(0)
+        return bulks, _split(bulks, np.concatenate([necks, grading[grading < 0.5 * hi]]))
+
+    @property
+    def bulks(self) -> tuple[tuple[float, float], ...]:
+        """Connected components of the support on ``x >= 0`` (a bulk may start at 0 when ``R1 = 1``)."""
+        return self._support[0]
+
+    @property
+    def pieces(self) -> tuple[tuple[float, float], ...]:
+        """The bulks split at necks (the intervals used by :meth:`quadrature`)."""
+        return self._support[1]
+
+    @property
+    def edges(self) -> np.ndarray:
+        return np.array([e for b in self.bulks for e in b])
+
+    def quadrature(self, n: int = DEFAULT_NODES) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes ``x > 0`` and weights over the support: ``int_0^inf f ~ sum(w f(x))``."""
+        return bulk_quadrature(self.pieces, n)
+
+    @cached_property
+    def _coarse(self):
+        x, w = self.quadrature(_HILBERT_NODES)
+        G = self._largest_imaginary(self.roots(x))
+        return x, 2.0 * w * np.abs(G.imag) / math.pi
+
+    def _boundary(self, x):
+        """``G(x - i0)`` at points ``x > 0`` (flat array)."""
+        G = self.roots(x)
+        Gi = self._largest_imaginary(G)
+        inside = _in_bulks(x, self.bulks) & (np.abs(Gi.imag) > 0)
+        out = np.where(inside, Gi, np.nan + 0j)
+        outside = ~inside
+        if np.any(outside):
+            xo = x[outside]
+            Go = G[outside].real
+            t, wr = self._coarse
+            with np.errstate(divide="ignore", invalid="ignore"):
+                est = (wr[None, :] * xo[:, None] / (xo[:, None] ** 2 - t[None, :] ** 2)).sum(axis=1)
+                # dG/dx = g + 2 w dg/dw with dg/dw = -P_w/P_g (implicit differentiation of the quartic)
+                g = Go / xo[:, None]
+                w = (xo * xo)[:, None]
+                coefs = self._coefficients
+                P_g = sum(k * ((c[2] * w + c[1]) * w + c[0]) * g ** (k - 1) for k, c in enumerate(coefs) if k)
+                P_w = sum((2 * c[2] * w + c[1]) * g**k for k, c in enumerate(coefs))
+                slope = g - 2 * w * P_w / P_g
+            out[outside] = _select_outside(Go, slope, est)
+        return out
+
+    def _prepare(self, x):
+        x, ret = _points(x)
+        sign = np.where(x < 0, -1.0, 1.0)
+        ax = np.abs(x).reshape(-1)
+        # G(x) = x g(x^2) is regular at 0 but the quartic degenerates there: evaluate just beside it
+        tiny = 1e-9 * (self.edges[-1] if self.bulks else 1.0)
+        ax = np.where(ax < tiny, tiny, ax)
+        return x, ret, sign, ax
+
+    def density(self, x):
+        """``mu(x) = |Im G(x)|/pi`` (even in ``x``; ``2 mu`` is the singular-value density on ``x > 0``)."""
+        x, ret, _, ax = self._prepare(x)
+        Gi = self._largest_imaginary(self.roots(ax))
+        inside = _in_bulks(ax, self.bulks)
+        return ret(np.where(inside, np.abs(Gi.imag) / math.pi, 0.0).reshape(x.shape))
+
+    def stieltjes_real(self, x):
+        """``v(x) = Re G(x) = 2 int mu(t) x/(x^2 - t^2) dt`` (principal value inside), odd in ``x``."""
+        x, ret, sign, ax = self._prepare(x)
+        return ret(sign * self._boundary(ax).real.reshape(x.shape))
+
+
+@lru_cache(maxsize=256)
+def _rectangular_plus_noise(R1: float, R2: float, delta: float) -> RectangularPlusNoise:
+    return RectangularPlusNoise(R1, R2, delta)
+
+
+def rectangular_plus_noise(R1: float, R2: float, delta: float) -> RectangularPlusNoise:
+    """The singular-value law of rectangular signal + noise (:class:`RectangularPlusNoise`), cached."""
+    R1, R2 = check_positive("R1", R1), check_positive("R2", R2)
+    return _rectangular_plus_noise(R1, R2, check_positive("delta", delta))
+
+
+# --------------------------------------------------------------------------- generic subordination
+
+
+def free_convolution_semicircle(stieltjes_S, s: float, z, *, tol: float = 1e-12, max_iter: int = 60):
+    """Stieltjes transform of ``Y = S + sqrt(s) Z`` (``Z`` GOE, variance 1) for ANY law of ``S``.
+
+    Solves the subordination relation ``G_Y(z) = G_S(z - s G_Y(z))`` (Biane 1997;
+    ``science/random_matrices.md``, Sec. 2) for the subordination function ``omega = z - s G_Y``, i.e.
+    ``F(omega) = omega + s G_S(omega) - z = 0``, vectorised over ``z``. ``omega`` stays in the half-plane of
+    ``z``, where ``G_S`` is analytic. The solution is followed from far above the real axis (where the
+    fixed-point map is a contraction) down to ``Im z`` by factors of 10, with guarded Newton steps (the
+    derivative of ``G_S`` by a one-sided difference into the half-plane) and a damped fixed-point step
+    wherever Newton does not decrease ``|F|``.
+
+    Parameters
+    ----------
+    stieltjes_S : callable
+        ``G_S``, vectorised, valid for ``Im z > 0`` (e.g. ``MarchenkoPastur(kappa).stieltjes``).
+    s : float
+        Noise variance ``>= 0``.
+    z : complex array_like
+        Points off the real axis. For the density use ``x + 1e-10j``: ``rho_Y = -Im G_Y/pi``.
+
+    Returns
+    -------
+    complex ndarray of the shape of ``z``. Points that did not converge raise a
+    :class:`~solvable.errors.ConvergenceWarning`.
+    """
+    s = check_nonnegative("s", s)
+    z = np.asarray(z, dtype=complex)
+    if np.any(z.imag == 0):
+        raise ValueError("z must have a nonzero imaginary part (use x + 1e-10j for the real axis)")
+    flip = z.imag < 0
+    zu = np.where(flip, np.conj(z), z).reshape(-1)
+    if s == 0.0:
+        g = np.asarray(stieltjes_S(zu), dtype=complex)
+    else:
+        y_target = zu.imag
+        y0 = 2.0 * math.sqrt(s) + 1.0
+        heights = [y0]
+        while heights[-1] > y_target.min():
+            heights.append(heights[-1] / 10.0)
+        omega = zu.real + 1j * np.maximum(y_target, y0) + 0j
+        converged = np.zeros(zu.shape, dtype=bool)
+        for h in heights:
+            zk = zu.real + 1j * np.maximum(y_target, h)
+            gk = np.asarray(stieltjes_S(omega), dtype=complex)
+            F = omega + s * gk - zk
+            for _ in range(max_iter):
+                scale = tol * (1.0 + np.abs(zk))
+                converged = np.abs(F) <= scale
+                if converged.all():
+                    break
+                dstep = 1e-7 * (1.0 + np.abs(omega))
+                dG = (np.asarray(stieltjes_S(omega + 1j * dstep), dtype=complex) - gk) / (1j * dstep)
+                newton = omega - F / (1.0 + s * dG)
+                newton = np.where(newton.imag > 0, newton, omega.real + 0.5j * omega.imag)
+                gn = np.asarray(stieltjes_S(newton), dtype=complex)
+                Fn = newton + s * gn - zk
+                ok = np.abs(Fn) < np.abs(F)
+                fixed = 0.5 * omega + 0.5 * (zk - s * gk)
+                omega = np.where(ok, newton, fixed)
+                gk = np.where(ok, gn, np.asarray(stieltjes_S(omega), dtype=complex))
+                F = omega + s * gk - zk
+        if not converged.all():
+            warnings.warn(
+                f"free_convolution_semicircle: {int((~converged).sum())} of {zu.size} points did not reach "
+                f"tol={tol} in {max_iter} iterations",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        g = (zu - omega) / s
+    g = g.reshape(z.shape)
+    g = np.where(flip, np.conj(g), g)
+    return g[()] if g.ndim == 0 else g

@@ -1,0 +1,198 @@
+"""Gardner capacity: spherical (closed form) and binary (Krauth-Mezard) weights, and finite-size storage."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+from _reference import reference, reference_rows
+from scipy.integrate import quad
+from scipy.special import log_ndtr
+
+from solvable import gardner
+from solvable.errors import ConvergenceWarning
+
+REF = "perceptron.csv"
+
+
+def test_spherical_capacity_matches_reference():
+    value, tol = reference(REF, "gardner_capacity", prior="spherical", param="kappa=0")
+    assert gardner.gardner_capacity("spherical") == pytest.approx(value, abs=tol)
+    assert gardner.gardner_capacity() == gardner.gardner_capacity("spherical", 0.0)
+
+
+def test_binary_capacity_matches_reference():
+    value, tol = reference(REF, "gardner_capacity", prior="binary", param="kappa=0")
+    alpha_c = gardner.gardner_capacity("binary")
+    assert alpha_c == pytest.approx(value, abs=tol)
+    # the table also records the value computed from the formula of the notes, to 6 decimals
+    (row,) = [r for r in reference_rows(REF)
+              if r["quantity"] == "gardner_capacity" and r["prior"] == "binary"]
+    computed = float(re.search(r"perceptron\.md: ([0-9.]+)", row["source"]).group(1))
+    assert alpha_c == pytest.approx(computed, abs=1e-6)
+    # zero entropy there, with the overlaps quoted in science/perceptron.md, Sec. 7
+    res = gardner.binary_storage_entropy(alpha_c)
+    assert res.converged and abs(res.entropy) < 1e-9
+    assert res.q == pytest.approx(0.5639, abs=1e-4)
+    assert res.qhat == pytest.approx(2.576, abs=1e-3)
+
+
+@pytest.mark.parametrize("kappa", [0.0, 0.3, 1.0, 2.5])
+def test_spherical_capacity_equals_the_gaussian_integral(kappa):
+    def integrand(t):
+        return math.exp(-t * t / 2) / math.sqrt(2 * math.pi) * (t + kappa) ** 2
+
+    integral = quad(integrand, -kappa, np.inf, epsabs=1e-13, epsrel=1e-13)[0]
+    assert gardner.spherical_capacity(kappa) == pytest.approx(1.0 / integral, rel=1e-10)
+
+
+def test_capacities_decrease_with_margin_and_binary_is_below_spherical():
+    kappas = [0.0, 0.25, 0.5, 1.0, 2.0]
+    sph = [gardner.gardner_capacity("spherical", k) for k in kappas]
+    binary = [gardner.gardner_capacity("binary", k) for k in kappas]
+    assert all(a > b for a, b in zip(sph, sph[1:]))
+    assert all(a > b for a, b in zip(binary, binary[1:]))
+    assert all(0 < b < s for b, s in zip(binary, sph))
+    # large margin: int_{-k}^inf Dt (t + k)^2 ~ k^2 + 1
+    assert gardner.spherical_capacity(50.0) == pytest.approx(1 / (50.0**2 + 1), rel=1e-12)
+
+
+@pytest.mark.parametrize("alpha, kappa", [(0.8, 0.0), (0.4, 0.5), (0.1, 2.0)])
+def test_binary_entropy_is_stationary_in_q_and_qhat(alpha, kappa):
+    """The fixed point of the two stationarity equations is a critical point of the RS functional."""
+    res = gardner.binary_storage_entropy(alpha, kappa)
+    assert res.converged
+    h = 1e-5  # central differences: truncation ~ h^2 * third derivative ~ 1e-10
+
+    def phi(q, qhat):
+        return gardner.binary_entropy_potential(q, qhat, alpha, kappa)
+
+    d_q = (phi(res.q + h, res.qhat) - phi(res.q - h, res.qhat)) / (2 * h)
+    d_qhat = (phi(res.q, res.qhat + h) - phi(res.q, res.qhat - h)) / (2 * h)
+    assert abs(d_q) < 1e-7 and abs(d_qhat) < 1e-7
+    assert res.entropy == pytest.approx(phi(res.q, res.qhat), abs=1e-14)
+    # and it is not stationary elsewhere (the check has power)
+    assert abs((phi(res.q * 1.1 + h, res.qhat) - phi(res.q * 1.1 - h, res.qhat)) / (2 * h)) > 1e-3
+
+
+@pytest.mark.parametrize("kappa", [0.0, 0.5, 1.5])
+def test_binary_entropy_at_small_alpha(kappa):
+    """s(alpha) = log 2 + alpha log Phi(-kappa) + O(alpha^2): checks the margin term independently."""
+    alpha = 1e-3
+    s = gardner.binary_storage_entropy(alpha, kappa).entropy
+    assert (s - math.log(2)) / alpha == pytest.approx(float(log_ndtr(-kappa)), rel=2e-3)
+
+
+def test_binary_entropy_warns_beyond_the_rs_fixed_point():
+    # above 4/pi (kappa = 0) the RS overlap runs to q -> 1: no fixed point, a warning, converged=False
+    with pytest.warns(ConvergenceWarning, match="q -> 1"):
+        res = gardner.binary_storage_entropy(1.5)
+    assert not res.converged
+
+
+# ----------------------------------------------------------------------------------------------- finite size
+
+
+def test_cover_formula():
+    assert gardner.cover_probability(40, 80) == pytest.approx(0.5, abs=1e-14)
+    assert gardner.cover_probability(10, 10) == 1.0 and gardner.cover_probability(10, 3) == 1.0
+    for d, n in [(3, 7), (5, 12), (20, 33)]:
+        direct = 2.0 ** (1 - n) * sum(math.comb(n - 1, k) for k in range(d))
+        assert gardner.cover_probability(d, n) == pytest.approx(direct, rel=1e-12)
+    assert gardner.cover_probability(1000, 4000) < 1e-100  # no overflow or underflow to garbage
+
+
+def test_storage_probability_matches_cover():
+    """Monte Carlo at d = 40 against Cover's exact formula (Gaussian inputs are in general position).
+
+    Tolerance: 4 binomial standard errors sqrt(P (1 - P) / n_trials) plus 1/n_trials.
+    """
+    d = 40
+    for alpha, n_trials, method in [(2.0, 300, "lp"), (1.5, 300, "nnls"), (2.5, 300, "nnls")]:
+        p_exact = gardner.cover_probability(d, round(alpha * d))
+        p_mc = gardner.storage_probability(d, alpha, n_trials, np.random.default_rng(7), method=method)
+        tol = 4 * math.sqrt(p_exact * (1 - p_exact) / n_trials) + 1 / n_trials
+        assert abs(p_mc - p_exact) <= tol, (alpha, p_mc, p_exact)
+
+
+def test_lp_and_least_distance_program_agree():
+    rng = np.random.default_rng(3)
+    d = 40
+    decisions = []
+    for alpha in (1.8, 2.0, 2.2):
+        for _ in range(15):
+            n = round(alpha * d)
+            X = rng.standard_normal((n, d))
+            y = rng.choice([-1.0, 1.0], n)
+            lp = gardner.is_linearly_separable(X, y)
+            assert lp == gardner.is_linearly_separable(X, y, method="nnls") == (gardner.max_margin(X, y) > 0)
+            decisions.append(lp)
+    assert 0 < sum(decisions) < len(decisions)  # both outcomes occurred
+
+
+def test_max_margin_on_small_examples():
+    X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    y = np.array([1.0, 1.0])
+    # w = (1, 1) has |w|^2 = d = 2 and stabilities x . w / sqrt(2) = 1/sqrt(2) for both points
+    assert gardner.max_margin(X, y) == pytest.approx(1 / math.sqrt(2), rel=1e-12)
+    assert gardner.is_linearly_separable(X, y, margin=0.70)
+    assert not gardner.is_linearly_separable(X, y, margin=0.71)
+    X_bad = np.array([[1.0, 0.0], [-1.0, 0.0]])  # x and -x with the same label
+    assert not gardner.is_linearly_separable(X_bad, y)
+    assert gardner.max_margin(X_bad, y) == 0.0
+    assert not gardner.is_linearly_separable(X_bad, y, margin=0.1)
+
+
+def test_margin_storage_probability_is_below_the_margin_zero_one():
+    rng_a, rng_b = np.random.default_rng(5), np.random.default_rng(5)
+    p0 = gardner.storage_probability(30, 1.2, 40, rng_a, method="nnls")
+    p1 = gardner.storage_probability(30, 1.2, 40, rng_b, margin=0.3)
+    assert p1 <= p0  # same draws: a margin can only remove solutions
+
+
+# -------------------------------------------------------------------------------------------- validation
+
+
+@pytest.mark.parametrize("margin", [-0.1, float("nan"), float("inf"), "wide"])
+def test_bad_margin_raises(margin):
+    for weights in ("spherical", "binary"):
+        with pytest.raises(ValueError, match="margin must be a finite number >= 0"):
+            gardner.gardner_capacity(weights, margin)
+    with pytest.raises(ValueError, match="margin"):
+        gardner.binary_storage_entropy(0.5, margin)
+    with pytest.raises(ValueError, match="margin"):
+        gardner.is_linearly_separable(np.ones((2, 2)), np.ones(2), margin)
+
+
+def test_unknown_weights_raises():
+    with pytest.raises(ValueError, match=r"weights must be one of 'spherical', 'binary'"):
+        gardner.gardner_capacity("ternary")
+
+
+@pytest.mark.parametrize("alpha", [-1.0, 0.0, float("nan")])
+def test_bad_alpha_raises(alpha):
+    with pytest.raises(ValueError, match="alpha"):
+        gardner.binary_storage_entropy(alpha)
+    with pytest.raises(ValueError, match="alpha"):
+        gardner.storage_probability(10, alpha, 5, 0)
+
+
+def test_bad_finite_size_arguments_raise():
+    with pytest.raises(ValueError, match="y must be a 1-d array"):
+        gardner.is_linearly_separable(np.ones((4, 3)), np.ones(5))
+    with pytest.raises(ValueError, match="labels"):
+        gardner.max_margin(np.ones((4, 3)), np.zeros(4))
+    with pytest.raises(ValueError, match="X must be"):
+        gardner.is_linearly_separable(np.ones(4), np.ones(4))
+    with pytest.raises(ValueError, match="method"):
+        gardner.is_linearly_separable(np.ones((2, 2)), np.ones(2), method="simplex")
+    with pytest.raises(ValueError, match="rng"):
+        gardner.storage_probability(10, 1.0, 5, None)
+    with pytest.raises(ValueError, match="n_trials"):
+        gardner.storage_probability(10, 1.0, 0, 0)
+    with pytest.raises(ValueError, match="d must be an integer"):
+        gardner.cover_probability(0, 5)
+    with pytest.raises(ValueError, match="n must be an integer"):
+        gardner.cover_probability(5, 2.5)
+    with pytest.raises(ValueError, match="q must be a number in"):
+        gardner.binary_entropy_potential(1.0, 1.0, 0.5)

@@ -1,0 +1,87 @@
+"""Size presets, argument validation, experiment sweeps: the plumbing every chapter relies on."""
+
+import math
+
+import numpy as np
+import pytest
+
+from solvable import config
+from solvable.experiments import sweep
+from solvable.metrics import angle_error, classification_error
+from solvable.validation import (check_choice, check_in_range, check_int, check_nonnegative, check_positive,
+                                 check_rng)
+
+
+def test_size_presets(monkeypatch):
+    monkeypatch.delenv("SOLVABLE_SIZE", raising=False)
+    assert config.preset_name() == "lecture" and config.sizes() == config.PRESETS["lecture"]
+    monkeypatch.setenv("SOLVABLE_SIZE", "paper")
+    assert config.sizes() == config.PRESETS["paper"]
+    # the paper preset is never smaller than the lecture one
+    lecture, paper = config.PRESETS["lecture"], config.PRESETS["paper"]
+    assert all(getattr(paper, f) >= getattr(lecture, f) for f in lecture.__dataclass_fields__)
+    monkeypatch.setenv("SOLVABLE_SIZE", "huge")
+    with pytest.raises(ValueError, match="SOLVABLE_SIZE must be one of 'lecture', 'paper'"):
+        config.sizes()
+
+
+@pytest.mark.parametrize("check,args,message", [
+    (check_positive, ("alpha", -1.0), r"alpha must be a number > 0, got -1.0"),
+    (check_positive, ("alpha", 0.0), r"alpha must be a number > 0"),
+    (check_positive, ("alpha", math.inf), r"alpha must be a number > 0"),
+    (check_positive, ("alpha", "x"), r"alpha must be a number > 0"),
+    (check_nonnegative, ("delta", -0.1), r"delta must be a finite number >= 0"),
+    (check_nonnegative, ("delta", math.nan), r"delta must be a finite number >= 0"),
+    (check_in_range, ("rho", 1.5, 0.0, 1.0), r"rho must be a number in \[0.0, 1.0\]"),
+    (check_in_range, ("damping", 1.0, 0.0, 1.0, False, True), r"damping must be a number in \[0.0, 1.0\)"),
+    (check_choice, ("prior", "laplace", ("gaussian", "rademacher")), r"prior must be one of 'gaussian', 'rademacher'"),
+    (check_int, ("d", 2.5), r"d must be an integer >= 1"),
+    (check_int, ("d", True), r"d must be an integer >= 1"),
+])
+def test_validation_messages_name_parameter_and_range(check, args, message):
+    if check is check_in_range and len(args) == 6:
+        name, value, lo, hi, low_open, high_open = args
+        with pytest.raises(ValueError, match=message):
+            check(name, value, lo, hi, low_open=low_open, high_open=high_open)
+        return
+    with pytest.raises(ValueError, match=message):
+        check(*args)
+
+
+def test_validation_accepts_good_values():
+    assert check_positive("beta", math.inf, allow_inf=True) == math.inf
+    assert check_in_range("rho", 1.0, 0.0, 1.0) == 1.0
+    assert check_choice("channel", "Sign", ("sign",)) == "sign"
+    assert isinstance(check_rng(3), np.random.Generator)
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator or an integer seed"):
+        check_rng(None)
+
+
+def test_sweep_is_reproducible_and_its_runs_independent():
+    def run(value, rng):
+        return value + rng.standard_normal()
+
+    a = sweep(run, [0.0, 1.0], 4, np.random.default_rng(0))
+    b = sweep(run, [0.0, 1.0], 4, np.random.default_rng(0))
+    assert np.array_equal(a.runs, b.runs) and a.runs.shape == (2, 4)
+    assert len(np.unique(a.runs)) == 8  # every (value, seed) pair drew its own noise
+    assert a.sem.shape == (2,) and np.all(a.sem > 0)
+    assert np.allclose(a.mean, a.runs.mean(axis=1))
+    with pytest.raises(ValueError, match="n_seeds"):
+        sweep(run, [0.0], 0, np.random.default_rng(0))
+
+
+def test_classification_error_from_overlaps_matches_monte_carlo():
+    rng = np.random.default_rng(0)
+    d = 50
+    w_star = rng.standard_normal(d)
+    w_hat = w_star + 1.5 * rng.standard_normal(d)
+    X = rng.standard_normal((200_000, d))
+    empirical = np.mean(np.sign(X @ w_hat) != np.sign(X @ w_star))
+    # binomial standard error sqrt(p(1-p)/N) ~ 1e-3
+    assert empirical == pytest.approx(angle_error(w_hat, w_star), abs=4e-3)
+    m, Q, rho = w_hat @ w_star / d, w_hat @ w_hat / d, w_star @ w_star / d
+    assert classification_error(m, Q, rho) == pytest.approx(angle_error(w_hat, w_star), abs=1e-12)
+    assert angle_error(np.zeros(d), w_star) == 0.5
+    with pytest.raises(ValueError, match="same shape"):
+        angle_error(np.ones(3), np.ones(4))

@@ -1,0 +1,300 @@
+"""Spectral laws: semicircle, Marchenko-Pastur, Wishart + GOE (cubic), rectangular + noise (quartic),
+and free convolution by subordination (``science/random_matrices.md``, Secs. 1, 2, 4 and 5)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+
+from solvable import spectra
+from solvable.spectra import (
+    MarchenkoPastur,
+    RectangularPlusNoise,
+    Semicircle,
+    WishartPlusNoise,
+    free_convolution_semicircle,
+)
+
+WISHART_CASES = [
+    (0.5, 0.6, "paper"),  # the notes' example: one bulk
+    (0.5, 1e-3, "paper"),  # the atom at 0 smeared into a second bulk
+    (0.1, 0.01, "paper"),
+    (1.0, 0.5, "paper"),
+    (1.0, 1e-4, "paper"),  # smoothed hard edge at 0
+    (2.0, 0.1, "paper"),
+    (0.5, 0.6, "mean_one"),
+    (3.0, 0.2, "mean_one"),
+]
+RECTANGULAR_CASES = [
+    (1.0, 0.2, 1.22),  # the notes' example: one bulk [0, 4.16] with a neck
+    (1.0, 0.2, 0.01),  # 3 edges: [0, e1] and [e2, e3]
+    (2.0, 0.5, 0.5),
+    (2.0, 0.5, 1e-3),  # 4 edges: two bulks away from 0
+    (1.5, 1.0, 0.3),
+    (2.0, 3.0, 0.3),  # r > L: full-rank signal
+    (1.0001, 0.3, 0.2),  # R1 close to 1: softened hard edge
+]
+
+
+def _moments(law, n=64):
+    x, w = law.quadrature(n)
+    rho = law.density(x)
+    return w @ rho, w @ (x * rho), w @ (x * x * rho)
+
+
+def _quad_over(law, f, epsrel=1e-12):
+    """Adaptive quadrature (scipy) over the pieces of the support: the independent reference."""
+    return sum(quad(f, lo, hi, limit=400, epsabs=1e-14, epsrel=epsrel)[0] for lo, hi in law.pieces)
+
+
+def _fine_rule(law, f, n=1500):
+    """A 1500-node Gauss rule per piece: exact to rounding for integrands smooth on the support."""
+    x, w = law.quadrature(n)
+    return w @ f(x)
+
+
+# --------------------------------------------------------------------------- closed-form laws
+
+
+@pytest.mark.parametrize("v", [0.3, 1.0, 4.0])
+def test_semicircle_normalisation_moments_and_stieltjes(v):
+    law = Semicircle(v)
+    m0, m1, m2 = _moments(law)
+    assert (m0, m1, m2) == pytest.approx((1.0, 0.0, v), abs=1e-13)
+    assert spectra.semicircle_density(0.0, v) == pytest.approx(1 / (math.pi * math.sqrt(v)))
+    z = np.array([0.3 + 0.5j, -2.0 + 0.5j, 5.0 - 1.0j]) * math.sqrt(v)
+    x, w = law.quadrature(200)
+    direct = (w * law.density(x) / (z[:, None] - x)).sum(axis=1)
+    assert np.allclose(spectra.semicircle_stieltjes(z, v), direct, atol=1e-10)
+    # real axis, read as x - i0: Re G = x/(2v) inside, Im G = pi rho
+    xs = np.array([-1.0, 0.2, 1.5]) * math.sqrt(v)
+    g = law.stieltjes(xs)
+    assert np.allclose(g.real, xs / (2 * v)) and np.allclose(g.imag, math.pi * law.density(xs))
+    far = 1e4 * math.sqrt(v)
+    assert law.stieltjes_real(far) * far == pytest.approx(1.0, abs=1e-6)
+    assert law.stieltjes_real(-far) * -far == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("kappa", [0.3, 0.5, 1.0, 2.0])
+@pytest.mark.parametrize("normalisation", ["paper", "mean_one"])
+def test_marchenko_pastur_mass_atom_and_moments(kappa, normalisation):
+    law = MarchenkoPastur(kappa, normalisation)
+    m0, m1, m2 = _moments(law)
+    assert m0 + law.atom == pytest.approx(1.0, abs=1e-12)
+    assert law.atom == pytest.approx(max(0.0, 1 - kappa))
+    assert m1 == pytest.approx(law.mean, abs=1e-12)
+    assert m2 == pytest.approx(law.second_moment, abs=1e-12)
+    if normalisation == "paper":  # mean sqrt(kappa), spectral variance 1 (Sec. 1)
+        assert (law.mean, law.second_moment) == pytest.approx((math.sqrt(kappa), 1 + kappa))
+    else:  # mean 1, variance 1/kappa
+        assert (law.mean, law.second_moment) == pytest.approx((1.0, 1 + 1 / kappa))
+    z = np.array([0.7 + 0.3j, -1.0 + 1e-3j, 3.0 - 0.2j])
+    x, w = law.quadrature(400)
+    direct = (w * law.density(x) / (z[:, None] - x)).sum(axis=1) + law.atom / z
+    assert np.allclose(spectra.marchenko_pastur_stieltjes(z, kappa, normalisation), direct, atol=1e-8)
+
+
+def test_marchenko_pastur_paper_is_rescaled_mean_one():
+    kappa, x = 0.4, np.linspace(0.05, 5, 50)
+    paper = spectra.marchenko_pastur_density(x, kappa, "paper")
+    mean_one = spectra.marchenko_pastur_density(x / math.sqrt(kappa), kappa, "mean_one") / math.sqrt(kappa)
+    assert np.allclose(paper, mean_one, atol=1e-13)
+
+
+# --------------------------------------------------------------------------- Wishart + GOE
+
+
+@pytest.mark.parametrize("kappa, s, normalisation", WISHART_CASES)
+def test_wishart_plus_goe_mass_and_moments(kappa, s, normalisation):
+    """Sec. 5, checks 1-2: mass 1, mean sqrt(kappa) (paper), second moment 1 + kappa + s (paper)."""
+    law = WishartPlusNoise(kappa, s, normalisation)
+    m0, m1, m2 = _moments(law)
+    assert m0 == pytest.approx(1.0, abs=1e-10)
+    assert m1 == pytest.approx(law.mean, abs=1e-10)
+    assert m2 == pytest.approx(law.second_moment, rel=1e-10)
+    if normalisation == "paper":
+        assert (law.mean, law.second_moment) == pytest.approx((math.sqrt(kappa), 1 + kappa + s))
+
+
+def test_wishart_plus_goe_bulks_and_density_vs_adaptive_quadrature():
+    law = WishartPlusNoise(0.5, 1e-3)
+    assert len(law.bulks) == 2  # smeared atom + Marchenko-Pastur bulk
+    assert len(WishartPlusNoise(0.5, 0.6).bulks) == 1
+    (a, b), (c, d) = law.bulks
+    assert a < 0 < b < c < d
+    assert np.all(law.density([a - 1e-3, 0.5 * (b + c), d + 1e-3]) == 0.0)
+    assert np.all(law.density(np.linspace(c, d, 50)[1:-1]) > 0)
+    # the edges are zeros of the discriminant, and the density is continuous there
+    disc = law._discriminant
+    for e in law.edges:
+        assert abs(np.polynomial.polynomial.polyval(e, disc)) < 1e-10 * np.abs(disc).max()
+    assert law.density(d - 1e-10) < 1e-3
+    # the Gauss-Legendre integrals agree with adaptive quadrature
+    x, w = law.quadrature(64)
+    assert w @ law.density(x) ** 3 == pytest.approx(_quad_over(law, lambda t: law.density(t) ** 3), rel=1e-9)
+
+
+def test_wishart_plus_goe_matches_sampled_eigenvalues():
+    """Kolmogorov distance between the theoretical CDF and one draw at d = 400 (expected O(1/d))."""
+    rng = np.random.default_rng(3)
+    d, kappa, s = 400, 0.5, 0.3
+    m = int(kappa * d)
+    W = rng.standard_normal((m, d))
+    A = rng.standard_normal((d, d))
+    Y = W.T @ W / math.sqrt(m * d) + math.sqrt(s / (2 * d)) * (A + A.T)
+    lam = np.sort(np.linalg.eigvalsh(Y))
+    law = WishartPlusNoise(kappa, s)
+    grid = np.linspace(law.edges[0], law.edges[-1], 4001)
+    rho = law.density(grid)
+    cdf = np.concatenate([[0.0], np.cumsum(0.5 * (rho[1:] + rho[:-1]) * np.diff(grid))])
+    empirical = np.searchsorted(lam, grid, side="right") / d
+    assert np.max(np.abs(cdf - empirical)) < 0.02
+
+
+@pytest.mark.parametrize("kappa, s", [(0.5, 0.6), (0.1, 0.01), (2.0, 0.1)])
+def test_wishart_plus_goe_real_part_outside_and_inside_the_bulk(kappa, s):
+    """Re G off the bulk is the ordinary integral (~1/x far out), in gaps too; inside, the principal value."""
+    law = WishartPlusNoise(kappa, s)
+    lo, hi = law.edges[0], law.edges[-1]
+    outside = [lo - 30, lo - 0.5, hi + 0.5, hi + 30]
+    if len(law.bulks) == 2:
+        outside.append(0.5 * (law.bulks[0][1] + law.bulks[1][0]))
+    for x in outside:
+        ref = _fine_rule(law, lambda t, x=x: law.density(t) / (x - t))
+        assert law.stieltjes_real(x) == pytest.approx(ref, rel=1e-10)
+    x = hi + 1e-4  # next to the edge, where two real roots nearly coincide
+    ref = _quad_over(law, lambda t: law.density(t) / (x - t), epsrel=1e-10)
+    assert law.stieltjes_real(x) == pytest.approx(ref, rel=1e-8)
+    far = 1e5
+    assert far * law.stieltjes_real(far) == pytest.approx(1.0, abs=1e-4)
+    x = 0.5 * (law.bulks[-1][0] + law.bulks[-1][1])
+    pv = sum(quad(law.density, a, b, weight="cauchy", wvar=x, limit=200, epsabs=1e-12)[0]
+             for a, b in law.bulks)
+    assert law.stieltjes_real(x) == pytest.approx(-pv, abs=1e-9)
+
+
+def test_wishart_plus_goe_is_vectorised_and_keeps_shapes():
+    law = spectra.wishart_plus_goe(0.5, 0.6)
+    assert spectra.wishart_plus_goe(0.5, 0.6) is law  # cached
+    x = np.linspace(-2, 6, 12).reshape(3, 4)
+    assert law.density(x).shape == (3, 4) and law.stieltjes_real(x).shape == (3, 4)
+    assert np.ndim(law.density(1.0)) == 0 and isinstance(float(law.stieltjes_real(1.0)), float)
+    g = law.stieltjes(x)
+    assert np.allclose(g.imag, math.pi * law.density(x)) and np.allclose(g.real, law.stieltjes_real(x))
+
+
+def test_normalisations_are_related_by_rescaling():
+    """G_{S*}(z) = G_{S_W}(z/sqrt(kappa))/sqrt(kappa), the noise variance scaling by kappa (Sec. 2)."""
+    kappa, s_paper = 0.5, 0.6
+    paper = WishartPlusNoise(kappa, s_paper, "paper")
+    mean_one = WishartPlusNoise(kappa, s_paper / kappa, "mean_one")
+    x = np.linspace(-3, 7, 41)
+    rk = math.sqrt(kappa)
+    assert np.allclose(paper.density(x), mean_one.density(x / rk) / rk, atol=1e-12)
+    assert np.allclose(paper.stieltjes_real(x), mean_one.stieltjes_real(x / rk) / rk, atol=1e-12)
+
+
+# --------------------------------------------------------------------------- rectangular
+
+
+@pytest.mark.parametrize("R1, R2, delta", RECTANGULAR_CASES)
+def test_rectangular_mass_and_mean_square(R1, R2, delta):
+    """Sec. 5, checks 1-2: 2 int mu = 1 and 2 int x^2 mu = sqrt(R1)(1 + delta') exactly."""
+    law = RectangularPlusNoise(R1, R2, delta)
+    x, w = law.quadrature(64)
+    mu = law.density(x)
+    assert 2 * w @ mu == pytest.approx(1.0, abs=1e-10)
+    assert 2 * w @ (x * x * mu) == pytest.approx(math.sqrt(R1) * (1 + delta), rel=1e-10)
+
+
+def test_rectangular_bulks_match_the_notes():
+    law = RectangularPlusNoise(1.0, 0.2, 1.22)
+    assert law.bulks[0][0] == 0.0 and law.bulks[-1][1] == pytest.approx(4.16, abs=5e-3)
+    assert len(RectangularPlusNoise(1.0, 0.2, 0.01).bulks) == 2  # [0, e1] and [e2, e3]
+    (a, b), (c, d) = RectangularPlusNoise(2.0, 0.5, 1e-3).bulks
+    assert 0 < a < b < c < d
+    # the integral agrees with adaptive quadrature
+    x, w = law.quadrature(64)
+    reference = 2 * _quad_over(law, lambda t: law.density(t) ** 3)
+    assert 2 * w @ law.density(x) ** 3 == pytest.approx(reference, rel=1e-9)
+
+
+def test_rectangular_matches_sampled_singular_values():
+    rng = np.random.default_rng(5)
+    d, L, r, delta = 200, 400, 50, 0.3
+    scale = (d * L) ** 0.25
+    S = rng.standard_normal((d, r)) @ rng.standard_normal((L, r)).T / math.sqrt(r)
+    Y = (S + math.sqrt(delta) * rng.standard_normal((d, L))) / scale
+    sv = np.sort(np.linalg.svd(Y, compute_uv=False))
+    law = RectangularPlusNoise(L / d, r / d, delta)
+    grid = np.linspace(0, law.edges[-1], 4001)
+    mu = 2 * law.density(grid)
+    cdf = np.concatenate([[0.0], np.cumsum(0.5 * (mu[1:] + mu[:-1]) * np.diff(grid))])
+    empirical = np.searchsorted(sv, grid, side="right") / d
+    assert np.max(np.abs(cdf - empirical)) < 0.03
+
+
+def test_rectangular_real_part_outside_the_bulk():
+    """The notes' trap: at x = 7 (edge 4.16) and x = 50 the 'largest Im' root is wrong (0.42, 0.45)."""
+    law = RectangularPlusNoise(1.0, 0.2, 1.22)
+    for x in [4.2, 7.0, 50.0]:
+        ref = 2 * _fine_rule(law, lambda t, x=x: law.density(t) * x / (x * x - t * t))
+        assert law.stieltjes_real(x) == pytest.approx(ref, rel=1e-8)
+    assert law.stieltjes_real(7.0) == pytest.approx(0.150, abs=2e-3)
+    assert 50 * law.stieltjes_real(50.0) == pytest.approx(1.0, abs=2e-3)
+    assert law.stieltjes_real(-7.0) == -law.stieltjes_real(7.0)  # odd
+    gapped = RectangularPlusNoise(2.0, 0.5, 1e-3)
+    for x in [0.005, 0.2]:  # below the first bulk and in the gap
+        ref = 2 * _fine_rule(gapped, lambda t, x=x: gapped.density(t) * x / (x * x - t * t))
+        assert gapped.stieltjes_real(x) == pytest.approx(ref, rel=1e-8)
+
+
+# --------------------------------------------------------------------------- subordination
+
+
+@pytest.mark.parametrize("kappa, s", [(0.5, 0.6), (2.0, 0.1), (0.5, 1e-2)])
+def test_subordination_reproduces_the_cubic(kappa, s):
+    law = WishartPlusNoise(kappa, s)
+    lo, hi = law.edges[0], law.edges[-1]
+    x = np.linspace(lo - 1, hi + 1, 301)
+    G = free_convolution_semicircle(MarchenkoPastur(kappa).stieltjes, s, x + 1e-11j)
+    assert np.max(np.abs(-G.imag / math.pi - law.density(x))) < 1e-6
+    assert np.max(np.abs(G.real - law.stieltjes_real(x))) < 1e-6
+    # below the axis: the conjugate
+    assert np.allclose(free_convolution_semicircle(MarchenkoPastur(kappa).stieltjes, s, x[::50] - 1e-11j),
+                       np.conj(G[::50]))
+
+
+def test_subordination_of_semicircles_is_a_semicircle():
+    z = np.array([0.3 + 0.2j, 2.5 + 1e-9j, -1.0 + 1e-3j])
+    G = free_convolution_semicircle(Semicircle(1.0).stieltjes, 0.5, z)
+    assert np.allclose(G, Semicircle(1.5).stieltjes(z), atol=1e-9)
+    with pytest.raises(ValueError, match="imaginary"):
+        free_convolution_semicircle(Semicircle(1.0).stieltjes, 0.5, [1.0])
+    with pytest.raises(ValueError, match="s must"):
+        free_convolution_semicircle(Semicircle(1.0).stieltjes, -0.5, [1j])
+
+
+# --------------------------------------------------------------------------- validation
+
+
+@pytest.mark.parametrize(
+    "build, name",
+    [
+        (lambda: WishartPlusNoise(-0.5, 0.6), "kappa"),
+        (lambda: WishartPlusNoise(0.0, 0.6), "kappa"),
+        (lambda: WishartPlusNoise(0.5, -0.1), "s"),
+        (lambda: WishartPlusNoise(0.5, 0.6, "unit"), "normalisation"),
+        (lambda: MarchenkoPastur(0.0), "kappa"),
+        (lambda: Semicircle(-1.0), "variance"),
+        (lambda: RectangularPlusNoise(0.5, 0.2, 0.1), "R1"),
+        (lambda: RectangularPlusNoise(1.0, 0.0, 0.1), "R2"),
+        (lambda: RectangularPlusNoise(1.0, 0.2, -0.1), "delta"),
+        (lambda: spectra.wishart_plus_goe(0.5, float("nan")), "s"),
+        (lambda: spectra.rectangular_plus_noise(1.0, -0.2, 0.1), "R2"),
+    ],
+)
+def test_invalid_parameters_raise_value_error_naming_them(build, name):
+    with pytest.raises(ValueError, match=name):
+        build()
