@@ -33,7 +33,7 @@ from scipy.special import expit
 from .errors import ConvergenceWarning, DivergenceError
 from .integration import half_normal_rule, hermite_rule, log_Phi
 from .metrics import angle_error, classification_error
-from .validation import check_choice, check_in_range, check_int, check_positive, check_rng
+from .validation import check_choice, check_design, check_in_range, check_int, check_positive, check_rng
 
 __all__ = [
     "LOSSES",
@@ -389,22 +389,6 @@ def optimal_ridge_lambda() -> float:
 # ---------------------------------------------------------------------------------------------------
 
 
-def _check_data(X, y, *, binary: bool) -> tuple[np.ndarray, np.ndarray]:
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-        raise ValueError(f"X must be a non-empty 2-d array of shape (n, d), got shape {X.shape}")
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError(
-            f"y must be a 1-d array with one label per row of X ({X.shape[0]}), got shape {y.shape}"
-        )
-    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
-        raise ValueError("X and y must contain finite numbers only")
-    if binary and not np.all(np.abs(y) == 1.0):
-        raise ValueError("y must contain labels in {-1, +1} only")
-    return X, y
-
-
 def fit_ridge(X, y, lam: float) -> np.ndarray:
     """Ridge estimator ``argmin_w (1/2) sum_mu (y_mu - x_mu . w/sqrt(d))^2 + (lam/2) |w|^2``.
 
@@ -420,7 +404,7 @@ def fit_ridge(X, y, lam: float) -> np.ndarray:
     lam : float
         Penalty ``> 0``.
     """
-    X, y = _check_data(X, y, binary=False)
+    X, y = check_design(X, y, binary=False)
     lam = check_positive("lam", lam)
     n, d = X.shape
     F = X / math.sqrt(d)
@@ -459,7 +443,7 @@ def fit_logistic(X, y, lam: float, *, tol: float = 1e-6, max_iter: int = 10_000,
     w0 : array (d,), optional
         Starting point (default 0).
     """
-    X, y = _check_data(X, y, binary=True)
+    X, y = check_design(X, y, binary=True)
     lam = check_positive("lam", lam)
     tol = check_positive("tol", tol)
     max_iter = check_int("max_iter", max_iter)

@@ -33,7 +33,8 @@ from scipy.stats import binom
 
 from .errors import ConvergenceWarning, DivergenceError
 from .integration import hermite_rule, legendre_rule, log_Phi, log_phi_pdf, mills_ratio
-from .validation import check_choice, check_in_range, check_int, check_nonnegative, check_positive, check_rng
+from .validation import (check_choice, check_design, check_in_range, check_int, check_nonnegative, check_positive,
+                         check_rng)
 
 __all__ = [
     "WEIGHTS",
@@ -323,22 +324,6 @@ def gardner_capacity(weights: str = "spherical", margin: float = 0.0) -> float:
 # ---------------------------------------------------------------------------------------------------
 
 
-def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-        raise ValueError(f"X must be a non-empty 2-d array of shape (n, d), got shape {X.shape}")
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError(
-            f"y must be a 1-d array with one label per row of X ({X.shape[0]}), got shape {y.shape}"
-        )
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X must contain finite numbers only")
-    if not np.all(np.abs(y) == 1.0):
-        raise ValueError("y must contain labels in {-1, +1} only")
-    return X, y
-
-
 def _strictly_separable(Z: np.ndarray) -> bool:
     """Strict separability of the rows ``z_mu = y_mu x_mu`` by an LP (see :func:`is_linearly_separable`)."""
     n, d = Z.shape
@@ -386,7 +371,7 @@ def is_linearly_separable(X, y, margin: float = 0.0, *, method: str = "lp") -> b
     method : {"lp", "nnls"}
         Decision method at ``margin = 0`` (see above).
     """
-    X, y = _check_xy(X, y)
+    X, y = check_design(X, y, binary=True)
     kappa = check_nonnegative("margin", margin)
     method = check_choice("method", method, _SEPARABILITY_METHODS)
     if kappa == 0.0 and method == "lp":
@@ -406,7 +391,7 @@ def max_margin(X, y) -> float:
     (``r = 0``: infeasible). The value returned is ``sqrt(d) min_mu z_mu . w0 / |w0|``, the margin that
     ``w0`` actually achieves, hence a certified lower bound (equal to ``kappa*`` up to rounding).
     """
-    X, y = _check_xy(X, y)
+    X, y = check_design(X, y, binary=True)
     n, d = X.shape
     Z = y[:, None] * X / math.sqrt(d)
     E = np.vstack([Z.T, np.ones((1, n))])

@@ -20,6 +20,7 @@ __all__ = [
     "check_choice",
     "check_int",
     "check_rng",
+    "check_design",
 ]
 
 
@@ -103,3 +104,22 @@ def check_rng(rng) -> np.random.Generator:
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
         return np.random.default_rng(int(rng))
     raise ValueError(f"rng must be a numpy.random.Generator or an integer seed, got {rng!r}")
+
+
+def check_design(X, y, *, binary: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(X, y)`` as float arrays after checking a data set of ``n`` samples in dimension ``d``.
+
+    ``X`` must be a finite, non-empty ``(n, d)`` array and ``y`` a finite ``(n,)`` array; with
+    ``binary=True`` the labels must be in ``{-1, +1}``.
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"X must be a non-empty 2-d array of shape (n, d), got shape {X.shape}")
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError(f"y must be a 1-d array with one label per row of X ({X.shape[0]}), got shape {y.shape}")
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
+        raise ValueError("X and y must contain finite numbers only")
+    if binary and not np.all(np.abs(y) == 1.0):
+        raise ValueError("y must contain labels in {-1, +1} only")
+    return X, y
