@@ -1,0 +1,154 @@
+"""Extensive-width quadratic networks: the Bayes-optimal formula, GAMP-RIE at finite size, the nuclear-norm route."""
+
+import math
+
+import numpy as np
+import pytest
+from _reference import reference_rows
+
+from solvable import quadratic as qn
+from solvable.errors import ConvergenceWarning
+
+REF = "quadratic.csv"
+
+
+def _rows(quantity):
+    return [r for r in reference_rows(REF) if r["quantity"] == quantity]
+
+
+def test_bayes_mmse_matches_reference():
+    rows = _rows("mmse_BO_paper_norm")
+    assert len(rows) == 4
+    for r in rows:
+        got = qn.bayes_optimal_mmse(float(r["alpha"]), float(r["kappa"]), float(r["Delta"]))
+        assert got == pytest.approx(float(r["value"]), abs=float(r["tolerance_hint"])), r
+
+
+def test_perfect_recovery_threshold_matches_reference_exactly():
+    for r in _rows("alpha_PR"):
+        assert qn.perfect_recovery_threshold(float(r["kappa"])) == pytest.approx(float(r["value"]), abs=1e-12)
+    assert qn.perfect_recovery_threshold(3.0) == 0.5
+
+
+@pytest.mark.parametrize("kappa", [0.25, 0.5, 1.0, 2.0])
+def test_mmse_limits(kappa):
+    assert qn.bayes_optimal_mmse(0.0, kappa) == 1.0
+    assert qn.bayes_optimal_mmse(1e-4, kappa) == pytest.approx(1.0, abs=2e-3)
+    a_pr = qn.perfect_recovery_threshold(kappa)
+    assert qn.bayes_optimal_mmse(a_pr + 1e-3, kappa) == 0.0
+    # The error vanishes continuously at alpha_PR (a second-order transition) and decreases with alpha.
+    grid = np.linspace(0.02, a_pr - 1e-3, 12)
+    errs = np.array([qn.bayes_optimal_mmse(a, kappa) for a in grid])
+    assert np.all(np.diff(errs) < 0) and errs[-1] < 0.05
+
+
+def test_large_width_limit_is_one_minus_two_alpha():
+    """kappa -> infinity: S* tends to a GOE, mmse_RIE(s) = s/(1+s), hence MMSE = 1 - 2 alpha (science notes Sec. 5)."""
+    for alpha in [0.1, 0.25, 0.4]:
+        assert qn.bayes_optimal_mmse(alpha, 1e4) == pytest.approx(1 - 2 * alpha, abs=2e-3)
+
+
+def test_noise_increases_the_error_and_removes_perfect_recovery():
+    errs = [qn.bayes_optimal_mmse(0.45, 0.5, dl) for dl in [0.0, 0.05, 0.25, 1.0]]
+    assert errs[0] == 0.0 and np.all(np.diff(errs) > 0)
+    assert qn.test_error(0.45, 0.5, 0.25) == pytest.approx(0.25 + 2 * errs[2], abs=1e-12)
+
+
+def test_state_evolution_reaches_the_bayes_fixed_point():
+    se = qn.state_evolution(0.3, 0.5)
+    assert se.converged and se.mmse[0] == pytest.approx(1.5)  # V0 = 2 Q0 = 2 (1 + kappa)
+    assert se.final == pytest.approx(qn.bayes_optimal_mmse(0.3, 0.5), abs=1e-6)
+    assert np.all(np.diff(se.mmse[1:]) <= 1e-12)  # monotone decrease from the uninformative start
+    se = qn.state_evolution(0.4, 0.5, 0.25)
+    assert se.final == pytest.approx(qn.bayes_optimal_mmse(0.4, 0.5, 0.25), abs=1e-6)
+
+
+def test_normalisation_conversions_round_trip():
+    mmse_w, delta_w = qn.to_mean_one(0.3, 0.25, 0.5)
+    assert (mmse_w, delta_w) == (0.6, 0.5)
+    assert qn.from_mean_one(mmse_w, delta_w, 0.5) == pytest.approx((0.3, 0.25))
+    assert qn.effective_noise_of_preactivation_noise(0.1) == pytest.approx(2 * 0.01 * 2.01)
+
+
+def test_sensing_map_matches_the_explicit_tensor():
+    rng = np.random.default_rng(0)
+    d, n = 7, 30
+    X = rng.standard_normal((n, d))
+    Z = (np.einsum("mi,mj->mij", X, X) - np.eye(d)) / math.sqrt(d)
+    S = rng.standard_normal((d, d))
+    S = S + S.T
+    g = rng.standard_normal(n)
+    M = qn.QuadraticSensingMap(X)
+    assert np.allclose(M.forward(S), np.einsum("mij,ij->m", Z, S))
+    assert np.allclose(M.adjoint(g), np.einsum("m,mij->ij", g, Z))
+
+
+def test_sample_follows_the_model():
+    data = qn.sample(40, 0.5, 0.2, rng=np.random.default_rng(1))
+    assert (data.d, data.m, data.n) == (40, 20, 320) and data.alpha == pytest.approx(0.2)
+    W = data.W_star
+    preact = data.X @ W.T / math.sqrt(data.d)
+    y = np.sum(preact**2 - np.sum(W**2, axis=1) / data.d, axis=1) / math.sqrt(data.m)
+    assert np.allclose(data.y, y)
+    # spectrum of S*: mean sqrt(kappa), (1/d) Tr S*^2 ~ 1 + kappa
+    ev = np.linalg.eigvalsh(data.S_star)
+    assert ev.mean() == pytest.approx(math.sqrt(0.5), rel=0.1) and np.mean(ev**2) == pytest.approx(1.5, rel=0.15)
+
+
+@pytest.mark.parametrize("alpha", [0.2, 0.3])
+def test_gamp_rie_at_d80_is_within_005_of_theory(alpha):
+    """Issue requirement: d = 80, kappa = 0.5, alpha = 0.2 and 0.3, within 0.05 of theory. Seed-to-seed spread
+    at d = 80 is about 0.02 (alpha = 0.2) and 0.004 (alpha = 0.3) (reference rows); we average two seeds."""
+    rows = [r for r in _rows("mse_GAMP_RIE_finite_size") if float(r["alpha"]) == alpha]
+    errs = []
+    for seed in range(2):
+        rng = np.random.default_rng(seed)
+        data = qn.sample(80, 0.5, alpha, rng=rng)
+        errs.append(qn.gamp_rie(data, rng=rng, warn=False).mse)
+    theory = qn.bayes_optimal_mmse(alpha, 0.5)
+    assert abs(np.mean(errs) - theory) < 0.05
+    assert abs(np.mean(errs) - float(rows[0]["value"])) < float(rows[0]["tolerance_hint"])
+
+
+def test_gamp_rie_above_alpha_pr_recovers_the_teacher():
+    rng = np.random.default_rng(4)
+    data = qn.sample(60, 0.5, 0.45, rng=rng)
+    res = qn.gamp_rie(data, rng=rng, warn=False)
+    assert res.mse < 5e-3  # reference: 5e-4 at d = 80; finite-size residual grows at smaller d
+
+
+def test_gamp_rie_warns_at_its_cap():
+    rng = np.random.default_rng(0)
+    data = qn.sample(30, 0.5, 0.3, rng=rng)
+    with pytest.warns(ConvergenceWarning, match="2 iterations"):
+        res = qn.gamp_rie(data, max_iter=2, rng=rng)
+    assert res.iterations == 2 and len(res.history) == 2
+
+
+def test_nuclear_norm_route():
+    """Noiseless data well above the nuclear-norm threshold: small-lam ERM recovers S*; the solution is PSD;
+    a larger penalty shrinks the trace."""
+    rng = np.random.default_rng(2)
+    data = qn.sample(20, 0.5, 0.9, rng=rng)
+    res = qn.nuclear_norm_erm(data, lam=1e-3, max_iter=4000, tol=1e-9)
+    assert np.min(np.linalg.eigvalsh(res.estimate)) > -1e-10
+    assert qn.matrix_error(res.estimate, data.S_star) < 1e-3 and res.train_loss < 1e-5
+    heavy = qn.nuclear_norm_erm(data, lam=10.0)
+    assert heavy.nuclear_norm < res.nuclear_norm
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: qn.bayes_optimal_mmse(-0.1, 0.5), "alpha"),
+    (lambda: qn.bayes_optimal_mmse(0.1, 0.0), "kappa"),
+    (lambda: qn.bayes_optimal_mmse(0.1, 0.5, -1.0), "delta"),
+    (lambda: qn.bayes_optimal_mmse(float("nan"), 0.5), "alpha"),
+    (lambda: qn.perfect_recovery_threshold(-1), "kappa"),
+    (lambda: qn.sample(10, 0.5, -0.2, rng=0), "alpha"),
+    (lambda: qn.sample(10, 0.5, 0.2, rng=None), "rng"),
+    (lambda: qn.nuclear_norm_erm(qn.sample(6, 0.5, 0.5, rng=0), lam=0.0), "lam"),
+    (lambda: qn.Dataset(X=np.ones((4, 3)), y=np.ones(5), W_star=np.ones((2, 3)), S_star=np.ones((3, 3))), "X must be"),
+    (lambda: qn.matrix_error(np.ones((2, 2)), np.ones((3, 3))), "same shape"),
+])
+def test_bad_input_raises(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
