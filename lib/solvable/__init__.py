@@ -14,6 +14,8 @@ amp          the generic GAMP loop (linear map + output channel + denoiser)
 glm          the teacher-student perceptron / generalised linear model
 erm          empirical risk minimisation asymptotics (ridge, logistic) and finite-size solvers
 gardner      Gardner capacity of the perceptron (spherical with margin, binary)
+bsr          bilinear sequence regression: Bayes-optimal error, GAMP-RIE, thresholds, ridge, nuclear norm, GD
+gd           gradient descent on factorised weights (K initialisations batched), shared by the matrix models
 spectra      spectral laws: semicircle, Marchenko-Pastur, free convolution (Wishart + GOE, rectangular)
 rie          rotationally invariant estimators (symmetric, rectangular) and their MMSE
 metrics      errors of an estimator (classification error from overlaps, angle error)

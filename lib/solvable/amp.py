@@ -23,6 +23,21 @@ One GAMP iteration (``science/perceptron.md``, Sec. 5)::
 
 Its state evolution is the scalar recursion ``mhat_t = alpha * channel.se_mhat_factor(q_t)``,
 ``q_{t+1} = prior.se_overlap(mhat_t)`` (:func:`iterate_state_evolution`).
+
+Options of the loop used by the matrix models (defaults reproduce the textbook loop above):
+
+- ``precision="empirical"``: ``A = M.adjoint_variance(g^2)`` instead of ``M.adjoint_variance(-dg)``. Under the
+  Bayes-optimal (Nishimori) conditions ``E g^2 = E(-dg)``, so both estimate the same precision; for the
+  noisy linear channel ``-dg = 1/(delta + V)`` does not look at the data at all, while ``g^2`` measures the
+  actual residuals. GAMP-RIE of bilinear sequence regression needs the empirical form (``science/bsr.md``,
+  Sec. 3; measured at d = L = 100, alpha = 0.3: with the derivative form it diverges from a large-variance
+  start and wanders without converging from ``S_hat = 0``).
+- ``damp="output"``: damp the output side ``(V, omega)`` instead of the estimate ``(w, c)``. In BSR, damping
+  the estimate (0.5) lets GAMP-RIE converge to a false fixed point (``c -> 1e-4`` while the error stays at
+  0.44-0.46 instead of 0.35), which damping ``(V, omega)`` avoids (``science/bsr.md``, Sec. 3; same setting).
+- ``omega0`` (with ``V0``): start from a given output state instead of ``g = 0``; the first Onsager term
+  then uses ``g_0 = g_out(y, omega0, V0)`` and output damping mixes into ``(omega0, V0)``. ``omega0 = y``
+  gives ``g_0 = 0`` for the linear channel (the first Onsager term vanishes).
 """
 
 from __future__ import annotations
@@ -130,13 +145,26 @@ def run_gamp(
     min_iter: int = 1,
     collapse_tol: float = 1e-12,
     warn: bool = True,
+    damp: str = "estimate",
+    precision: str = "derivative",
+    omega0=None,
+    V0=None,
 ) -> AMPResult:
-    """Run GAMP (module docstring) from ``(w0, c0)`` with ``g = 0``.
+    """Run GAMP (module docstring) from ``(w0, c0)`` with ``g = 0`` (or ``g_out(y, omega0, V0)``).
 
     Parameters
     ----------
     damping : float in [0, 1)
-        ``w <- damping * w + (1 - damping) * w_new`` (same for ``c``).
+        ``w <- damping * w + (1 - damping) * w_new`` (same for ``c``); with ``damp="output"``,
+        ``V <- damping * V_old + (1 - damping) * V_new`` and the same for ``omega``.
+    damp : {"estimate", "output"}
+        What the damping mixes: the denoiser's output ``(w, c)`` (default) or the output-channel state
+        ``(V, omega)`` (module docstring). Without ``omega0`` the first output step is undamped.
+    precision : {"derivative", "empirical"}
+        ``A = M.adjoint_variance(-dg)`` (default) or ``M.adjoint_variance(g**2)`` (module docstring).
+    omega0, V0 : array_like or float, optional
+        Initial output state: ``g_0 = g_out(y, omega0, V0)`` (default ``g_0 = 0``). ``V0`` defaults to
+        ``M.forward_variance(c0)``.
     tol : float >= 0
         Stop when ``mean((w_new - w)^2) < tol`` (after ``min_iter`` iterations). ``tol = 0`` runs exactly
         ``max_iter`` iterations (to compare with state evolution iteration by iteration): no convergence test,
@@ -159,25 +187,44 @@ def run_gamp(
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     tol = check_nonnegative("tol", tol)
     max_iter = check_int("max_iter", max_iter)
+    if damp not in ("estimate", "output"):
+        raise ValueError(f"damp must be 'estimate' or 'output', got {damp!r}")
+    if precision not in ("derivative", "empirical"):
+        raise ValueError(f"precision must be 'derivative' or 'empirical', got {precision!r}")
+    damp_output = damp == "output"
     fixed_length = tol == 0.0
     w = np.array(w0, dtype=float, copy=True)
     c = np.array(c0, dtype=float, copy=True) if np.ndim(c0) else float(c0)
-    g = np.zeros_like(np.asarray(y, dtype=float))
+    y = np.asarray(y, dtype=float)
+    if omega0 is None:
+        g = np.zeros_like(y)
+        omega_old = V_old = None
+    else:
+        V_old = linear_map.forward_variance(c) if V0 is None else V0
+        omega_old = np.broadcast_to(np.asarray(omega0, dtype=float), y.shape)
+        g, _ = channel.g_out(y, omega_old, V_old)
     history = []
     converged = False
     t = 0
     for t in range(1, max_iter + 1):
         V = linear_map.forward_variance(c)
         omega = linear_map.forward(w) - V * g
+        if damp_output and omega_old is not None and damping > 0:
+            V = damping * V_old + (1.0 - damping) * V
+            omega = damping * omega_old + (1.0 - damping) * omega
+        omega_old, V_old = omega, V
         g, dg = channel.g_out(y, omega, V)
-        A = linear_map.adjoint_variance(-dg)
+        A = linear_map.adjoint_variance(g * g if precision == "empirical" else -dg)
         B = linear_map.adjoint(g) + A * w
         w_new, c_new = denoiser.denoise(A, B)
         if not (np.all(np.isfinite(w_new)) and np.all(np.isfinite(c_new))):
             raise DivergenceError(f"GAMP diverged at iteration {t}: non-finite estimate (try damping > 0)")
         change = float(np.mean((w_new - w) ** 2))
-        w = damping * w + (1.0 - damping) * w_new
-        c = damping * c + (1.0 - damping) * c_new
+        if damp_output:
+            w, c = w_new, c_new
+        else:
+            w = damping * w + (1.0 - damping) * w_new
+            c = damping * c + (1.0 - damping) * c_new
         if monitor is not None:
             history.append(tuple(monitor(w)))
         if not fixed_length and t >= min_iter and (change < tol or float(np.mean(c)) < collapse_tol):

@@ -1,0 +1,811 @@
+"""Bilinear sequence regression (BSR): learning a low-rank matrix from long sequences of tokens.
+
+Model (``science/bsr.md``, Sec. 1; Erba, Troiani, Biggio, Maillard, Zdeborova, "Bilinear sequence regression:
+a model for learning from long sequences of high-dimensional tokens", arXiv:2410.18858, PRX 2025). A
+sequence of ``L`` tokens of dimension ``d`` is a matrix ``X_mu`` in ``R^{d x L}`` with i.i.d. N(0, 1) entries;
+the teacher is ``S* = U* V*^T/sqrt(r)`` with ``U*`` in ``R^{d x r}``, ``V*`` in ``R^{L x r}`` i.i.d. N(0, 1)
+(unit-variance entries), and the labels are
+
+    y_mu = <X_mu, S*>/sqrt(dL) + sqrt(delta) z_mu = Tr[X_mu^T U* V*^T]/sqrt(d L r) + sqrt(delta) z_mu.   (1)
+
+Parameters keep the paper's symbols: ``alpha = n/(dL)``, ``beta = L/d``, ``rho = r/min(d, L)`` (``= r/d`` in
+the paper, which takes ``d <= L``), ``delta`` the label-noise variance. Errors are per entry on the unit
+scale, ``MSE = ||S_hat - S*||_F^2/(dL)`` (1 for ``S_hat = 0``); the test error on a fresh noisy label is
+``MSE + delta``.
+
+``beta < 1`` (``d > L``): every formula is invariant under transposing the problem (``d <-> L``), so the
+theory functions read ``beta`` as ``max(beta, 1/beta)``; ``rho`` is always ``r/min(d, L)``, which is the
+paper's ``rho`` of the transposed problem. Data are never transposed: :func:`sample` draws ``d x L`` tokens as
+asked and the rectangular denoiser transposes internally.
+
+Theory (Sec. 2): with the effective matrix-denoising noise ``Rn(q) = (delta + 1 - q)/alpha``, the
+Bayes-optimal overlap solves the scalar fixed point
+
+    q = 1 - mmse_den(beta, rho, Rn(q)),                                                          (2)
+
+``mmse_den`` the MMSE of the rectangular rotationally invariant estimator (:func:`solvable.rie.rectangular_rie_mmse`;
+Troiani, Erba, Krzakala, Maillard, Zdeborova, arXiv:2203.07752). Iterating (2) from ``q_0 = 0`` is the state
+evolution of GAMP-RIE; it is the GLM state evolution of :mod:`solvable.amp` with the noisy linear channel
+and the rectangular RIE in the place of the separable prior. Rigorous: Xu, Maillard, Zdeborova, Krzakala,
+arXiv:2503.14121.
+
+Algorithm (Sec. 3): GAMP-RIE is :func:`solvable.amp.run_gamp` with the linear map ``S -> <X_mu, S>/sqrt(dL)``
+(:class:`BilinearMap`), the noisy linear channel and the rectangular RIE as denoiser
+(:class:`RectangularRIEDenoiser`). It runs on the unit scale: the signal is ``S`` itself and the map is the
+perceptron's ``F = X/sqrt(dL)`` on ``vec(X)``. The notes' scaled convention (``S_ = S/(dL)^{1/4}``,
+``uX = X/(dL)^{1/4}``) gives identical iterates: its precision ``A`` is ours, its
+``||S_new - S||_F^2/sqrt(dL)`` on scaled matrices is our ``mean((S_new - S)^2)``.
+
+Baselines (Secs. 4-5): perfect-recovery threshold (parameter counting), ridge on ``vec(X)``, minimum
+nuclear norm (threshold of Donoho, Gavish, Montanari, PNAS 110:8405 (2013), arXiv:1302.2331). Gradient
+descent on ``(U, V)`` (Sec. 6) is :func:`gd`, built on :mod:`solvable.gd`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import linalg
+from scipy.optimize import brentq
+
+from . import gd as _gd
+from . import rie
+from .amp import iterate_state_evolution, run_gamp
+from .channels import LinearChannel
+from .erm import fit_ridge as _fit_ridge_dense
+from .errors import ConvergenceWarning, DivergenceError
+from .glm import _gaussian_linear_mse
+from .spectra import bulk_quadrature
+from .validation import (
+    check_choice,
+    check_in_range,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_rng,
+)
+
+__all__ = [
+    "Dataset",
+    "sample",
+    "mse",
+    "bayes_optimal_mmse",
+    "SEResult",
+    "state_evolution",
+    "perfect_recovery_threshold",
+    "nuclear_norm_threshold",
+    "low_rank_sample_ratio",
+    "ridge_mse",
+    "BilinearMap",
+    "RectangularRIEDenoiser",
+    "GAMPRIEResult",
+    "gamp_rie",
+    "fit_ridge",
+    "MNNEResult",
+    "min_nuclear_norm",
+    "gd",
+]
+
+#: Upper end of the Brent bracket for the noiseless fixed point (``q = 1`` is always a root there).
+_Q_TOP_NOISELESS = 1.0 - 1e-12
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A BSR data set drawn by :func:`sample`.
+
+    Attributes
+    ----------
+    X : array (n, d, L)
+        The input sequences ``X_mu`` (unit-variance entries, not rescaled). Stored as one C-contiguous
+        ``(n, d, L)`` array so that ``X.reshape(n, d * L)`` is a view: the flattened ``(n, dL)`` design that
+        every algorithm multiplies by, with no copy (memory ``8 n d L`` bytes, 240 MB at ``d = L = 100``,
+        ``alpha = 0.3``).
+    y : array (n,)
+        Labels (1).
+    S_star : array (d, L)
+        Teacher ``U* V*^T/sqrt(r)`` on the unit scale.
+    U_star, V_star : arrays (d, r), (L, r)
+        Its factors.
+    delta : float
+        Label-noise variance.
+    """
+
+    X: np.ndarray = field(repr=False)
+    y: np.ndarray = field(repr=False)
+    S_star: np.ndarray = field(repr=False)
+    U_star: np.ndarray = field(repr=False)
+    V_star: np.ndarray = field(repr=False)
+    delta: float = 0.0
+
+    def __post_init__(self):
+        X, y, S = np.asarray(self.X), np.asarray(self.y), np.asarray(self.S_star)
+        U, V = np.asarray(self.U_star), np.asarray(self.V_star)
+        if X.ndim != 3 or y.ndim != 1 or S.ndim != 2 or U.ndim != 2 or V.ndim != 2:
+            raise ValueError(
+                "X, y, S_star, U_star, V_star must be 3-d (n, d, L), 1-d (n,), 2-d (d, L), (d, r), (L, r); "
+                f"got shapes {X.shape}, {y.shape}, {S.shape}, {U.shape}, {V.shape}"
+            )
+        n, d, L = X.shape
+        if y.shape[0] != n or S.shape != (d, L) or U.shape[0] != d or V.shape[0] != L or U.shape[1] != V.shape[1]:
+            raise ValueError(
+                f"shapes do not match: X is (n, d, L) = {X.shape}, so y must be ({n},), S_star ({d}, {L}), "
+                f"U_star ({d}, r) and V_star ({L}, r); got {y.shape}, {S.shape}, {U.shape}, {V.shape}"
+            )
+        check_nonnegative("delta", self.delta)
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def d(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def L(self) -> int:
+        return self.X.shape[2]
+
+    @property
+    def r(self) -> int:
+        return self.U_star.shape[1]
+
+    @property
+    def alpha(self) -> float:
+        """Sample ratio ``n/(dL)``."""
+        return self.n / (self.d * self.L)
+
+    @property
+    def beta(self) -> float:
+        """Aspect ratio ``L/d`` (the theory reads ``beta < 1`` as ``1/beta``)."""
+        return self.L / self.d
+
+    @property
+    def rho(self) -> float:
+        """Rank ratio ``r/min(d, L)``."""
+        return self.r / min(self.d, self.L)
+
+    @property
+    def design(self) -> np.ndarray:
+        """The flattened design ``X.reshape(n, d L)`` (a view)."""
+        return self.X.reshape(self.n, self.d * self.L)
+
+
+def sample(d: int, L: int, r: int, alpha: float, delta: float = 0.0, *, rng) -> Dataset:
+    """Draw a BSR teacher and ``n = round(alpha d L)`` labelled sequences, eq. (1) (``science/bsr.md``, Sec. 1).
+
+    Draw order (fixed, so that a seed reproduces a run; it is the order of the authors' code, with which
+    ``reference/bsr.csv``'s GAMP-RIE rows were computed): ``X`` (n, d, L), ``U*`` (d, r), ``V*^T`` (r, L),
+    then the label noise (only if ``delta > 0``). ``d > L`` is allowed (``beta < 1``; see the module
+    docstring); ``r > min(d, L)`` gives a full-rank teacher (``rho > 1``), which the theory also covers.
+
+    Parameters
+    ----------
+    d, L, r : int >= 1
+        Token dimension, sequence length, rank (width).
+    alpha : float > 0
+        ``n/(dL)``; at least one sample is drawn.
+    delta : float >= 0
+        Label-noise variance.
+    rng : numpy.random.Generator or int
+        Source of randomness (required).
+    """
+    d, L, r = check_int("d", d), check_int("L", L), check_int("r", r)
+    alpha = check_positive("alpha", alpha)
+    delta = check_nonnegative("delta", delta)
+    rng = check_rng(rng)
+    n = max(1, round(alpha * d * L))
+    X = rng.standard_normal((n, d, L))
+    U = rng.standard_normal((d, r))
+    V = rng.standard_normal((r, L)).T
+    S = U @ V.T / math.sqrt(r)
+    y = X.reshape(n, d * L) @ S.reshape(-1) / math.sqrt(d * L)
+    if delta > 0:
+        y = y + math.sqrt(delta) * rng.standard_normal(n)
+    return Dataset(X=X, y=y, S_star=S, U_star=U, V_star=V, delta=delta)
+
+
+def mse(estimate, target) -> float:
+    """Per-entry error ``||S_hat - S*||_F^2/(dL)`` on the unit scale (``target`` a matrix or a :class:`Dataset`)."""
+    if isinstance(target, Dataset):
+        target = target.S_star
+    diff = np.asarray(estimate, dtype=float) - np.asarray(target, dtype=float)
+    return float(np.mean(diff * diff))
+
+
+# --------------------------------------------------------------------------- theory
+
+
+def _check_beta(beta) -> float:
+    """``beta > 0`` (``math.inf`` allowed), folded to ``max(beta, 1/beta)``."""
+    beta = check_positive("beta", beta, allow_inf=True)
+    return max(beta, 1.0 / beta)
+
+
+def _check_rho(rho) -> float:
+    return check_positive("rho", rho)
+
+
+def _mmse_beta_inf(rho: float, noise: float) -> float:
+    """``beta -> inf`` limit of ``mmse_den`` (``science/bsr.md``, Sec. 2), in a cancellation-free form.
+
+    With ``D`` the noise and ``a = rho D + rho - 1``:
+    ``mmse = D - (D/2) [sqrt(a^2 + 4 rho D) - a]`` (the notes' ``sqrt(1 + rho((D + 2) rho D + 2D + rho - 2))``
+    is ``sqrt(a^2 + 4 rho D)``); for ``a > 0`` the bracket is ``4 rho D/(sqrt(a^2 + 4 rho D) + a)``.
+    """
+    D = noise
+    if D == 0.0:
+        return 0.0
+    a = rho * D + rho - 1.0
+    s = math.sqrt(a * a + 4.0 * rho * D)
+    bracket = 4.0 * rho * D / (s + a) if a > 0 else s - a
+    return max(0.0, D - 0.5 * D * bracket)
+
+
+def _mmse_den(beta: float, rho: float, noise: float) -> float:
+    """Rectangular-RIE MMSE at folded ``beta >= 1`` (finite: quartic; ``inf``: closed form)."""
+    if math.isinf(beta):
+        return _mmse_beta_inf(rho, noise)
+    return rie.rectangular_rie_mmse(beta, rho, noise)
+
+
+def _parameter_fraction(beta: float, rho: float) -> float:
+    """``r(d + L - r)/(dL)`` at folded ``beta`` (``min(rho, 1)`` at ``beta = inf``)."""
+    if math.isinf(beta):
+        return min(rho, 1.0)
+    return rie.rectangular_parameter_fraction(beta, rho)
+
+
+def perfect_recovery_threshold(beta: float, rho: float) -> float:
+    """Sample ratio ``alpha_PR`` above which noiseless Bayes-optimal learning is exact.
+
+    ``alpha_PR = rho (1 + beta - rho)/beta`` for ``rho < 1`` and 1 for ``rho >= 1``: the number of free
+    parameters ``r(d + L - r)`` of a rank-``r`` ``d x L`` matrix over ``dL`` (``science/bsr.md``, Sec. 4;
+    arXiv:2410.18858). ``beta = inf`` gives ``min(rho, 1)``; ``beta < 1`` is read as ``1/beta``.
+    """
+    return _parameter_fraction(_check_beta(beta), _check_rho(rho))
+
+
+def low_rank_sample_ratio(alpha: float, beta: float, rho: float) -> float:
+    """``alpha_LR = n/(r(d + L)) = alpha beta/((1 + beta) rho)``, the sample ratio in low-rank units
+    (``science/bsr.md``, Sec. 4). ``beta`` must be finite here."""
+    alpha = check_nonnegative("alpha", alpha)
+    beta = check_positive("beta", beta)
+    beta = max(beta, 1.0 / beta)
+    return alpha * beta / ((1.0 + beta) * _check_rho(rho))
+
+
+def ridge_mse(alpha: float, delta: float = 0.0) -> float:
+    """Asymptotic MSE of ridge regression on ``vec(X)`` with ``lambda = delta`` (``science/bsr.md``, Sec. 5).
+
+    ``m`` is the positive root of ``m^2 + (delta + alpha - 1) m - delta = 0``; ``max(1 - alpha, 0)`` at
+    ``delta = 0`` (minimum-norm interpolator). It ignores the low-rank structure, hence does not depend on
+    ``beta`` or ``rho``: it is the Gaussian-prior linear-channel MMSE of the perceptron chapter
+    (:func:`solvable.glm.bayes_gen_error` with ``prior="gaussian", channel="linear"``).
+    """
+    alpha = check_nonnegative("alpha", alpha)
+    delta = check_nonnegative("delta", delta)
+    return float(_gaussian_linear_mse(alpha, delta))
+
+
+def nuclear_norm_threshold(beta: float, rho: float, *, n_nodes: int = 200) -> float:
+    """Sample ratio above which the minimum-nuclear-norm estimator recovers ``S*`` exactly (noiseless).
+
+    Donoho-Gavish-Montanari recipe (``science/bsr.md``, Sec. 5; PNAS 110:8405 (2013), arXiv:1302.2331):
+    ``b = 1/beta <= 1``, ``gamma = b(1 - rho)/(1 - rho b)``, ``p_gamma`` the Marchenko-Pastur density
+    ``sqrt((g+ - t)(t - g-))/(2 pi gamma t)`` on ``[g-, g+] = [(1 - sqrt gamma)^2, (1 + sqrt gamma)^2]``,
+    ``P_k(x) = int_{max(x, g-)}^{g+} t^k p_gamma(t) dt``. ``lambda`` is the unique root in
+    ``(0, sqrt(g+))`` of ``P_{1/2}(lambda^2) - lambda P_0(lambda^2) - lambda rho/(1 - rho)``, and
+
+        alpha_MNNE = rho + b rho - b rho^2 + (1 - rho b)[rho lambda^2
+                     + (1 - rho)(P_1 - 2 lambda P_{1/2} + lambda^2 P_0)(lambda^2)].
+
+    ``beta = inf`` (``b = 0``): ``p_gamma`` is a point mass at 1, ``lambda = 1 - rho`` and
+    ``alpha_MNNE = rho (2 - rho)``. ``rho >= 1`` (full rank) gives 1, the limit of the formula. The
+    integrals use Gauss-Legendre after ``t = mid - half cos(theta)`` (:func:`solvable.spectra.bulk_quadrature`;
+    ``n_nodes = 200`` is converged to about 1e-10).
+    """
+    beta = _check_beta(beta)
+    rho = _check_rho(rho)
+    n_nodes = check_int("n_nodes", n_nodes, minimum=2)
+    if rho >= 1.0:
+        return 1.0
+    if math.isinf(beta):
+        return rho * (2.0 - rho)
+    b = 1.0 / beta
+    gamma = b * (1.0 - rho) / (1.0 - rho * b)
+    lo, hi = (1.0 - math.sqrt(gamma)) ** 2, (1.0 + math.sqrt(gamma)) ** 2
+
+    def moments(x):
+        """``(P_0, P_{1/2}, P_1)(x)``."""
+        a = max(x, lo)
+        if a >= hi:
+            return 0.0, 0.0, 0.0
+        t, w = bulk_quadrature([(a, hi)], n_nodes)
+        p = w * np.sqrt(np.maximum((hi - t) * (t - lo), 0.0)) / (2.0 * math.pi * gamma * t)
+        return float(p.sum()), float(p @ np.sqrt(t)), float(p @ t)
+
+    def f(lam):
+        p0, ph, _ = moments(lam * lam)
+        return ph - lam * p0 - lam * rho / (1.0 - rho)
+
+    lam = brentq(f, 0.0, math.sqrt(hi), xtol=1e-14, rtol=1e-14)
+    p0, ph, p1 = moments(lam * lam)
+    bracket = rho * lam**2 + (1.0 - rho) * (p1 - 2.0 * lam * ph + lam**2 * p0)
+    return float(rho + b * rho - b * rho**2 + (1.0 - rho * b) * bracket)
+
+
+class _RectangularSEPrior:
+    """The rectangular RIE seen by :func:`solvable.amp.iterate_state_evolution` as a "prior":
+    ``se_overlap(mhat) = 1 - mmse_den(beta, rho, 1/mhat)`` (with ``mhat = alpha/(delta + 1 - q)``,
+    the noisy linear channel's ``alpha * se_mhat_factor``)."""
+
+    def __init__(self, beta: float, rho: float):
+        self.beta, self.rho_signal = beta, rho
+
+    def se_overlap(self, mhat):
+        mhat = float(mhat)
+        if mhat <= 0.0:
+            return 0.0
+        return 1.0 - _mmse_den(self.beta, self.rho_signal, 1.0 / mhat)
+
+
+def _fixed_point_overlap(alpha: float, beta: float, rho: float, delta: float) -> float:
+    """Root of ``f(q) = q - 1 + mmse_den(Rn(q))`` by Brent (``science/bsr.md``, Sec. 2).
+
+    ``f(0) = mmse_den((1 + delta)/alpha) - 1 < 0``. With noise ``f(1) = mmse_den(delta/alpha) > 0``; without,
+    ``q = 1`` is always a root and ``f(1 - eps) ~ eps (alpha_PR/alpha - 1)`` is positive below ``alpha_PR``.
+    """
+    if alpha == 0.0:
+        return 0.0
+    if delta == 0.0 and alpha >= _parameter_fraction(beta, rho):
+        return 1.0
+
+    def f(q):
+        return q - 1.0 + _mmse_den(beta, rho, (delta + 1.0 - q) / alpha)
+
+    top = 1.0 if delta > 0 else _Q_TOP_NOISELESS
+    if f(top) <= 0.0:  # noiseless, alpha within ~1e-12 of alpha_PR: the error is below 1e-12
+        return 1.0
+    return float(brentq(f, 0.0, top, xtol=1e-14, maxiter=200))
+
+
+def bayes_optimal_mmse(alpha: float, beta: float, rho: float, delta: float = 0.0) -> float:
+    """Bayes-optimal per-entry MMSE on ``S*``, ``1 - q`` at the fixed point (2) (``science/bsr.md``, Sec. 2).
+
+    Solves ``q = 1 - mmse_den(beta, rho, (delta + 1 - q)/alpha)`` by Brent's method (arXiv:2410.18858;
+    ``mmse_den`` of Troiani et al., arXiv:2203.07752). 1 at ``alpha = 0``; exactly 0 for ``delta = 0`` and
+    ``alpha >= alpha_PR`` (:func:`perfect_recovery_threshold`). The test error on a fresh noisy label is
+    this plus ``delta``. ``beta = math.inf`` uses the limiting closed-form ``mmse_den``; at ``delta = 0`` and
+    ``alpha < rho < 1`` the result is ``(1 - alpha)(1 - alpha/rho)``.
+
+    Parameters
+    ----------
+    alpha : float >= 0
+        ``n/(dL)``.
+    beta : float > 0 or math.inf
+        ``L/d`` (``beta < 1`` is read as ``1/beta``).
+    rho : float > 0
+        ``r/min(d, L)``; ``rho >= 1`` is a full-rank teacher (the rectangular RIE covers it).
+    delta : float >= 0
+        Label-noise variance.
+    """
+    alpha = check_nonnegative("alpha", alpha)
+    beta = _check_beta(beta)
+    rho = _check_rho(rho)
+    delta = check_nonnegative("delta", delta)
+    return float(max(0.0, 1.0 - _fixed_point_overlap(alpha, beta, rho, delta)))
+
+
+@dataclass(frozen=True)
+class SEResult:
+    """State evolution of GAMP-RIE (:func:`state_evolution`).
+
+    Attributes
+    ----------
+    overlap : q at the fixed point (Brent, to ~1e-14).
+    mmse : ``1 - q``, the Bayes-optimal per-entry error on ``S*``.
+    delta : label-noise variance.
+    history : ``q_t`` of the iteration ``q_{t+1} = 1 - mmse_den(Rn(q_t))`` from ``q_0``: GAMP-RIE's error
+        after iteration ``t`` is predicted to be ``1 - history[t]``.
+    converged, iterations : of that iteration (``|q_{t+1} - q_t| < tol``).
+    """
+
+    overlap: float
+    mmse: float
+    delta: float
+    history: np.ndarray = field(repr=False)
+    converged: bool
+    iterations: int
+
+    @property
+    def test_error(self) -> float:
+        """``mmse + delta``: the Bayes-optimal error on a fresh noisy label."""
+        return self.mmse + self.delta
+
+    @property
+    def mse_history(self) -> np.ndarray:
+        """``1 - q_t``: the per-iteration error GAMP-RIE is compared with."""
+        return 1.0 - self.history
+
+
+def state_evolution(alpha: float, beta: float, rho: float, delta: float = 0.0, *, q0: float = 0.0,
+                    tol: float = 1e-10, max_iter: int = 1000) -> SEResult:
+    """State evolution of GAMP-RIE and its fixed point (``science/bsr.md``, Sec. 2).
+
+    Iterates ``q_{t+1} = 1 - mmse_den(beta, rho, (delta + 1 - q_t)/alpha)`` from ``q_0`` through the shared
+    :func:`solvable.amp.iterate_state_evolution` (noisy linear channel: ``mhat = alpha/(delta + 1 - q)``;
+    "prior": the rectangular RIE, ``q = 1 - mmse_den(1/mhat)``) until ``|q_{t+1} - q_t| < tol``; reaching
+    ``max_iter`` warns (:class:`~solvable.errors.ConvergenceWarning`; the iteration is critically slow near
+    ``alpha_PR``). The reported fixed point is the Brent root of :func:`bayes_optimal_mmse`, which the
+    iteration from ``q_0 = 0`` (or 0.5) reaches in every tested case: no hard phase in BSR.
+
+    Parameters
+    ----------
+    alpha, beta, rho, delta : see :func:`bayes_optimal_mmse`.
+    q0 : float in [0, 1]
+        Initial overlap (0: GAMP-RIE started from ``S_hat = 0``).
+    tol : float >= 0
+    max_iter : int >= 1
+    """
+    alpha = check_nonnegative("alpha", alpha)
+    beta = _check_beta(beta)
+    rho = _check_rho(rho)
+    delta = check_nonnegative("delta", delta)
+    q0 = check_in_range("q0", q0, 0.0, 1.0)
+    tol = check_nonnegative("tol", tol)
+    max_iter = check_int("max_iter", max_iter)
+    q_star = _fixed_point_overlap(alpha, beta, rho, delta)
+    if alpha == 0.0:
+        traj_q, converged, iterations = np.array([q0, 0.0]), True, 1
+    else:
+        traj = iterate_state_evolution(_RectangularSEPrior(beta, rho), LinearChannel(delta), alpha, q0,
+                                       rho=1.0, tol=tol, max_iter=max_iter)
+        traj_q, converged, iterations = traj.q, traj.converged, traj.iterations
+    return SEResult(overlap=q_star, mmse=max(0.0, 1.0 - q_star), delta=delta, history=traj_q,
+                    converged=converged, iterations=iterations)
+
+
+# --------------------------------------------------------------------------- GAMP-RIE
+
+
+class BilinearMap:
+    """The linear map of BSR, ``S -> z_mu = <X_mu, S>/sqrt(dL)``, for :func:`solvable.amp.run_gamp` and
+    :func:`solvable.gd.run_gd`.
+
+    It is the perceptron's dense map on ``vec(X)`` (``F = X_flat/sqrt(dL)``, ``n x dL``) acting on
+    ``d x L`` matrices: ``forward`` is one ``(n, dL) @ (dL,)`` product, ``adjoint`` one ``(dL, n) @ (n,)``
+    product, on the raw ``(n, dL)`` design (a view of the data; no per-sample matrices, no copy). Batches
+    ``(K, d, L)`` / ``(K, n)`` are one matrix-matrix product each (gradient descent with ``K`` inits).
+    Variances are uniform (``F_{mu,i}^2`` replaced by its mean ``1/(dL)``, exact in the large-size limit for
+    i.i.d. Gaussian ``X``): ``forward_variance(c) = c`` for a per-entry variance ``c``, and
+    ``adjoint_variance(a) = sum_mu a_mu/(dL) = alpha mean(a)``, the notes' ``A``.
+    """
+
+    def __init__(self, X):
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 3:
+            raise ValueError(f"X must be a 3-d array (n, d, L), got shape {X.shape}")
+        self.n, self.d, self.L = X.shape
+        self.shape = (self.d, self.L)
+        self._Xf = X.reshape(self.n, self.d * self.L)
+        self._scale = 1.0 / math.sqrt(self.d * self.L)
+
+    @property
+    def alpha(self) -> float:
+        return self.n / (self.d * self.L)
+
+    def forward(self, S):
+        """``(d, L) -> (n,)`` or ``(K, d, L) -> (K, n)``."""
+        S = np.asarray(S, dtype=float)
+        if S.ndim == 2:
+            return (self._Xf @ S.reshape(-1)) * self._scale
+        return (S.reshape(S.shape[0], -1) @ self._Xf.T) * self._scale
+
+    def adjoint(self, g):
+        """``(n,) -> (d, L)`` or ``(K, n) -> (K, d, L)``."""
+        g = np.asarray(g, dtype=float)
+        if g.ndim == 1:
+            return ((self._Xf.T @ g) * self._scale).reshape(self.shape)
+        return ((g @ self._Xf) * self._scale).reshape((g.shape[0],) + self.shape)
+
+    def forward_variance(self, c):
+        return float(np.mean(c))
+
+    def adjoint_variance(self, a):
+        return float(np.sum(a)) * self._scale * self._scale
+
+
+class RectangularRIEDenoiser:
+    """The rectangular RIE as the denoiser of :func:`solvable.amp.run_gamp` (unit scale).
+
+    ``denoise(A, B)``: the field ``B`` (``d x L``) and scalar precision ``A`` describe the observation
+    ``Y = B/A = S + noise`` with per-entry noise variance ``delta' = 1/A``. The estimate is the RIE of
+    ``Y`` (:func:`solvable.rie.rectangular_rie` on ``Y/(dL)^{1/4}``, scaled back; singular values whose
+    shrinkage is negative set to 0) and the variance is the asymptotic ``mmse_den(beta, rho, 1/A)``
+    (:func:`solvable.rie.rectangular_rie_mmse`), a per-entry variance on the unit scale
+    (``science/bsr.md``, Sec. 3, steps 4-6; Troiani et al., arXiv:2203.07752). A non-positive or non-finite
+    ``A`` returns NaN, which :func:`~solvable.amp.run_gamp` reports as a divergence.
+    """
+
+    def __init__(self, beta: float, rho: float):
+        self.beta = _check_beta(beta)
+        self.rho = _check_rho(rho)
+
+    def denoise(self, A, B):
+        A = float(A)
+        B = np.asarray(B, dtype=float)
+        if not (math.isfinite(A) and A > 0.0) or not np.all(np.isfinite(B)):
+            return np.full(B.shape, np.nan), math.nan
+        noise = 1.0 / A
+        scale = (B.shape[0] * B.shape[1]) ** 0.25
+        est = rie.rectangular_rie(B * (noise / scale), noise, self.rho) * scale
+        return est, _mmse_den(self.beta, self.rho, noise)
+
+    def se_overlap(self, mhat):
+        """State-evolution map ``q = 1 - mmse_den(1/mhat)``."""
+        return _RectangularSEPrior(self.beta, self.rho).se_overlap(mhat)
+
+
+@dataclass(frozen=True)
+class GAMPRIEResult:
+    """Outcome of :func:`gamp_rie`.
+
+    Attributes
+    ----------
+    estimate : (d, L) array, the last estimate of ``S*`` on the unit scale.
+    history : per-iteration MSE ``||S_hat_t - S*||_F^2/(dL)`` (compare with ``SEResult.mse_history[1:]``).
+    variance : last ``C_hat = mmse_den(1/A)`` (the algorithm's own error estimate; it tracks ``history`` on
+        the good fixed point and collapses to 0 on the false one of ``science/bsr.md``, Sec. 3).
+    iterations, converged : as in :func:`solvable.amp.run_gamp`.
+    """
+
+    estimate: np.ndarray = field(repr=False)
+    history: np.ndarray
+    variance: float
+    iterations: int
+    converged: bool
+
+    @property
+    def mse(self) -> float:
+        """Last entry of ``history``."""
+        return float(self.history[-1])
+
+
+GAMP_INITS = ("zero", "prior")
+
+
+def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-6, max_iter: int = 500,
+             init: str = "zero", precision: str = "empirical", rng) -> GAMPRIEResult:
+    """GAMP-RIE for bilinear sequence regression (``science/bsr.md``, Sec. 3; arXiv:2410.18858).
+
+    The shared loop :func:`solvable.amp.run_gamp` with :class:`BilinearMap`, the noisy linear channel
+    ``g = (y - omega)/(delta + V)`` and :class:`RectangularRIEDenoiser`. Per iteration::
+
+        V_new = C_hat;  omega_new = <X, S_hat>/sqrt(dL) - g V_new        (Onsager term with the old g)
+        (V, omega) <- damping (V, omega) + (1 - damping) (V_new, omega_new)
+        g = (y - omega)/(delta + V);   A = alpha mean(g^2)               (empirical precision)
+        S_hat, C_hat = RIE(S_hat + X^T g/(A sqrt(dL)), noise 1/A), mmse_den(beta, rho, 1/A)
+
+    stopping when ``mean((S_new - S_hat)^2) < tol`` (the notes' ``||.||_F^2/sqrt(dL)`` on scaled matrices).
+    Cost per iteration: one forward and one adjoint product with the ``(n, dL)`` design, one ``d x L`` SVD
+    and one ``mmse_den`` (a few ms).
+
+    Parameters
+    ----------
+    data : Dataset
+    damping : float in [0, 1)
+        Damping of ``(V, omega)`` (default 0.5). Without it, runs at ``d = 50-100`` can fall into a
+        2-cycle or, from the large-variance init, a false fixed point (``C_hat -> 0``, MSE ~ 0.5).
+    tol : float >= 0
+        ``0`` runs exactly ``max_iter`` iterations (comparison with state evolution, no warning).
+    max_iter : int
+        Cap (:class:`~solvable.errors.ConvergenceWarning` when reached).
+    init : {"zero", "prior"}
+        ``"zero"``: ``S_hat = 0``, ``C_hat = V = 1``, ``omega = y`` (first Onsager term vanishes; the start
+        of :func:`state_evolution` with ``q_0 = 0``). ``"prior"``: ``S_hat`` a prior sample drawn from
+        ``rng``, ``C_hat = V = 20``, ``omega = 20`` (the authors' choice; needs the damping).
+    precision : {"empirical", "derivative"}
+        ``A = alpha mean(g^2)`` (default, stable) or ``alpha/(delta + V)`` (the textbook form, unstable here).
+    rng : numpy.random.Generator or int
+        Used by ``init="prior"`` (required in any case).
+    """
+    if not isinstance(data, Dataset):
+        raise ValueError(f"data must be a solvable.bsr.Dataset, got {type(data).__name__}")
+    rng = check_rng(rng)
+    init = check_choice("init", init, GAMP_INITS)
+    precision = check_choice("precision", precision, ("empirical", "derivative"))
+    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
+    d, L, r = data.d, data.L, data.r
+    if init == "zero":
+        S0, c0, omega0 = np.zeros((d, L)), 1.0, data.y
+    else:
+        S0 = rng.standard_normal((d, r)) @ rng.standard_normal((r, L)) / math.sqrt(r)
+        c0, omega0 = 20.0, np.full(data.n, 20.0)
+    S_star = data.S_star
+
+    def monitor(S):
+        return (mse(S, S_star),)
+
+    res = run_gamp(BilinearMap(data.X), LinearChannel(data.delta), RectangularRIEDenoiser(data.beta, data.rho),
+                   data.y, S0, c0, damping=damping, tol=tol, max_iter=max_iter, monitor=monitor,
+                   damp="output", precision=precision, omega0=omega0, V0=c0)
+    return GAMPRIEResult(estimate=res.estimate, history=res.history[:, 0], variance=float(res.variance),
+                         iterations=res.iterations, converged=res.converged)
+
+
+# --------------------------------------------------------------------------- baselines
+
+
+def fit_ridge(data: Dataset, lam: float) -> np.ndarray:
+    """Ridge regression on ``vec(X)``: ``argmin_S (1/2) sum_mu (y_mu - <X_mu, S>/sqrt(dL))^2 + (lam/2)||S||_F^2``.
+
+    The posterior mean for a Gaussian prior on ``vec(S)`` when ``lam = delta``; its asymptotic MSE is
+    :func:`ridge_mse` (``science/bsr.md``, Sec. 5). Solves the smaller of the ``dL x dL`` and ``n x n``
+    positive-definite systems (:func:`solvable.erm.fit_ridge` on the flattened design). ``lam = 0`` gives
+    the minimum-norm least-squares solution (the ``lam -> 0+`` limit; the interpolator when ``n < dL``).
+    Returns the ``(d, L)`` estimate on the unit scale.
+    """
+    if not isinstance(data, Dataset):
+        raise ValueError(f"data must be a solvable.bsr.Dataset, got {type(data).__name__}")
+    lam = check_nonnegative("lam", lam)
+    Xf = data.design
+    n, p = Xf.shape
+    if lam > 0:
+        w = _fit_ridge_dense(Xf, data.y, lam)
+    elif n < p:  # minimum-norm interpolator F^T (F F^T)^{-1} y
+        F = Xf / math.sqrt(p)
+        w = F.T @ linalg.solve(F @ F.T, data.y, assume_a="pos")
+    else:
+        w = np.linalg.lstsq(Xf / math.sqrt(p), data.y, rcond=None)[0]
+    return w.reshape(data.d, data.L)
+
+
+@dataclass(frozen=True)
+class MNNEResult:
+    """Outcome of :func:`min_nuclear_norm`: the estimate (``d x L``, unit scale, satisfies the constraints to
+    solver precision), its nuclear norm, the final primal / dual residuals, iterations, converged."""
+
+    estimate: np.ndarray = field(repr=False)
+    nuclear_norm: float
+    primal_residual: float
+    dual_residual: float
+    iterations: int
+    converged: bool
+
+
+def _svt(M, threshold):
+    """Singular-value soft thresholding ``prox_{t ||.||_*}(M)``."""
+    U, s, Vt = np.linalg.svd(M, full_matrices=False)
+    s = np.maximum(s - threshold, 0.0)
+    keep = s > 0
+    return (U[:, keep] * s[keep]) @ Vt[keep]
+
+
+def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000, penalty: float = 1.0,
+                     warn: bool = True) -> MNNEResult:
+    """Minimum-nuclear-norm estimator ``argmin ||S||_*`` subject to ``<X_mu, S>/sqrt(dL) = y_mu`` for all ``mu``.
+
+    The convex relaxation of rank minimisation (Recht, Fazel, Parrilo, SIAM Rev. 52:471 (2010)); its exact
+    recovery threshold at large size is :func:`nuclear_norm_threshold` (Donoho, Gavish, Montanari,
+    arXiv:1302.2331; ``science/bsr.md``, Sec. 5). Solved by ADMM on ``S = Z`` (Boyd et al., Found. Trends
+    Mach. Learn. 3:1 (2011), Sec. 5), in numpy only, for small sizes (``dL`` up to a few thousand)::
+
+        S <- projection of Z - U on the affine set {F vec(S) = y}    (one n x n Cholesky, precomputed)
+        Z <- singular-value soft thresholding of S + U at 1/penalty
+        U <- U + S - Z
+
+    with residual balancing of ``penalty`` (Boyd et al., Sec. 3.4.1). Stops when the primal residual
+    ``||S - Z||_F`` and the dual residual ``penalty ||Z - Z_old||_F`` are below ``tol sqrt(dL)``. Needs
+    ``n < dL`` (otherwise the constraints determine ``S`` and it returns the least-squares solution).
+    Noisy labels are interpolated as they are. Returns the feasible iterate ``S``.
+
+    Parameters
+    ----------
+    tol : float > 0
+    max_iter : int
+        Cap (:class:`~solvable.errors.ConvergenceWarning` if ``warn``).
+    penalty : float > 0
+        Initial ADMM penalty.
+    """
+    if not isinstance(data, Dataset):
+        raise ValueError(f"data must be a solvable.bsr.Dataset, got {type(data).__name__}")
+    tol = check_positive("tol", tol)
+    max_iter = check_int("max_iter", max_iter)
+    tau = check_positive("penalty", penalty)
+    d, L, n = data.d, data.L, data.n
+    F = data.design / math.sqrt(d * L)
+    y = data.y
+    if n >= d * L:
+        S = np.linalg.lstsq(F, y, rcond=None)[0].reshape(d, L)
+        s = np.linalg.svd(S, compute_uv=False)
+        return MNNEResult(estimate=S, nuclear_norm=float(s.sum()), primal_residual=0.0, dual_residual=0.0,
+                          iterations=0, converged=True)
+    chol = linalg.cho_factor(F @ F.T)
+
+    def project(M):
+        v = M.reshape(-1)
+        return (v - F.T @ linalg.cho_solve(chol, F @ v - y)).reshape(d, L)
+
+    Z = np.zeros((d, L))
+    U = np.zeros((d, L))
+    eps = tol * math.sqrt(d * L)
+    converged = False
+    r_norm = s_norm = math.inf
+    it = 0
+    for it in range(1, max_iter + 1):
+        S = project(Z - U)
+        Z_old = Z
+        Z = _svt(S + U, 1.0 / tau)
+        U = U + S - Z
+        r_norm = float(np.linalg.norm(S - Z))
+        s_norm = float(tau * np.linalg.norm(Z - Z_old))
+        if not (math.isfinite(r_norm) and math.isfinite(s_norm)):
+            raise DivergenceError(f"min_nuclear_norm diverged at iteration {it}")
+        if r_norm < eps and s_norm < eps:
+            converged = True
+            break
+        if it % 10 == 0:  # residual balancing; U is the scaled dual variable y/tau
+            if r_norm > 10.0 * s_norm:
+                tau *= 2.0
+                U = U / 2.0
+            elif s_norm > 10.0 * r_norm:
+                tau /= 2.0
+                U = U * 2.0
+    if not converged and warn:
+        warnings.warn(
+            f"min_nuclear_norm did not converge in {it} iterations (residuals {r_norm:.1e}, {s_norm:.1e}; "
+            f"target {eps:.1e})", ConvergenceWarning, stacklevel=2,
+        )
+    S = project(Z)
+    return MNNEResult(estimate=S, nuclear_norm=float(np.linalg.svd(S, compute_uv=False).sum()),
+                      primal_residual=r_norm, dual_residual=s_norm, iterations=it, converged=converged)
+
+
+# --------------------------------------------------------------------------- gradient descent
+
+
+GD_INITS = ("prior", "small")
+
+
+def gd(data: Dataset, *, n_inits: int = 32, lr: float = 0.1, init: str = "prior", init_scale: float = 1e-4,
+       tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10, rng) -> _gd.GDResult:
+    """Full-batch gradient descent on ``(U, V)`` from ``n_inits`` independent initialisations, and their average
+    (``science/bsr.md``, Sec. 6; arXiv:2410.18858, Sec. on GD).
+
+    Student with the teacher's parametrisation and width: ``S = U V^T/sqrt(r)``, prediction
+    ``y_hat_mu = <X_mu, S>/sqrt(dL) = Tr[X_mu^T U V^T]/sqrt(r d L)``, loss ``sum_mu (y_hat_mu - y_mu)^2/4``,
+    plain GD with step ``lr``. The ``n_inits`` runs are one batched computation per step
+    (:func:`solvable.gd.run_gd` with :class:`BilinearMap` and :class:`solvable.gd.LowRankProduct`); each run
+    stops when its training loss over ``sum(y^2)`` falls below ``tol``. ``GDResult.average`` is averaged GD:
+    the mean of the ``S_k`` on the same data (noiseless: close to the Bayes error, while one run from the
+    prior init is close to twice it at small ``alpha``).
+
+    Parameters
+    ----------
+    n_inits : int
+        Independent initialisations ``K``.
+    lr : float > 0
+        Learning rate (the paper: 0.1 with 5e4 steps; the lecture size of Sec. 6: 0.4).
+    init : {"prior", "small"}
+        ``U, V`` entries ``N(0, 1)`` (the prior) or ``N(0, init_scale^2)``.
+    tol, max_steps, record_every : see :func:`solvable.gd.run_gd`.
+    rng : numpy.random.Generator or int
+    """
+    if not isinstance(data, Dataset):
+        raise ValueError(f"data must be a solvable.bsr.Dataset, got {type(data).__name__}")
+    rng = check_rng(rng)
+    K = check_int("n_inits", n_inits)
+    init = check_choice("init", init, GD_INITS)
+    scale = 1.0 if init == "prior" else check_positive("init_scale", init_scale)
+    d, L, r = data.d, data.L, data.r
+    U0 = scale * rng.standard_normal((K, d, r))
+    V0 = scale * rng.standard_normal((K, L, r))
+    return _gd.run_gd(BilinearMap(data.X), _gd.LowRankProduct(r), data.y, (U0, V0), lr=lr, tol=tol,
+                      max_steps=max_steps, record_every=record_every, target=data.S_star)

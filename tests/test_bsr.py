@@ -1,0 +1,359 @@
+"""Bilinear sequence regression (``science/bsr.md``): theory, GAMP-RIE, baselines, validation."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from _reference import reference, reference_rows
+from solvable import bsr, rie
+from solvable.errors import ConvergenceWarning, DivergenceError
+
+REF = "bsr.csv"
+
+
+# --------------------------------------------------------------------------- reference table
+
+
+def _theory_value(row):
+    q, beta, rho = row["quantity"], row["beta"], row["rho"]
+    if q == "mmse_BO":
+        return bsr.bayes_optimal_mmse(float(row["alpha"]), float(beta), float(rho), float(row["Delta"]))
+    if q == "alpha_PR":
+        return bsr.perfect_recovery_threshold(float(beta), float(rho))
+    if q == "alpha_MNNE":
+        return bsr.nuclear_norm_threshold(float(beta), float(rho))
+    if q == "mse_ridge":
+        return bsr.ridge_mse(float(row["alpha"]), float(row["Delta"]))
+    raise LookupError(q)
+
+
+#: Largest tolerance accepted per quantity (the table's hint is used when it is tighter).
+MAX_TOL = {"mmse_BO": 3e-4, "alpha_PR": 1e-3, "alpha_MNNE": 1e-3, "mse_ridge": 3e-4}
+SIMULATION_ROWS = {"mse_GAMP_RIE_finite_size"}  # checked by the GAMP-RIE tests below
+
+
+def test_every_theory_row_of_the_reference_table():
+    rows = reference_rows(REF)
+    assert {r["quantity"] for r in rows} <= set(MAX_TOL) | SIMULATION_ROWS, "unknown quantity in bsr.csv"
+    checked = 0
+    for row in rows:
+        if row["quantity"] in SIMULATION_ROWS:
+            continue
+        tol = min(float(row["tolerance_hint"]), MAX_TOL[row["quantity"]])
+        value = _theory_value(row)
+        assert value == pytest.approx(float(row["value"]), abs=tol), row
+        checked += 1
+    assert checked >= 8
+
+
+# --------------------------------------------------------------------------- Bayes-optimal theory
+
+
+@pytest.mark.parametrize("alpha, rho", [(0.05, 0.2), (0.1, 0.2), (0.15, 0.2), (0.1, 0.5), (0.3, 0.5), (0.02, 0.05)])
+def test_beta_infinity_noiseless_closed_form(alpha, rho):
+    """Sec. 2: MMSE = (1 - alpha)(1 - alpha/rho) for alpha < rho < 1 at beta = inf."""
+    assert bsr.bayes_optimal_mmse(alpha, math.inf, rho) == pytest.approx((1 - alpha) * (1 - alpha / rho), abs=1e-10)
+
+
+def test_large_beta_tends_to_the_beta_infinity_limit():
+    for alpha, delta in [(0.05, 0.0), (0.1, 0.0), (0.3, 0.1)]:
+        limit = bsr.bayes_optimal_mmse(alpha, math.inf, 0.2, delta)
+        gaps = [abs(bsr.bayes_optimal_mmse(alpha, b, 0.2, delta) - limit) for b in (10.0, 1e3, 1e5)]
+        assert gaps[0] > gaps[1] > gaps[2]
+        # The gap decays like 1/beta (6.1e-3 at beta = 1000, alpha = 0.05; the notes' "within 0.006" is rounded).
+        assert gaps[1] < 7e-3 and gaps[2] < 1e-4
+
+
+def test_mmse_limits_monotonicity_and_perfect_recovery():
+    assert bsr.bayes_optimal_mmse(0.0, 1.0, 0.2) == 1.0
+    assert bsr.bayes_optimal_mmse(0.0, 2.0, 0.5, 0.3) == 1.0
+    alphas = np.linspace(0.02, 0.34, 9)
+    m = [bsr.bayes_optimal_mmse(a, 1.0, 0.2) for a in alphas]
+    assert np.all(np.diff(m) < 0)
+    a_pr = bsr.perfect_recovery_threshold(1.0, 0.2)
+    assert bsr.bayes_optimal_mmse(a_pr, 1.0, 0.2) == 0.0
+    assert bsr.bayes_optimal_mmse(0.5, 1.0, 0.2) == 0.0
+    assert 0 < bsr.bayes_optimal_mmse(a_pr - 1e-3, 1.0, 0.2) < 0.05  # continuous transition
+    # With noise: positive for every alpha, below ridge (Bayes uses the low-rank structure), above the
+    # noiseless value.
+    for a in (0.1, 0.4, 1.0, 2.0):
+        noisy = bsr.bayes_optimal_mmse(a, 1.0, 0.2, 0.1)
+        assert bsr.bayes_optimal_mmse(a, 1.0, 0.2) < noisy < bsr.ridge_mse(a, 0.1)
+    # full rank (rho >= 1) is covered by the rectangular RIE: alpha_PR = 1 and Bayes still beats ridge
+    assert bsr.perfect_recovery_threshold(1.0, 2.0) == 1.0
+    assert 0 < bsr.bayes_optimal_mmse(0.5, 1.0, 2.0) < bsr.ridge_mse(0.5)
+
+
+def test_beta_below_one_is_the_transposed_problem():
+    assert bsr.bayes_optimal_mmse(0.2, 0.5, 0.2) == bsr.bayes_optimal_mmse(0.2, 2.0, 0.2)
+    assert bsr.perfect_recovery_threshold(0.25, 0.3) == bsr.perfect_recovery_threshold(4.0, 0.3)
+    assert bsr.nuclear_norm_threshold(0.5, 0.2) == bsr.nuclear_norm_threshold(2.0, 0.2)
+
+
+def test_thresholds_formulas_and_limits():
+    assert bsr.perfect_recovery_threshold(2.0, 0.5) == pytest.approx(0.5 * 2.5 / 2)
+    assert bsr.perfect_recovery_threshold(math.inf, 0.2) == 0.2
+    assert bsr.low_rank_sample_ratio(0.36, 1.0, 0.2) == pytest.approx(0.9)
+    for beta, rho in [(1.0, 0.2), (2.0, 0.2), (1.0, 0.5), (5.0, 0.1)]:
+        a_nn = bsr.nuclear_norm_threshold(beta, rho)
+        assert bsr.perfect_recovery_threshold(beta, rho) < a_nn < 1.0  # MNNE always needs more samples
+        assert bsr.nuclear_norm_threshold(beta, rho, n_nodes=400) == pytest.approx(a_nn, abs=1e-10)
+    # beta = inf: alpha_MNNE = rho (2 - rho), the limit of large beta; full rank needs alpha = 1
+    assert bsr.nuclear_norm_threshold(math.inf, 0.3) == pytest.approx(0.3 * 1.7)
+    assert bsr.nuclear_norm_threshold(1e6, 0.3) == pytest.approx(0.3 * 1.7, abs=1e-5)
+    assert bsr.nuclear_norm_threshold(1.0, 1.0) == 1.0
+    assert bsr.nuclear_norm_threshold(1.0, 0.999) == pytest.approx(1.0, abs=1e-6)
+
+
+# --------------------------------------------------------------------------- state evolution
+
+
+@pytest.mark.parametrize("alpha, beta, delta", [(0.1, 1.0, 0.0), (0.3, 1.0, 0.0), (0.5, 2.0, 0.1), (0.1, math.inf, 0.0)])
+def test_state_evolution_iterates_reach_the_brent_fixed_point(alpha, beta, delta):
+    se = bsr.state_evolution(alpha, beta, 0.2, delta)
+    assert se.converged and se.history[0] == 0.0
+    assert se.mmse == pytest.approx(bsr.bayes_optimal_mmse(alpha, beta, 0.2, delta), abs=1e-14)
+    assert se.history[-1] == pytest.approx(se.overlap, abs=1e-7)
+    assert np.all(np.diff(se.history) > -1e-14)  # from q0 = 0 the overlap increases monotonically
+    # first step: q_1 = 1 - mmse_den((1 + delta)/alpha)
+    first = rie.rectangular_rie_mmse(beta, 0.2, (1 + delta) / alpha) if math.isfinite(beta) else None
+    if first is not None:
+        assert se.mse_history[1] == pytest.approx(first, abs=1e-14)
+    assert se.test_error == pytest.approx(se.mmse + delta)
+    # no hard phase: from q0 = 0.5 the same fixed point
+    assert bsr.state_evolution(alpha, beta, 0.2, delta, q0=0.5).history[-1] == pytest.approx(se.overlap, abs=1e-7)
+
+
+def test_state_evolution_above_perfect_recovery_and_at_zero_alpha():
+    se = bsr.state_evolution(0.45, 1.0, 0.2)
+    assert se.mmse == 0.0 and se.converged and se.history[-1] > 1 - 1e-8
+    se0 = bsr.state_evolution(0.0, 1.0, 0.2)
+    assert se0.mmse == 1.0 and se0.overlap == 0.0
+
+
+def test_state_evolution_warns_at_its_iteration_cap():
+    with pytest.warns(ConvergenceWarning, match="3 iterations"):
+        se = bsr.state_evolution(0.3, 1.0, 0.2, max_iter=3)
+    assert not se.converged and se.iterations == 3 and len(se.history) == 4
+    assert se.mmse == pytest.approx(bsr.bayes_optimal_mmse(0.3, 1.0, 0.2))  # the fixed point is still exact
+
+
+# --------------------------------------------------------------------------- GAMP-RIE
+
+
+@pytest.fixture(scope="module")
+def data_100():
+    """d = L = 100, r = 20, alpha = 0.3, noiseless, seed 0: the reference run's data (240 MB of inputs)."""
+    rng = np.random.default_rng(0)
+    data = bsr.sample(100, 100, 20, 0.3, rng=rng)
+    return data, rng.bit_generator.state  # the generator's state right after the draws
+
+
+def _generator(state):
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state
+    return rng
+
+
+def test_gamp_rie_reproduces_the_noiseless_reference_run(data_100):
+    """reference/bsr.csv: same draws (seed 0, authors' order), prior-sample init, damping 0.5, tol 1e-6."""
+    data, state = data_100
+    value, tol = reference(REF, "mse_GAMP_RIE_finite_size", alpha="0.3", Delta="0.0")
+    res = bsr.gamp_rie(data, init="prior", rng=_generator(state))  # init drawn right after the data
+    assert res.converged
+    assert res.mse == pytest.approx(value, abs=tol)
+    # Same data and init as the reference run: 0.343292 in 68 iterations here against 0.343433 in 67 there
+    # (the runs agree to 1.4e-4; a rounding-level difference moves the stopping iteration by one).
+    assert res.mse == pytest.approx(value, abs=1e-3)
+    assert abs(res.iterations - 67) <= 3
+
+
+def test_gamp_rie_matches_the_bayes_error_at_d_100(data_100):
+    """The issue's requirement: within 0.03 of the theory at d = L = 100, r = 20, alpha = 0.3 (default init).
+
+    Seed study (8 data sets, seeds 0-7): mean 0.3495, std 0.018 against the theory 0.3474; 6 of 8 converge
+    (53-128 iterations), 2 hit the 500-iteration cap while wandering near the fixed point (0.350, 0.354).
+    """
+    data, _ = data_100
+    res = bsr.gamp_rie(data, rng=0)
+    theory = bsr.bayes_optimal_mmse(0.3, 1.0, 0.2)
+    assert res.converged and res.iterations < 150
+    assert abs(res.mse - theory) < 0.03
+    assert abs(res.variance - res.mse) < 0.1  # the algorithm's own error estimate C_hat
+
+
+def test_gamp_rie_follows_state_evolution_iteration_by_iteration(data_100):
+    """Undamped GAMP-RIE from S_hat = 0 against the SE iterates from q0 = 0 (deviation 0.011 at most here)."""
+    data, _ = data_100
+    res = bsr.gamp_rie(data, damping=0.0, tol=0.0, max_iter=10, rng=0)
+    se = bsr.state_evolution(0.3, 1.0, 0.2)
+    assert res.iterations == 10 and len(res.history) == 10
+    assert np.max(np.abs(res.history - se.mse_history[1:11])) < 0.03
+
+
+def test_gamp_rie_reproduces_the_noisy_reference_run():
+    value, _ = reference(REF, "mse_GAMP_RIE_finite_size", alpha="0.3", Delta="0.1")
+    rng = np.random.default_rng(0)
+    data = bsr.sample(100, 100, 20, 0.3, 0.1, rng=rng)
+    res = bsr.gamp_rie(data, init="prior", rng=rng)
+    assert res.converged and res.iterations == 35  # the reference run's 35 iterations
+    assert res.mse == pytest.approx(value, abs=1e-5)  # same draws: 0.5220449 against 0.522045
+    assert abs(res.mse - bsr.bayes_optimal_mmse(0.3, 1.0, 0.2, 0.1)) < 0.03
+
+
+def test_gamp_rie_warns_at_its_cap_and_reports_divergence():
+    data = bsr.sample(20, 20, 4, 0.3, rng=1)
+    with pytest.warns(ConvergenceWarning, match="3 iterations"):
+        res = bsr.gamp_rie(data, max_iter=3, rng=0)
+    assert not res.converged and res.iterations == 3 and res.history.shape == (3,)
+    bad = bsr.Dataset(X=data.X, y=data.y * np.nan, S_star=data.S_star, U_star=data.U_star, V_star=data.V_star)
+    with pytest.raises(DivergenceError, match="iteration 1"):
+        bsr.gamp_rie(bad, rng=0)
+
+
+def test_bilinear_map_is_the_dense_map_on_vec_x_with_its_adjoint():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((30, 4, 6))
+    M = bsr.BilinearMap(X)
+    S, g = rng.standard_normal((4, 6)), rng.standard_normal(30)
+    z = M.forward(S)
+    assert z == pytest.approx(np.einsum("nij,ij->n", X, S) / math.sqrt(24))
+    assert float(z @ g) == pytest.approx(float(np.sum(S * M.adjoint(g))))
+    Sb, gb = rng.standard_normal((3, 4, 6)), rng.standard_normal((3, 30))  # batched = one product each
+    assert M.forward(Sb) == pytest.approx(np.stack([M.forward(s) for s in Sb]))
+    assert M.adjoint(gb) == pytest.approx(np.stack([M.adjoint(v) for v in gb]))
+    assert M.forward_variance(0.7) == 0.7
+    assert M.adjoint_variance(np.ones(30)) == pytest.approx(30 / 24) == pytest.approx(M.alpha)
+
+
+def test_rectangular_denoiser_is_the_rie_on_the_scaled_matrix():
+    rng = np.random.default_rng(3)
+    d, L, r, noise = 40, 60, 8, 0.5
+    S = rng.standard_normal((d, r)) @ rng.standard_normal((r, L)) / math.sqrt(r)
+    Y = S + math.sqrt(noise) * rng.standard_normal((d, L))
+    A = 1 / noise
+    den = bsr.RectangularRIEDenoiser(L / d, r / d)
+    est, var = den.denoise(A, A * Y)
+    scale = (d * L) ** 0.25
+    assert est == pytest.approx(rie.rectangular_rie(Y / scale, noise, r / d) * scale)
+    assert var == pytest.approx(rie.rectangular_rie_mmse(L / d, r / d, noise))
+    assert bsr.mse(est, S) < noise  # the RIE denoises
+    assert np.all(np.isnan(den.denoise(0.0, Y)[0]))
+
+
+# --------------------------------------------------------------------------- baselines
+
+
+def test_ridge_closed_form_and_finite_size_ridge():
+    for alpha, delta in [(0.2, 0.1), (0.5, 0.0), (1.5, 0.3), (2.0, 0.0)]:
+        m = bsr.ridge_mse(alpha, delta)
+        assert m * m + (delta + alpha - 1) * m - delta == pytest.approx(0.0, abs=1e-12)
+    assert bsr.ridge_mse(0.3) == pytest.approx(0.7) and bsr.ridge_mse(1.5) == 0.0
+    # Finite size, d = L = 40, alpha = 0.5. The error is divided by the teacher's empirical ||S*||^2/(dL) (it
+    # fluctuates by ~10% at r = 8); at delta = 0 the min-norm error is then 1 - alpha exactly in expectation
+    # over X. Per-seed spread 0.018; 6 seeds -> standard error 0.008; tolerance 0.03.
+    for lam in (0.1, 0.0):
+        errs = []
+        for seed in range(6):
+            data = bsr.sample(40, 40, 8, 0.5, lam, rng=seed)
+            errs.append(bsr.mse(bsr.fit_ridge(data, lam), data) / np.mean(data.S_star**2))
+        assert abs(np.mean(errs) - bsr.ridge_mse(0.5, lam)) < 0.03
+    data = bsr.sample(10, 12, 3, 0.5, rng=0)
+    assert bsr.fit_ridge(data, 1e-10) == pytest.approx(bsr.fit_ridge(data, 0.0), abs=1e-6)
+    over = bsr.sample(5, 6, 2, 1.5, rng=0)  # n > dL: least squares recovers S* exactly
+    assert bsr.fit_ridge(over, 0.0) == pytest.approx(over.S_star, abs=1e-8)
+
+
+def test_min_nuclear_norm_recovery_changes_around_the_dgm_threshold():
+    """d = L = 20, r = 4 (the paper's MNNE size): alpha_MNNE = 0.572 (alpha_PR = 0.36).
+
+    Above (alpha = 0.7) ADMM returns S* to a relative error ~2e-8 (solver tolerance 1e-8): success is
+    declared below 1e-4. Below (alpha = 0.45) the relative error is 0.19-0.39 and, whatever the solver
+    accuracy, the returned feasible matrix has a nuclear norm smaller than the teacher's by > 1%: S* is
+    provably not the minimiser. The finite-size transition at d = 20 lies between 0.5 (all 4 seeds fail) and
+    0.6 (all succeed).
+    """
+    assert bsr.nuclear_norm_threshold(1.0, 0.2) == pytest.approx(0.5717, abs=1e-4)
+    for seed in range(3):
+        above = bsr.sample(20, 20, 4, 0.7, rng=seed)
+        res = bsr.min_nuclear_norm(above)
+        rel = np.linalg.norm(res.estimate - above.S_star) / np.linalg.norm(above.S_star)
+        assert res.converged and rel < 1e-4
+        below = bsr.sample(20, 20, 4, 0.45, rng=seed)
+        res = bsr.min_nuclear_norm(below)
+        rel = np.linalg.norm(res.estimate - below.S_star) / np.linalg.norm(below.S_star)
+        teacher_norm = np.linalg.svd(below.S_star, compute_uv=False).sum()
+        assert rel > 0.1 and res.nuclear_norm < 0.99 * teacher_norm
+        assert np.max(np.abs(below.design @ res.estimate.ravel() / 20 - below.y)) < 1e-8  # feasible
+    with pytest.warns(ConvergenceWarning, match="2 iterations"):
+        bsr.min_nuclear_norm(above, max_iter=2)
+
+
+# --------------------------------------------------------------------------- data and validation
+
+
+def test_sample_shapes_normalisation_and_reproducibility():
+    data = bsr.sample(30, 50, 6, 0.4, 0.2, rng=5)
+    assert data.X.shape == (600, 30, 50) and data.y.shape == (600,) and data.S_star.shape == (30, 50)
+    assert (data.n, data.d, data.L, data.r) == (600, 30, 50, 6)
+    assert data.alpha == pytest.approx(0.4) and data.beta == pytest.approx(5 / 3) and data.rho == pytest.approx(0.2)
+    assert np.shares_memory(data.design, data.X)  # the flattened design is a view
+    assert data.S_star == pytest.approx(data.U_star @ data.V_star.T / math.sqrt(6))
+    assert np.mean(data.S_star**2) == pytest.approx(1.0, abs=0.3)
+    clean = data.design @ data.S_star.ravel() / math.sqrt(1500)
+    assert np.var(data.y - clean) == pytest.approx(0.2, rel=0.2)
+    again = bsr.sample(30, 50, 6, 0.4, 0.2, rng=5)
+    assert np.array_equal(again.y, data.y)
+    tall = bsr.sample(12, 6, 2, 0.5, rng=0)  # d > L: beta < 1, rho = r / min(d, L)
+    assert tall.beta == 0.5 and tall.rho == pytest.approx(1 / 3)
+    assert bsr.gamp_rie(tall, max_iter=5, tol=0.0, rng=0).history.shape == (5,)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: bsr.bayes_optimal_mmse(-0.1, 1.0, 0.2), "alpha"),
+        (lambda: bsr.bayes_optimal_mmse(math.nan, 1.0, 0.2), "alpha"),
+        (lambda: bsr.bayes_optimal_mmse(math.inf, 1.0, 0.2), "alpha"),
+        (lambda: bsr.bayes_optimal_mmse(0.1, 0.0, 0.2), "beta"),
+        (lambda: bsr.bayes_optimal_mmse(0.1, -2.0, 0.2), "beta"),
+        (lambda: bsr.bayes_optimal_mmse(0.1, math.nan, 0.2), "beta"),
+        (lambda: bsr.bayes_optimal_mmse(0.1, 1.0, 0.0), "rho"),
+        (lambda: bsr.bayes_optimal_mmse(0.1, 1.0, math.inf), "rho"),
+        (lambda: bsr.bayes_optimal_mmse(0.1, 1.0, 0.2, -0.1), "delta"),
+        (lambda: bsr.state_evolution(0.1, 1.0, 0.2, q0=1.5), "q0"),
+        (lambda: bsr.state_evolution(0.1, 1.0, 0.2, max_iter=0), "max_iter"),
+        (lambda: bsr.perfect_recovery_threshold(-1.0, 0.2), "beta"),
+        (lambda: bsr.perfect_recovery_threshold(1.0, -0.2), "rho"),
+        (lambda: bsr.nuclear_norm_threshold(1.0, 0.0), "rho"),
+        (lambda: bsr.low_rank_sample_ratio(0.1, math.inf, 0.2), "beta"),
+        (lambda: bsr.ridge_mse(-1.0, 0.0), "alpha"),
+        (lambda: bsr.ridge_mse(0.5, -1.0), "delta"),
+        (lambda: bsr.sample(0, 10, 2, 0.3, rng=0), "d"),
+        (lambda: bsr.sample(10, 10, 0, 0.3, rng=0), "r"),
+        (lambda: bsr.sample(10, 10, 2, 0.0, rng=0), "alpha"),
+        (lambda: bsr.sample(10, 10, 2, 0.3, -0.1, rng=0), "delta"),
+        (lambda: bsr.sample(10, 10, 2, 0.3, rng=None), "rng"),
+        (lambda: bsr.Dataset(X=np.zeros((3, 4, 5)), y=np.zeros(2), S_star=np.zeros((4, 5)),
+                             U_star=np.zeros((4, 1)), V_star=np.zeros((5, 1))), "shapes"),
+        (lambda: bsr.Dataset(X=np.zeros((3, 4, 5)), y=np.zeros(3), S_star=np.zeros((5, 4)),
+                             U_star=np.zeros((4, 1)), V_star=np.zeros((5, 1))), "shapes"),
+        (lambda: bsr.Dataset(X=np.zeros((3, 20)), y=np.zeros(3), S_star=np.zeros((4, 5)),
+                             U_star=np.zeros((4, 1)), V_star=np.zeros((5, 1))), "3-d"),
+        (lambda: bsr.gamp_rie("data", rng=0), "data"),
+        (lambda: bsr.gamp_rie(bsr.sample(6, 6, 2, 0.5, rng=0), damping=1.0, rng=0), "damping"),
+        (lambda: bsr.gamp_rie(bsr.sample(6, 6, 2, 0.5, rng=0), init="ones", rng=0), "init"),
+        (lambda: bsr.gamp_rie(bsr.sample(6, 6, 2, 0.5, rng=0), rng=None), "rng"),
+        (lambda: bsr.fit_ridge(bsr.sample(6, 6, 2, 0.5, rng=0), -1.0), "lam"),
+        (lambda: bsr.min_nuclear_norm(bsr.sample(6, 6, 2, 0.5, rng=0), tol=0.0), "tol"),
+        (lambda: bsr.gd(bsr.sample(6, 6, 2, 0.5, rng=0), n_inits=0, rng=0), "n_inits"),
+        (lambda: bsr.gd(bsr.sample(6, 6, 2, 0.5, rng=0), init="zero", rng=0), "init"),
+        (lambda: bsr.gd(bsr.sample(6, 6, 2, 0.5, rng=0), lr=0.0, rng=0), "lr"),
+        (lambda: bsr.gd(bsr.sample(6, 6, 2, 0.5, rng=0), rng=None), "rng"),
+    ],
+)
+def test_invalid_arguments_raise_value_error_naming_them(call, name):
+    with pytest.raises(ValueError, match=name), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        call()
