@@ -211,6 +211,38 @@ def test_rectangular_rie_at_d_300_matches_the_theory():
     assert error < shrunk < identity and error < truncated
 
 
+# --------------------------------------------------------------------------- one-draw experiments
+
+
+def test_symmetric_denoising_experiment_equals_the_functions_one_by_one():
+    d, kappa, s = 120, 0.5, 0.4
+    got = rie.symmetric_denoising_experiment(d, kappa, s, np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    S = rie.sample_wishart(d, kappa, rng)
+    Y = S + math.sqrt(s) * rie.sample_goe(d, rng)
+    assert got.rie == pytest.approx(rie.symmetric_error(rie.symmetric_rie(Y, s, kappa), S), rel=1e-10)
+    assert got.identity == pytest.approx(rie.symmetric_error(Y, S), rel=1e-12)
+    shrunk = rie.scalar_shrinkage(Y, s, 1 + kappa, mean=math.sqrt(kappa))
+    assert got.scalar_shrinkage == pytest.approx(rie.symmetric_error(shrunk, S), rel=1e-12)
+    truncated = rie.eigenvalue_truncation(Y, 60)
+    assert got.truncation == pytest.approx(rie.symmetric_error(truncated, S), rel=1e-10)
+
+
+def test_rectangular_denoising_experiment_equals_the_functions_one_by_one():
+    d, L, r, delta = 80, 160, 16, 0.5
+    got = rie.rectangular_denoising_experiment(d, L, r, delta, np.random.default_rng(4))
+    rng = np.random.default_rng(4)
+    S = rie.sample_rectangular_signal(d, L, r, rng)
+    Y = S + math.sqrt(delta) * rie.sample_rectangular_noise(d, L, rng)
+    assert got.rie == pytest.approx(rie.rectangular_error(rie.rectangular_rie(Y, delta, r / d), S), rel=1e-10)
+    assert got.identity == pytest.approx(rie.rectangular_error(Y, S), rel=1e-12)
+    shrunk = rie.scalar_shrinkage(Y, delta, 1.0)
+    assert got.scalar_shrinkage == pytest.approx(rie.rectangular_error(shrunk, S), rel=1e-12)
+    assert got.truncation == pytest.approx(rie.rectangular_error(rie.truncated_svd(Y, r), S), rel=1e-10)
+    with pytest.raises(ValueError, match="L"):
+        rie.rectangular_denoising_experiment(L, d, r, delta, np.random.default_rng(4))
+
+
 # --------------------------------------------------------------------------- samplers
 
 

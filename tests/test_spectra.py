@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 from scipy.integrate import quad
+from scipy.stats import kstest
 
 from solvable import spectra
 from solvable.spectra import (
@@ -52,6 +53,43 @@ def _fine_rule(law, f, n=1500):
     """A 1500-node Gauss rule per piece: exact to rounding for integrands smooth on the support."""
     x, w = law.quadrature(n)
     return w @ f(x)
+
+
+# --------------------------------------------------------------------------- Kolmogorov distance
+
+
+def test_kolmogorov_distance_of_exact_quantiles_and_against_scipy():
+    """Samples at the midpoints of N equal-mass cells are 1/(2N) away; random samples agree with scipy."""
+    N = 200
+    mid = (np.arange(N) + 0.5) / N
+    # the trapezoid rule in theta is accurate to O(n^-2) ~ 1e-7
+    assert spectra.kolmogorov_distance(mid, np.ones_like, [(0.0, 1.0)]) == pytest.approx(0.5 / N, abs=1e-6)
+    # density 2x on [0, 1] (F = x^2) split over two pieces of the support
+    two_pieces = spectra.kolmogorov_distance(np.sqrt(mid), lambda x: 2 * x, [(0.0, 0.3), (0.3, 1.0)])
+    assert two_pieces == pytest.approx(0.5 / N, abs=1e-6)
+
+    def semicircle_cdf(x):
+        x = np.clip(x, -2, 2)
+        return 0.5 + x * np.sqrt(4 - x * x) / (4 * math.pi) + np.arcsin(x / 2) / math.pi
+
+    rng = np.random.default_rng(5)
+    samples = rng.uniform(-2.2, 2.2, 300)  # not semicircle-distributed: a large distance, including outside
+    ours = spectra.kolmogorov_distance(samples, Semicircle(1.0).density, Semicircle(1.0).bulks)
+    assert ours == pytest.approx(kstest(samples, semicircle_cdf).statistic, abs=1e-6)
+    # GOE eigenvalues are rigid: far closer than independent samples would be (1/sqrt(d) ~ 0.03)
+    lam = np.linalg.eigvalsh(_goe(1000, rng))
+    assert spectra.kolmogorov_distance(lam, Semicircle(1.0).density, Semicircle(1.0).bulks) < 0.01
+
+
+def _goe(d, rng):
+    A = rng.standard_normal((d, d))
+    return (A + A.T) / math.sqrt(2 * d)
+
+
+@pytest.mark.parametrize("support", [[], [(1.0, 0.0)], [(0.0, 2.0), (1.0, 3.0)]])
+def test_kolmogorov_distance_rejects_bad_supports(support):
+    with pytest.raises(ValueError, match="support"):
+        spectra.kolmogorov_distance([0.5], np.ones_like, support)
 
 
 # --------------------------------------------------------------------------- closed-form laws

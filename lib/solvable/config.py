@@ -38,6 +38,12 @@ class Sizes:
     #: Chapter 1, storage of random labels (linear programs): dimension and trials per alpha.
     storage_d: int
     storage_trials: int
+    #: Chapter 2, symmetric matrices (spectra, spikes, RIE against its MMSE and the baselines): dimension d.
+    rmt_d: int
+    #: Chapter 2, rectangular matrices (singular values, rectangular RIE): smaller side d (the other is 2d).
+    rmt_rect_d: int
+    #: Chapter 2, RIE and baselines against the signal-to-noise ratio: independent draws per value.
+    rmt_sweep_seeds: int
 
 
 PRESETS = {
@@ -51,6 +57,9 @@ PRESETS = {
         perceptron_erm_seeds=2,
         storage_d=50,
         storage_trials=100,
+        rmt_d=1000,
+        rmt_rect_d=500,
+        rmt_sweep_seeds=1,
     ),
     "paper": Sizes(
         perceptron_gamp_d=10000,
@@ -62,6 +71,9 @@ PRESETS = {
         perceptron_erm_seeds=5,
         storage_d=200,
         storage_trials=400,
+        rmt_d=2000,
+        rmt_rect_d=1000,
+        rmt_sweep_seeds=3,
     ),
 }
 

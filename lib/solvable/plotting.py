@@ -11,7 +11,15 @@ import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["use_course_style", "new_axes", "theory_curve", "experiment_points", "threshold_line", "finish"]
+__all__ = [
+    "use_course_style",
+    "new_axes",
+    "theory_curve",
+    "experiment_points",
+    "threshold_line",
+    "spectrum_histogram",
+    "finish",
+]
 
 COURSE_STYLE = {
     "figure.facecolor": "white",
@@ -64,6 +72,23 @@ def threshold_line(x, label=None, ax=None, **kwargs):
     kwargs.setdefault("color", "0.3")
     kwargs.setdefault("linewidth", 1.5)
     return ax.axvline(x, label=label, **kwargs)
+
+
+def spectrum_histogram(values, total=None, bins=60, ax=None, **kwargs):
+    """Finite-size eigenvalues (or singular values): a light histogram normalised as a density of ``total``
+    values (default ``len(values)``), so that it is drawn on the scale of the limiting law.
+
+    With ``total`` larger than ``len(values)`` the bars carry mass ``len(values)/total``: e.g. the non-zero
+    eigenvalues of a rank-deficient Wishart matrix against the continuous part of Marchenko-Pastur.
+    Returns the bin edges.
+    """
+    ax = ax if ax is not None else plt.gca()
+    values = np.asarray(values, dtype=float).ravel()
+    total = values.size if total is None else total
+    edges = np.histogram_bin_edges(values, bins=bins)
+    kwargs.setdefault("color", "0.75")
+    ax.hist(values, bins=edges, weights=np.full(values.size, 1.0 / (total * np.diff(edges)[0])), **kwargs)
+    return edges
 
 
 def finish(ax, xlabel=None, ylabel=None, title=None, legend=True, **legend_kwargs) -> None:

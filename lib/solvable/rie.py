@@ -25,6 +25,7 @@ signals and of the noise are at the end of the module. Every random draw takes a
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -51,6 +52,9 @@ __all__ = [
     "truncated_svd",
     "symmetric_error",
     "rectangular_error",
+    "DenoisingErrors",
+    "symmetric_denoising_experiment",
+    "rectangular_denoising_experiment",
     "sample_goe",
     "sample_wishart",
     "sample_rectangular_signal",
@@ -414,6 +418,69 @@ def rectangular_error(estimate, signal) -> float:
     """``||S_hat - S||_F^2/sqrt(dL)`` on the ``(dL)^{1/4}``-scaled matrices (``(1/(dL))||.||^2`` unscaled)."""
     diff = np.asarray(estimate, dtype=float) - np.asarray(signal, dtype=float)
     return float(np.sum(diff * diff) / math.sqrt(diff.shape[0] * diff.shape[1]))
+
+
+@dataclass(frozen=True)
+class DenoisingErrors:
+    """Errors of the RIE and of the three baselines on ONE draw of a denoising problem (per entry, in the
+    normalisation of :func:`symmetric_error` or :func:`rectangular_error`)."""
+
+    rie: float
+    identity: float
+    scalar_shrinkage: float
+    truncation: float
+
+
+def symmetric_denoising_experiment(d: int, kappa: float, s: float, rng) -> DenoisingErrors:
+    """Draw ``S`` Wishart (paper normalisation, ``m = round(kappa d)``) and ``Y = S + sqrt(s) Z``; return the
+    errors of :func:`symmetric_rie`, of ``S_hat = Y``, of :func:`scalar_shrinkage` (centred at the mean
+    ``sqrt(kappa)``) and of :func:`eigenvalue_truncation` at rank ``m``, all from one eigendecomposition.
+
+    Same numbers as calling those functions one by one on the same draw; their asymptotic values are
+    :func:`symmetric_rie_mmse`, :func:`identity_mse` and :func:`scalar_shrinkage_mse` (truncation has no
+    closed form at extensive rank).
+    """
+    d = check_int("d", d)
+    kappa = check_positive("kappa", kappa)
+    s = check_positive("s", s)
+    rng = check_rng(rng)
+    S = sample_wishart(d, kappa, rng)
+    Y = S + math.sqrt(s) * sample_goe(d, rng)
+    lam, O = np.linalg.eigh(Y)
+    m = round(kappa * d)
+    kept = np.where(np.arange(d) >= d - m, lam, 0.0)
+    mean = math.sqrt(kappa)
+    return DenoisingErrors(
+        rie=symmetric_error((O * symmetric_rie_eigenvalues(lam, s, kappa)) @ O.T, S),
+        identity=symmetric_error(Y, S),
+        scalar_shrinkage=symmetric_error(scalar_shrinkage(Y, s, 1.0 + kappa, mean=mean), S),
+        truncation=symmetric_error((O * kept) @ O.T, S),
+    )
+
+
+def rectangular_denoising_experiment(d: int, L: int, r: int, delta: float, rng) -> DenoisingErrors:
+    """Draw the scaled ``S = U V^T/(sqrt(r) (dL)^{1/4})`` (``d x L``, ``d <= L``) and
+    ``Y = S + sqrt(delta) Z/(dL)^{1/4}``; return the errors of :func:`rectangular_rie`, of ``S_hat = Y``, of
+    :func:`scalar_shrinkage` (second moment 1) and of :func:`truncated_svd` at rank ``r``, all from one SVD.
+
+    Asymptotic values: :func:`rectangular_rie_mmse` ``(L/d, r/d, delta)``, :func:`identity_mse`,
+    :func:`scalar_shrinkage_mse` ``(delta, 1)``.
+    """
+    d, L, r = check_int("d", d), check_int("L", L), check_int("r", r)
+    if d > L:
+        raise ValueError(f"d must be <= L (transpose the problem), got d={d}, L={L}")
+    delta = check_positive("delta", delta)
+    rng = check_rng(rng)
+    S = sample_rectangular_signal(d, L, r, rng)
+    Y = S + math.sqrt(delta) * sample_rectangular_noise(d, L, rng)
+    U, sv, Vt = np.linalg.svd(Y, full_matrices=False)
+    kept = np.where(np.arange(sv.size) < r, sv, 0.0)
+    return DenoisingErrors(
+        rie=rectangular_error((U * rectangular_rie_singular_values(sv, delta, L / d, r / d)) @ Vt, S),
+        identity=rectangular_error(Y, S),
+        scalar_shrinkage=rectangular_error(scalar_shrinkage(Y, delta, 1.0), S),
+        truncation=rectangular_error((U * kept) @ Vt, S),
+    )
 
 
 # --------------------------------------------------------------------------- samplers
