@@ -35,6 +35,9 @@ Options of the loop used by the matrix models (defaults reproduce the textbook l
 - ``damp="output"``: damp the output side ``(V, omega)`` instead of the estimate ``(w, c)``. In BSR, damping
   the estimate (0.5) lets GAMP-RIE converge to a false fixed point (``c -> 1e-4`` while the error stays at
   0.44-0.46 instead of 0.35), which damping ``(V, omega)`` avoids (``science/bsr.md``, Sec. 3; same setting).
+  ``damp="both"`` damps both sides with the same factor (GAMP-RIE of the attention-indexed model at small
+  sample ratio, where output damping alone can settle on a fixed point worse than the prior;
+  ``science/attention.md``, Sec. 3).
 - ``omega0`` (with ``V0``): start from a given output state instead of ``g = 0``; the first Onsager term
   then uses ``g_0 = g_out(y, omega0, V0)`` and output damping mixes into ``(omega0, V0)``. ``omega0 = y``
   gives ``g_0 = 0`` for the linear channel (the first Onsager term vanishes).
@@ -157,9 +160,9 @@ def run_gamp(
     damping : float in [0, 1)
         ``w <- damping * w + (1 - damping) * w_new`` (same for ``c``); with ``damp="output"``,
         ``V <- damping * V_old + (1 - damping) * V_new`` and the same for ``omega``.
-    damp : {"estimate", "output"}
-        What the damping mixes: the denoiser's output ``(w, c)`` (default) or the output-channel state
-        ``(V, omega)`` (module docstring). Without ``omega0`` the first output step is undamped.
+    damp : {"estimate", "output", "both"}
+        What the damping mixes: the denoiser's output ``(w, c)`` (default), the output-channel state
+        ``(V, omega)`` (module docstring), or both. Without ``omega0`` the first output step is undamped.
     precision : {"derivative", "empirical"}
         ``A = M.adjoint_variance(-dg)`` (default) or ``M.adjoint_variance(g**2)`` (module docstring).
     omega0, V0 : array_like or float, optional
@@ -187,11 +190,12 @@ def run_gamp(
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     tol = check_nonnegative("tol", tol)
     max_iter = check_int("max_iter", max_iter)
-    if damp not in ("estimate", "output"):
-        raise ValueError(f"damp must be 'estimate' or 'output', got {damp!r}")
+    if damp not in ("estimate", "output", "both"):
+        raise ValueError(f"damp must be 'estimate', 'output' or 'both', got {damp!r}")
     if precision not in ("derivative", "empirical"):
         raise ValueError(f"precision must be 'derivative' or 'empirical', got {precision!r}")
-    damp_output = damp == "output"
+    damp_output = damp in ("output", "both")
+    damp_estimate = damp in ("estimate", "both")
     fixed_length = tol == 0.0
     w = np.array(w0, dtype=float, copy=True)
     c = np.array(c0, dtype=float, copy=True) if np.ndim(c0) else float(c0)
@@ -220,7 +224,7 @@ def run_gamp(
         if not (np.all(np.isfinite(w_new)) and np.all(np.isfinite(c_new))):
             raise DivergenceError(f"GAMP diverged at iteration {t}: non-finite estimate (try damping > 0)")
         change = float(np.mean((w_new - w) ** 2))
-        if damp_output:
+        if not damp_estimate:
             w, c = w_new, c_new
         else:
             w = damping * w + (1.0 - damping) * w_new

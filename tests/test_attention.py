@@ -1,0 +1,413 @@
+"""Attention: the AIM's Bayes-optimal error and thresholds, GAMP-RIE on raw tokens, Adam on tied students,
+and the sequence multi-index model's rank-one softmax layer."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from _reference import reference_rows
+
+from solvable import attention as at
+from solvable import quadratic as qn
+from solvable.errors import ConvergenceWarning
+
+REF = "attention.csv"
+MMSE_TOL = 3e-4  # the issue's tolerance on the Bayes MMSE (table hint 2e-4; the stricter one applies)
+
+
+# --------------------------------------------------------------------------- reference values
+
+
+def _check_row(r):
+    q = r["quantity"]
+    value, hint = float(r["value"]), float(r["tolerance_hint"])
+    if q == "mmse_BO":
+        got = at.bayes_optimal_mmse(float(r["alpha"]), float(r["rho"]), int(r["T"]))
+        assert got == pytest.approx(value, abs=min(MMSE_TOL, hint)), r
+    elif q == "alpha_PR":
+        got = at.perfect_recovery_threshold(float(r["rho"]), int(r["T"]))
+        assert got == pytest.approx(value, abs=1e-12), r  # exact (the table gives all digits)
+    elif q == "alpha_c_weak_recovery":
+        got = at.sequence_weak_recovery_threshold(int(r["T"]))
+        assert got == pytest.approx(value, abs=hint), r  # the table rounds 1/6 to 7 digits
+    else:
+        raise AssertionError(f"unknown quantity {q!r} in {REF}: add a check for it")
+
+
+def test_every_reference_row_is_reproduced():
+    rows = reference_rows(REF)
+    assert len(rows) >= 5
+    for r in rows:
+        _check_row(r)
+
+
+def test_thresholds_are_exact_fractions():
+    assert Fraction(at.perfect_recovery_threshold(0.5, 2)) == Fraction(3, 16)
+    assert at.sequence_weak_recovery_threshold(2) == 1 / 6  # the float nearest to 1/6
+    assert at.sequence_weak_recovery_threshold(3) == 1 / 12
+    assert at.perfect_recovery_threshold(2.0, 3) == 0.5 / 5  # rho >= 1: (1/2)/K
+
+
+# --------------------------------------------------------------------------- theory
+
+
+def test_perfect_recovery_threshold_decays_like_two_over_T_squared():
+    rho = 0.5
+    c = rho - rho**2 / 2
+    Ts = np.array([2, 3, 5, 10, 30, 100])
+    a_pr = np.array([at.perfect_recovery_threshold(rho, int(T)) for T in Ts])
+    assert np.all(np.diff(a_pr) < 0)  # longer sequences: more equations per sample
+    ratio = a_pr * Ts**2 / (2 * c)  # = T^2/(T^2 + T - 2): 1 at T = 2, 0.89 at T = 5, -> 1 as T -> inf
+    assert np.allclose(ratio, Ts**2 / (Ts**2 + Ts - 2.0), rtol=1e-14)
+    assert np.all((ratio > 0.85) & (ratio <= 1.0)) and ratio[-1] == pytest.approx(1.0, abs=0.011)
+
+
+def test_bayes_mmse_is_the_quadratic_equation_at_alpha_K():
+    for alpha, rho, T in [(0.02, 0.5, 3), (0.05, 1.5, 2), (0.01, 0.25, 5)]:
+        K = T * (T + 1) // 2 - 1
+        assert at.n_effective_indices(T) == K
+        assert at.bayes_optimal_mmse(alpha, rho, T) == qn.bayes_optimal_mmse(alpha * K, rho)
+
+
+@pytest.mark.parametrize("T", [2, 3, 4])
+def test_mmse_limits_and_monotonicity(T):
+    rho = 0.5
+    assert at.bayes_optimal_mmse(0.0, rho, T) == 1.0
+    a_pr = at.perfect_recovery_threshold(rho, T)
+    assert at.bayes_optimal_mmse(a_pr * 1.001, rho, T) == 0.0
+    grid = np.linspace(0.02, 0.99, 8) * a_pr
+    errs = np.array([at.bayes_optimal_mmse(a, rho, T) for a in grid])
+    assert np.all(np.diff(errs) < 0) and errs[0] < 1 and errs[-1] < 0.05
+
+
+def test_state_evolution_reaches_the_bayes_fixed_point():
+    se = at.state_evolution(0.05, 0.5, 3)
+    assert se.converged and se.mmse[0] == pytest.approx(1.5)  # m0 = Q0 = 1 + rho
+    assert se.final == pytest.approx(at.bayes_optimal_mmse(0.05, 0.5, 3), abs=1e-6)
+    assert np.all(np.diff(se.mmse[1:]) <= 1e-12)  # monotone from the uninformative start
+    undamped = at.state_evolution(0.05, 0.5, 3, damping=0.0)
+    assert undamped.final == pytest.approx(se.final, abs=1e-6) and undamped.iterations < se.iterations
+
+
+def test_output_gen_error():
+    rng = np.random.default_rng(0)
+    plug = at.output_gen_error(0.05, 0.5, 3, n_samples=20000, rng=rng)
+    bayes = at.output_gen_error(0.05, 0.5, 3, n_samples=20000, estimator="bayes", n_inner=32, rng=rng)
+    assert plug.mmse == pytest.approx(at.bayes_optimal_mmse(0.05, 0.5, 3)) and plug.overlap == pytest.approx(
+        1.5 - plug.mmse)
+    assert 0 < bayes.value < plug.value + 3 * plug.stderr
+    trivial = at.output_gen_error(0.0, 0.5, 3, n_samples=20000, rng=rng)
+    assert trivial.value > plug.value  # learning helps
+    assert at.output_gen_error(0.2, 0.5, 2, n_samples=100, rng=rng).value == 0.0  # above alpha_PR
+
+
+# --------------------------------------------------------------------------- data and the sensing map
+
+
+def test_sample_follows_the_model():
+    data = at.sample(40, 3, 0.5, 0.1, rng=np.random.default_rng(1))
+    assert (data.n, data.T, data.d, data.r) == (160, 3, 40, 20)
+    assert data.alpha == pytest.approx(0.1) and data.rho == 0.5
+    X, W = data.X, data.W_star
+    S = W @ W.T / math.sqrt(20 * 40)
+    mu, a, b = 7, 0, 2
+    h_ab = X[mu, a] @ S @ X[mu, b] / math.sqrt(40)
+    h_aa = (X[mu, a] @ S @ X[mu, a] - np.trace(S)) / math.sqrt(40)
+    assert data.indices[mu, a, b] == pytest.approx(h_ab) and data.indices[mu, a, a] == pytest.approx(h_aa)
+    assert np.allclose(data.y.sum(axis=2), 1.0) and np.allclose(data.y, at.row_softmax(data.indices))
+    ev = np.linalg.eigvalsh(data.S_star)
+    assert ev.mean() == pytest.approx(math.sqrt(0.5), rel=0.1)
+    assert np.mean(ev**2) == pytest.approx(1.5, rel=0.15)
+    hard = at.sample(20, 2, 0.5, 0.2, output="hardmax", rng=0)
+    assert set(np.unique(hard.y)) == {0.0, 1.0} and np.all(hard.y.sum(axis=2) == 1)
+    test = at.fresh_samples(data, 50, rng=2)
+    assert test.n == 50 and test.S_star is data.S_star
+
+
+def test_sensing_map_matches_the_explicit_tensor():
+    """science/attention.md, Sec. 3: Phi_ab = sym(x_a x_b^T - delta_ab I)/sqrt(d), sym(M) = (M + M^T)/sqrt(2),
+    diagonal blocks divided by a further sqrt(2); tiny size, explicit per-sample tensors."""
+    rng = np.random.default_rng(0)
+    n, T, d = 6, 3, 5
+    X = rng.standard_normal((n, T, d))
+    a_idx, b_idx = np.triu_indices(T)
+    Phi = np.zeros((n, len(a_idx), d, d))
+    for mu in range(n):
+        for k, (a, b) in enumerate(zip(a_idx, b_idx, strict=True)):
+            M = np.outer(X[mu, a], X[mu, b]) - (a == b) * np.eye(d)
+            Phi[mu, k] = (M + M.T) / math.sqrt(2 * d) / (math.sqrt(2) if a == b else 1.0)
+    S = rng.standard_normal((d, d))
+    S = S + S.T
+    g = rng.standard_normal((n, len(a_idx)))
+    M = at.AttentionSensingMap(X)
+    assert np.allclose(M.forward(S), np.einsum("mkij,ij->mk", Phi, S))
+    assert np.allclose(M.adjoint(g), np.einsum("mk,mkij->ij", g, Phi))
+    assert np.allclose(M.forward(S) / at.index_weights(T), at.pack_indices(at.attention_indices(X, S)))
+    # the variance convention of the quadratic network: E <Phi, A>^2 = 2 |A|_F^2/d for every component
+    Xb = np.random.default_rng(1).standard_normal((4000, 2, 30))
+    A = np.random.default_rng(2).standard_normal((30, 30))
+    A = A + A.T
+    z = at.AttentionSensingMap(Xb).forward(A)
+    assert np.mean(z**2, axis=0) == pytest.approx(np.full(3, 2 * np.sum(A**2) / 30), rel=0.08)
+
+
+def test_pack_unpack_round_trip():
+    rng = np.random.default_rng(3)
+    M = rng.standard_normal((4, 3, 3))
+    M = M + np.swapaxes(M, 1, 2)
+    assert np.array_equal(at.unpack_indices(at.pack_indices(M), 3), M)
+    assert np.sum(at.index_weights(5) ** 2) == pytest.approx(25)
+
+
+# --------------------------------------------------------------------------- the softmax channel
+
+
+def _channel_draw(T, V, n, rng, Q0=1.5):
+    """Bayes-optimal channel input in tau units: omega ~ N(0, 2 Q0 - V), z = omega + sqrt(V) u,
+    y = softmax(z/tau)."""
+    tau = at.index_weights(T)
+    omega = math.sqrt(2 * Q0 - V) * rng.standard_normal((n, tau.size))
+    z = omega + math.sqrt(V) * rng.standard_normal((n, tau.size))
+    y = at.row_softmax(at.unpack_indices(z / tau, T))
+    return omega, z, y
+
+
+def test_softmax_channel_observation_is_the_indices_up_to_a_shift():
+    rng = np.random.default_rng(4)
+    T = 4
+    _, z, y = _channel_draw(T, 0.7, 50, rng)
+    h0 = at.SoftmaxChannel(T).observe(y)
+    shift = h0 - z / at.index_weights(T)
+    assert np.allclose(shift, shift[:, :1])  # one global constant per sample
+
+
+def test_softmax_channel_invariances():
+    rng = np.random.default_rng(5)
+    T, V = 3, 0.8
+    ch = at.SoftmaxChannel(T)
+    tau = at.index_weights(T)
+    omega, _, y = _channel_draw(T, V, 40, rng)
+    h0 = ch.observe(y)
+    g, dg = ch.g_out(h0, omega, V)
+    c = rng.standard_normal((40, 1))
+    assert np.allclose(ch.g_out(h0 + c, omega, V)[0], g)  # another h consistent with y
+    assert np.allclose(ch.g_out(h0, omega + c * tau, V)[0], g)  # global shift of omega in tau units
+    assert np.allclose(ch.g_out(y, omega, V)[0], g)  # raw outputs accepted
+    assert np.allclose(g @ tau, 0.0)  # no information along the shift direction
+    assert dg.shape == g.shape and np.allclose(dg[0], (tau**2 / T**2 - 1) / V)
+
+
+@pytest.mark.parametrize("T", [2, 3])
+def test_softmax_channel_fisher_identity(T):
+    """At the Bayes fixed point E ||g||^2 = K/V = -E sum dg (science/attention.md, Sec. 3, step 2)."""
+    rng = np.random.default_rng(6)
+    V = 0.6
+    K = at.n_effective_indices(T)
+    omega, _, y = _channel_draw(T, V, 20000, rng)
+    g, dg = at.SoftmaxChannel(T).g_out(at.SoftmaxChannel(T).observe(y), omega, V)
+    e = np.sum(g * g, axis=1)
+    assert np.mean(e) == pytest.approx(K / V, abs=4 * np.std(e) / math.sqrt(e.size))
+    assert -np.sum(dg[0]) == pytest.approx(K / V)
+
+
+# --------------------------------------------------------------------------- GAMP-RIE
+
+
+def test_gamp_rie_at_d80_is_within_006_of_theory():
+    """Issue requirement: d = 80, T = 3, rho = 0.5, alpha = 0.05 within 0.06 of theory (0.2473). Seeds 0-2
+    give 0.289, 0.257, 0.292 (0 of 3 meet tol = 1e-5: the iterate plateaus with 1e-3 fluctuations); over
+    seeds 0-9 the mean is 0.274 (3 of 10 converged), the largest deviation 0.046: a finite-size bias of about
+    +0.03 at d = 80 (+0.016 at d = 150). Each seed is asserted within 0.06 and the mean within 0.045."""
+    theory = at.bayes_optimal_mmse(0.05, 0.5, 3)
+    errs = []
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        data = at.sample(80, 3, 0.5, 0.05, rng=rng)
+        res = at.gamp_rie(data, rng=rng, warn=False)
+        assert len(res.history) == res.iterations
+        errs.append(res.mse)
+    errs = np.array(errs)
+    assert np.all(np.abs(errs - theory) < 0.06), errs
+    assert abs(errs.mean() - theory) < 0.045, errs
+
+
+def test_gamp_rie_small_alpha_needs_both_dampings():
+    """T = 3, alpha = 0.02 (alpha K = 0.1) at d = 80: output damping alone stops seeds 0 and 2 at 1.25 and
+    1.13 (worse than the prior); damp='auto' also damps S_hat there (0.77, 0.74, 0.76 against 0.724)."""
+    theory = at.bayes_optimal_mmse(0.02, 0.5, 3)
+    rng = np.random.default_rng(0)
+    data = at.sample(80, 3, 0.5, 0.02, rng=rng)
+    res = at.gamp_rie(data, rng=rng, warn=False)
+    assert abs(res.mse - theory) < 0.08
+
+
+def test_gamp_rie_warns_at_its_cap():
+    rng = np.random.default_rng(0)
+    data = at.sample(30, 2, 0.5, 0.1, rng=rng)
+    with pytest.warns(ConvergenceWarning, match="2 iterations"):
+        res = at.gamp_rie(data, max_iter=2, rng=rng)
+    assert res.iterations == 2 and len(res.history) == 2
+
+
+# --------------------------------------------------------------------------- hardmax (T = 2)
+
+
+def test_hardmax_channel_derivatives_and_nishimori_identity():
+    """g_out = grad log Phi2 and dg = its Hessian diagonal (finite differences); at the Bayes point
+    E[g.(z - omega)]/V = E||g||^2 = -E sum dg (only the exact posterior mean satisfies the first equality)."""
+    ch = at.HardmaxChannel()
+    rng = np.random.default_rng(10)
+    V = 0.7
+    omega = rng.standard_normal((6, 3))
+    y = ch.signs_of(rng.standard_normal((6, 3)))
+    assert np.allclose(ch.observe(at.row_hardmax(at.unpack_indices(omega / at.index_weights(2), 2))),
+                       ch.signs_of(omega))
+
+    def log_z(om):
+        sig = math.sqrt(1.5 * V)
+        k1 = y[:, 0] * (om[:, 0] - om[:, 1] / math.sqrt(2)) / sig
+        k2 = y[:, 2] * (om[:, 2] - om[:, 1] / math.sqrt(2)) / sig
+        return np.log(at._bvn_orthant(k1, k2, y[:, 0] * y[:, 2] / 3))
+
+    g, dg = ch.g_out(y, omega, V)
+    eps = 1e-5
+    for j in range(3):
+        e = np.zeros(3)
+        e[j] = eps
+        assert np.allclose((log_z(omega + e) - log_z(omega - e)) / (2 * eps), g[:, j], atol=1e-8)
+        fd = (ch.g_out(y, omega + e, V)[0][:, j] - ch.g_out(y, omega - e, V)[0][:, j]) / (2 * eps)
+        assert np.allclose(fd, dg[:, j], atol=1e-8)
+    n, Q0 = 100_000, 1.5
+    for V in (2.0, 0.3):
+        om = math.sqrt(2 * Q0 - V) * rng.standard_normal((n, 3))
+        z = om + math.sqrt(V) * rng.standard_normal((n, 3))
+        g, dg = ch.g_out(ch.signs_of(z), om, V)
+        e2 = np.sum(g * g, axis=1)
+        tol = 4 * np.std(e2) / math.sqrt(n)
+        assert np.mean(np.sum(g * (z - om), axis=1)) / V == pytest.approx(np.mean(e2), abs=tol)
+        assert -np.mean(np.sum(dg, axis=1)) == pytest.approx(np.mean(e2), abs=tol)
+
+
+def test_hardmax_gamp_follows_its_state_evolution():
+    """d = 60, rho = 0.5, alpha = 0.5 (seed 0): GAMP-RIE on hardmax data against the Monte-Carlo state
+    evolution (0.216); at d = 80 seeds 0-1 give 0.216, 0.233. The hardmax learns more slowly than the softmax
+    (which is exact above alpha_PR = 0.1875)."""
+    se = at.hardmax_state_evolution(0.5, 0.5, n_samples=20000, rng=11)
+    assert se.converged and se.final == pytest.approx(0.216, abs=0.01)
+    assert at.bayes_optimal_mmse(0.5, 0.5, 2) == 0.0
+    rng = np.random.default_rng(0)
+    data = at.sample(60, 2, 0.5, 0.5, output="hardmax", rng=rng)
+    res = at.gamp_rie(data, rng=rng, warn=False)
+    assert abs(res.mse - se.final) < 0.05
+
+
+# --------------------------------------------------------------------------- gradient descent / Adam
+
+
+def test_student_gradient_matches_finite_differences():
+    rng = np.random.default_rng(7)
+    data = at.sample(7, 3, 0.5, 0.5, rng=rng)
+    W = rng.standard_normal((3, 7, 4))  # three students, width 4 (not the teacher's 3: any width works)
+    loss, grad = at.student_loss_and_gradient(W, data.X, data.y)
+    for _ in range(3):
+        E = rng.standard_normal(W.shape)
+        eps = 1e-6
+        lp, _ = at.student_loss_and_gradient(W + eps * E, data.X, data.y)
+        lm, _ = at.student_loss_and_gradient(W - eps * E, data.X, data.y)
+        assert np.allclose((lp - lm) / (2 * eps), np.einsum("kij,kij->k", grad, E), rtol=1e-6, atol=1e-9)
+    # the teacher is a global minimum: zero loss and zero gradient
+    l0, g0 = at.student_loss_and_gradient(data.W_star, data.X, data.y)
+    assert l0[0] < 1e-25 and np.max(np.abs(g0)) < 1e-12
+    # loss definition: sum_mu ||y_hat - y||_F^2/d for one student
+    S = W[0] @ W[0].T / math.sqrt(4 * 7)
+    y_hat = at.row_softmax(at.attention_indices(data.X, S))
+    assert loss[0] == pytest.approx(np.sum((y_hat - data.y) ** 2) / 7)
+
+
+def test_averaged_adam_is_closer_to_bayes_than_single_students():
+    """Tiny size (d = 30, T = 2, rho = 0.5, alpha = 0.1, 8 students, 800 Adam steps, about 1 s): single /
+    Bayes 2.39, averaged / Bayes 1.41 (seed 0); the lecture size (d = 60, 32 students, 1500 steps) is left to
+    the chapter."""
+    rng = np.random.default_rng(0)
+    data = at.sample(30, 2, 0.5, 0.1, rng=rng)
+    res = at.train_students(data, n_students=8, steps=800, rng=rng)
+    bayes = at.bayes_optimal_mmse(0.1, 0.5, 2)
+    assert np.median(res.losses) < 1e-3  # students fit the data
+    assert res.average_error < res.errors.min() and res.average_error < 0.75 * res.error
+    assert bayes < res.average_error < 2.0 * bayes
+    assert res.loss_history.shape == (800 // 50 + 1, 8) and res.estimates.shape == (8, 30, 30)
+
+
+# --------------------------------------------------------------------------- sequence multi-index model
+
+
+def test_sequence_sample_and_fisher_factor():
+    data = at.sample_sequence(50, 2, 0.4, rng=np.random.default_rng(8))
+    z = data.z
+    assert data.X.shape == (20, 50, 2) and data.alpha == pytest.approx(0.4)
+    assert np.allclose(data.y, at.row_softmax(z[:, :, None] * z[:, None, :]))
+    for T in (2, 3):
+        mean, se = at.sequence_fisher_factor(T, n_samples=200_000, rng=np.random.default_rng(T))
+        assert abs(mean - T * (T + 1)) < 4 * se  # E||z z^T - I||_F^2 = T(T+1): alpha_c = 1/(T(T+1))
+
+
+def test_sequence_overlap_curve_shows_weak_and_perfect_recovery():
+    curve = at.sequence_overlap_curve([0.1, 0.3, 0.7], 2, n_samples=20000, rng=np.random.default_rng(9))
+    assert curve.alpha_c == pytest.approx(1 / 6) and curve.alpha_pr == 0.5
+    assert curve.converged.all()
+    assert curve.overlap[0] < 1e-4  # below alpha_c: no weak recovery
+    assert 0.2 < curve.overlap[1] < 0.35  # between the thresholds (0.27 at 1e5 samples)
+    assert curve.overlap[2] > 0.999  # above alpha_pr = 1/T
+
+
+def test_sequence_state_evolution_warns_at_cap():
+    with pytest.warns(ConvergenceWarning, match="3 iterations"):
+        res = at.sequence_state_evolution(0.3, 2, n_samples=1000, max_iter=3, rng=0)
+    assert res.iterations == 3 and len(res.history) == 4 and not res.converged
+
+
+def test_state_evolution_warns_at_cap():
+    with pytest.warns(ConvergenceWarning, match="2 iterations"):
+        se = at.state_evolution(0.05, 0.5, 3, max_iter=2)
+    assert not se.converged
+
+
+# --------------------------------------------------------------------------- validation
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: at.bayes_optimal_mmse(-0.1, 0.5, 2), "alpha"),
+    (lambda: at.bayes_optimal_mmse(float("nan"), 0.5, 2), "alpha"),
+    (lambda: at.bayes_optimal_mmse(0.1, 0.0, 2), "rho"),
+    (lambda: at.bayes_optimal_mmse(0.1, 0.5, 1), "T"),
+    (lambda: at.bayes_optimal_mmse(0.1, 0.5, 2.5), "T"),
+    (lambda: at.perfect_recovery_threshold(-1.0, 2), "rho"),
+    (lambda: at.perfect_recovery_threshold(0.5, 1), "T"),
+    (lambda: at.state_evolution(0.0, 0.5, 2), "alpha"),
+    (lambda: at.sequence_weak_recovery_threshold(1), "T"),
+    (lambda: at.sequence_state_evolution(0.2, 2, q0=0.0, rng=0), "q0"),
+    (lambda: at.output_gen_error(0.1, 0.5, 2, estimator="map", rng=0), "estimator"),
+    (lambda: at.output_gen_error(0.1, 0.5, 2, rng=None), "rng"),
+    (lambda: at.sample(10, 2, 0.5, -0.2, rng=0), "alpha"),
+    (lambda: at.sample(10, 2, 0.5, 0.2, rng=None), "rng"),
+    (lambda: at.sample(10, 3, 0.5, 0.2, output="hardmax", rng=0), "T must be 2"),
+    (lambda: at.sample(10, 2, 0.5, 0.2, output="argmax", rng=0), "output"),
+    (lambda: at.gamp_rie(qn.sample(10, 0.5, 0.2, rng=0), rng=0), "attention.Dataset"),
+    (lambda: at.gamp_rie(at.sample(10, 2, 0.5, 0.2, rng=0), damp="estimate", rng=0), "damp"),
+    (lambda: at.train_students(at.sample(10, 2, 0.5, 0.2, rng=0), lr=0.0, rng=0), "lr"),
+    (lambda: at.student_loss_and_gradient(np.ones((2, 4, 3)), np.ones((5, 2, 6)), np.ones((5, 2, 2))),
+     "same d"),
+    (lambda: at.attention_indices(np.ones((5, 6)), np.eye(6)), "X must be"),
+    (lambda: at.AttentionSensingMap(np.ones((5, 2, 6))).adjoint(np.ones((5, 2))), "g must have shape"),
+    (lambda: at.SoftmaxChannel(2).observe(np.zeros((3, 2, 2))), "> 0"),
+    (lambda: at.HardmaxChannel(3), "T must be 2"),
+    (lambda: at.HardmaxChannel().observe(np.full((3, 2, 2), 0.5)), "one-hot"),
+    (lambda: at.hardmax_state_evolution(0.5, -1.0, rng=0), "rho"),
+    (lambda: at.Dataset(X=np.ones((4, 2, 3)), y=np.ones((4, 3, 3)), W_star=np.ones((3, 1)),
+                        S_star=np.ones((3, 3))), "X must be"),
+    (lambda: at.sequence_overlap_curve([], 2, rng=0), "alphas"),
+])
+def test_bad_input_raises(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
