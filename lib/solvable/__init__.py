@@ -15,6 +15,8 @@ glm          the teacher-student perceptron / generalised linear model
 erm          empirical risk minimisation asymptotics (ridge, logistic) and finite-size solvers
 gardner      Gardner capacity of the perceptron (spherical with margin, binary)
 bsr          bilinear sequence regression: Bayes-optimal error, GAMP-RIE, thresholds, ridge, nuclear norm, GD
+quadratic    extensive-width quadratic networks: matrix sensing, Bayes-optimal error, GAMP-RIE, GD, nuclear norm
+attention    attention-indexed models (softmax, hardmax) and the sequence multi-index model
 gd           gradient descent on factorised weights (K initialisations batched), shared by the matrix models
 spectra      spectral laws: semicircle, Marchenko-Pastur, free convolution (Wishart + GOE, rectangular)
 rie          rotationally invariant estimators (symmetric, rectangular) and their MMSE
