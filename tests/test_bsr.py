@@ -212,6 +212,33 @@ def test_gamp_rie_warns_at_its_cap_and_reports_divergence():
         bsr.gamp_rie(bad, rng=0)
 
 
+def test_warn_false_leaves_the_cap_to_the_caller():
+    """``warn=False`` (gamp_rie, gd): no ConvergenceWarning at the cap, the result still says ``converged=False``."""
+    data = bsr.sample(20, 20, 4, 0.3, rng=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = bsr.gamp_rie(data, max_iter=3, warn=False, rng=0)
+        gd_res = bsr.gd(data, n_inits=2, max_steps=3, warn=False, rng=0)
+    assert not res.converged and res.iterations == 3
+    assert not gd_res.converged.any() and np.all(gd_res.steps == 3)
+    with pytest.warns(ConvergenceWarning, match="3 steps"):
+        bsr.gd(data, n_inits=2, max_steps=3, rng=0)
+
+
+def test_normalised_mse_divides_by_the_teacher_norm():
+    data = bsr.sample(12, 15, 3, 0.5, rng=0)
+    S = data.S_star
+    assert bsr.normalised_mse(np.zeros_like(S), data) == 1.0  # S_hat = 0: exactly 1, whatever ||S*||
+    est = S + 0.1 * np.random.default_rng(1).standard_normal(S.shape)
+    assert bsr.normalised_mse(est, data) == pytest.approx(bsr.mse(est, data) / np.mean(S**2), rel=1e-12)
+    batch = bsr.normalised_mse(np.stack([np.zeros_like(S), est, S]), S)  # leading batch axis (GD's K estimates)
+    assert batch.shape == (3,) and batch == pytest.approx([1.0, bsr.normalised_mse(est, S), 0.0])
+    with pytest.raises(ValueError, match="shape"):
+        bsr.normalised_mse(np.zeros((3, 3)), S)
+    with pytest.raises(ValueError, match="zero"):
+        bsr.normalised_mse(S, np.zeros_like(S))
+
+
 def test_bilinear_map_is_the_dense_map_on_vec_x_with_its_adjoint():
     rng = np.random.default_rng(2)
     X = rng.standard_normal((30, 4, 6))

@@ -72,6 +72,7 @@ __all__ = [
     "Dataset",
     "sample",
     "mse",
+    "normalised_mse",
     "bayes_optimal_mmse",
     "SEResult",
     "state_evolution",
@@ -217,6 +218,32 @@ def mse(estimate, target) -> float:
         target = target.S_star
     diff = np.asarray(estimate, dtype=float) - np.asarray(target, dtype=float)
     return float(np.mean(diff * diff))
+
+
+def normalised_mse(estimate, target):
+    """Error relative to the teacher's own size, ``||S_hat - S*||_F^2/||S*||_F^2``, for finite-size experiments.
+
+    The theory's MSE is per entry of a unit-variance teacher; at finite size the teacher's empirical
+    ``||S*||_F^2/(dL)`` fluctuates around 1 (standard deviation about ``2/sqrt(d r)`` for ``d = L``: 4.5 % at
+    ``d = 100``, ``r = 20``), and the error of every estimator at small ``alpha`` moves with it (``S_hat = 0``
+    has error exactly ``||S*||^2/(dL)``). Dividing by it removes that fluctuation, which is about the teacher,
+    not the algorithm: at ``d = L = 100``, ``alpha = 0.1`` the spread of GAMP-RIE's error over data sets drops
+    from about 0.04 to 0.01. Both errors have the same large-size limit, :func:`bayes_optimal_mmse` for the
+    posterior mean. ``estimate`` may carry leading batch axes (e.g. the ``(K, d, L)`` estimates of :func:`gd`):
+    a float for one ``(d, L)`` matrix, an array over the batch otherwise.
+    """
+    if isinstance(target, Dataset):
+        target = target.S_star
+    target = np.asarray(target, dtype=float)
+    estimate = np.asarray(estimate, dtype=float)
+    if target.ndim != 2 or estimate.shape[-2:] != target.shape:
+        raise ValueError(f"estimate must end with the shape of the target {target.shape}, got {estimate.shape}")
+    scale = float(np.mean(target * target))
+    if scale == 0.0:
+        raise ValueError("the target must not be zero")
+    diff = estimate - target
+    errors = np.mean(diff * diff, axis=(-2, -1)) / scale
+    return float(errors) if errors.ndim == 0 else errors
 
 
 # --------------------------------------------------------------------------- theory
@@ -582,7 +609,7 @@ GAMP_INITS = ("zero", "prior")
 
 
 def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-6, max_iter: int = 500,
-             init: str = "zero", precision: str = "empirical", rng) -> GAMPRIEResult:
+             init: str = "zero", precision: str = "empirical", warn: bool = True, rng) -> GAMPRIEResult:
     """GAMP-RIE for bilinear sequence regression (``science/bsr.md``, Sec. 3; arXiv:2410.18858).
 
     The shared loop :func:`solvable.amp.run_gamp` with :class:`BilinearMap`, the noisy linear channel
@@ -613,6 +640,9 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-6, max_iter
         ``rng``, ``C_hat = V = 20``, ``omega = 20`` (the authors' choice; needs the damping).
     precision : {"empirical", "derivative"}
         ``A = alpha mean(g^2)`` (default, stable) or ``alpha/(delta + V)`` (the textbook form, unstable here).
+    warn : bool
+        Emit the :class:`~solvable.errors.ConvergenceWarning` at the cap (default). ``False`` leaves the report to
+        the caller, through ``converged`` (e.g. a chapter that counts and prints its non-converged runs).
     rng : numpy.random.Generator or int
         Used by ``init="prior"`` (required in any case).
     """
@@ -635,7 +665,7 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-6, max_iter
 
     res = run_gamp(BilinearMap(data.X), LinearChannel(data.delta), RectangularRIEDenoiser(data.beta, data.rho),
                    data.y, S0, c0, damping=damping, tol=tol, max_iter=max_iter, monitor=monitor,
-                   damp="output", precision=precision, omega0=omega0, V0=c0)
+                   damp="output", precision=precision, omega0=omega0, V0=c0, warn=warn)
     return GAMPRIEResult(estimate=res.estimate, history=res.history[:, 0], variance=float(res.variance),
                          iterations=res.iterations, converged=res.converged)
 
@@ -775,7 +805,7 @@ GD_INITS = ("prior", "small")
 
 
 def gd(data: Dataset, *, n_inits: int = 32, lr: float = 0.1, init: str = "prior", init_scale: float = 1e-4,
-       tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10, rng) -> _gd.GDResult:
+       tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10, warn: bool = True, rng) -> _gd.GDResult:
     """Full-batch gradient descent on ``(U, V)`` from ``n_inits`` independent initialisations, and their average
     (``science/bsr.md``, Sec. 6; arXiv:2410.18858, Sec. on GD).
 
@@ -795,7 +825,8 @@ def gd(data: Dataset, *, n_inits: int = 32, lr: float = 0.1, init: str = "prior"
         Learning rate (the paper: 0.1 with 5e4 steps; the lecture size of Sec. 6: 0.4).
     init : {"prior", "small"}
         ``U, V`` entries ``N(0, 1)`` (the prior) or ``N(0, init_scale^2)``.
-    tol, max_steps, record_every : see :func:`solvable.gd.run_gd`.
+    tol, max_steps, record_every, warn : see :func:`solvable.gd.run_gd` (``warn=False``: no
+        :class:`~solvable.errors.ConvergenceWarning` at the cap; read ``converged`` instead).
     rng : numpy.random.Generator or int
     """
     if not isinstance(data, Dataset):
@@ -808,4 +839,4 @@ def gd(data: Dataset, *, n_inits: int = 32, lr: float = 0.1, init: str = "prior"
     U0 = scale * rng.standard_normal((K, d, r))
     V0 = scale * rng.standard_normal((K, L, r))
     return _gd.run_gd(BilinearMap(data.X), _gd.LowRankProduct(r), data.y, (U0, V0), lr=lr, tol=tol,
-                      max_steps=max_steps, record_every=record_every, target=data.S_star)
+                      max_steps=max_steps, record_every=record_every, target=data.S_star, warn=warn)
