@@ -1,6 +1,7 @@
 """Extensive-width quadratic networks: the Bayes-optimal formula, GAMP-RIE at finite size, the nuclear-norm route."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -61,6 +62,32 @@ def test_state_evolution_reaches_the_bayes_fixed_point():
     assert np.all(np.diff(se.mmse[1:]) <= 1e-12)  # monotone decrease from the uninformative start
     se = qn.state_evolution(0.4, 0.5, 0.25)
     assert se.final == pytest.approx(qn.bayes_optimal_mmse(0.4, 0.5, 0.25), abs=1e-6)
+
+
+def test_damped_state_evolution_has_the_same_fixed_point_and_is_slower():
+    plain = qn.state_evolution(0.3, 0.5, V0=10.0)
+    damped = qn.state_evolution(0.3, 0.5, V0=10.0, damping=0.5)
+    assert damped.converged and damped.final == pytest.approx(plain.final, abs=1e-6)
+    assert damped.mmse[0] == plain.mmse[0] == 5.0 and damped.mmse[1] == pytest.approx(plain.mmse[1])
+    assert damped.iterations > plain.iterations and np.all(damped.mmse[2:10] > plain.mmse[2:10])
+    with pytest.raises(ValueError, match="damping"):
+        qn.state_evolution(0.3, 0.5, damping=1.0)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        qn.state_evolution(0.35, 0.5, damping=0.5, max_iter=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        short = qn.state_evolution(0.35, 0.5, damping=0.5, max_iter=10, warn=False)
+    assert not short.converged and len(short.mmse) == 11
+
+
+def test_nuclear_norm_erm_can_stay_silent_at_its_cap():
+    data = qn.sample(12, 0.5, 0.2, rng=np.random.default_rng(3))
+    with pytest.warns(ConvergenceWarning, match="did not converge in 5 iterations"):
+        qn.nuclear_norm_erm(data, lam=1e-3, max_iter=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = qn.nuclear_norm_erm(data, lam=1e-3, max_iter=5, warn=False)
+    assert not res.converged and res.iterations == 5
 
 
 def test_normalisation_conversions_round_trip():
