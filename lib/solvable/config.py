@@ -44,6 +44,45 @@ class Sizes:
     rmt_rect_d: int
     #: Chapter 2, RIE and baselines against the signal-to-noise ratio: independent draws per value.
     rmt_sweep_seeds: int
+    #: Chapter 3, bilinear sequence regression: aspect ratios beta = L/d of the experiments (L the long side).
+    bsr_betas: tuple
+    #: Chapter 3, GAMP-RIE against the Bayes-optimal error: sequence length L (d = L/beta), sample ratios alpha,
+    #: data sets per alpha, iteration cap.
+    bsr_gamp_L: int
+    bsr_gamp_alphas: tuple
+    bsr_gamp_seeds: int
+    bsr_gamp_max_iter: int
+    #: Chapter 3, gradient descent: L, initialisations averaged, data sets per alpha, sample ratios (noiseless and
+    #: noisy; the noisy ones stay below the interpolation threshold, where the runs reach zero training loss).
+    bsr_gd_L: int
+    bsr_gd_inits: int
+    bsr_gd_datasets: int
+    bsr_gd_alphas: tuple
+    bsr_gd_noisy_alphas: tuple
+    #: Chapter 3, minimum nuclear norm (ADMM): L = d and data sets per alpha.
+    bsr_mnne_L: int
+    bsr_mnne_seeds: int
+    #: Chapter 4, GAMP-RIE against the Bayes-optimal error: dimension d and independent runs per alpha.
+    quadratic_gamp_d: int
+    quadratic_gamp_seeds: int
+    #: Chapter 4, gradient descent on the weights: dimension, initialisations averaged, data sets per alpha.
+    quadratic_gd_d: int
+    quadratic_gd_inits: int
+    quadratic_gd_datasets: int
+    #: Chapter 4, ERM through its convex (nuclear-norm) twin: dimension and data sets per alpha.
+    quadratic_erm_d: int
+    quadratic_erm_seeds: int
+    #: Chapter 5, attention-indexed model: GAMP-RIE against the Bayes-optimal error (dimension d, runs per alpha).
+    attention_gamp_d: int
+    attention_gamp_seeds: int
+    #: Chapter 5, Adam on tied softmax students: dimension d, students per data set (averaged), Adam steps.
+    attention_gd_d: int
+    attention_gd_students: int
+    attention_gd_steps: int
+    #: Chapter 5, points per theory curve (Bayes-optimal error against alpha) and Monte-Carlo samples of the
+    #: sequence multi-index and hardmax state evolutions.
+    attention_curve_points: int
+    attention_mc_samples: int
 
 
 PRESETS = {
@@ -60,6 +99,35 @@ PRESETS = {
         rmt_d=1000,
         rmt_rect_d=500,
         rmt_sweep_seeds=1,
+        # Chapter 3
+        bsr_betas=(1.0,),
+        bsr_gamp_L=80,
+        bsr_gamp_alphas=(0.1, 0.2, 0.3, 0.45),
+        bsr_gamp_seeds=1,
+        bsr_gamp_max_iter=300,
+        bsr_gd_L=40,
+        bsr_gd_inits=32,
+        bsr_gd_datasets=1,
+        bsr_gd_alphas=(0.1, 0.2, 0.3),
+        bsr_gd_noisy_alphas=(0.1, 0.2, 0.25),
+        bsr_mnne_L=20,
+        bsr_mnne_seeds=3,
+        # Chapter 4
+        quadratic_gamp_d=80,
+        quadratic_gamp_seeds=2,
+        quadratic_gd_d=50,
+        quadratic_gd_inits=32,
+        quadratic_gd_datasets=1,
+        quadratic_erm_d=24,
+        quadratic_erm_seeds=4,
+        # Chapter 5
+        attention_gamp_d=80,
+        attention_gamp_seeds=2,
+        attention_gd_d=40,
+        attention_gd_students=16,
+        attention_gd_steps=1000,
+        attention_curve_points=64,
+        attention_mc_samples=20_000,
     ),
     "paper": Sizes(
         perceptron_gamp_d=10000,
@@ -74,6 +142,37 @@ PRESETS = {
         rmt_d=2000,
         rmt_rect_d=1000,
         rmt_sweep_seeds=3,
+        # Chapter 3 (arXiv:2410.18858: GAMP-RIE and GD at d = 100 on the long side, one data set per alpha for
+        # GAMP-RIE, 4 for GD with 64 initialisations; MNNE at d = 50 with 16 data sets)
+        bsr_betas=(1.0, 2.0),
+        bsr_gamp_L=100,
+        bsr_gamp_alphas=(0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6),
+        bsr_gamp_seeds=1,
+        bsr_gamp_max_iter=500,
+        bsr_gd_L=100,
+        bsr_gd_inits=64,
+        bsr_gd_datasets=4,
+        bsr_gd_alphas=(0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
+        bsr_gd_noisy_alphas=(0.05, 0.1, 0.15, 0.2, 0.25),
+        bsr_mnne_L=50,
+        bsr_mnne_seeds=16,
+        # Chapter 4
+        quadratic_gamp_d=200,
+        quadratic_gamp_seeds=3,
+        quadratic_gd_d=100,
+        quadratic_gd_inits=64,
+        quadratic_gd_datasets=2,
+        quadratic_erm_d=60,
+        quadratic_erm_seeds=4,
+        # Chapter 5 (arXiv:2506.01582: GAMP-RIE at d = 150 with 20 runs, Adam at d = 200 with 32 students and 1000
+        # steps, theory on 256 points; arXiv:2502.00901: Monte-Carlo state evolution with 1e5 samples)
+        attention_gamp_d=150,
+        attention_gamp_seeds=20,
+        attention_gd_d=200,
+        attention_gd_students=32,
+        attention_gd_steps=1000,
+        attention_curve_points=256,
+        attention_mc_samples=100_000,
     ),
 }
 
