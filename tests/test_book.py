@@ -1,84 +1,27 @@
 """The book builds with zero warnings, every page of the table of contents is there, and chapters carry launch links.
 
 The build is the README's (`jupyter-book build . -W -n --keep-going`) with `--path-output` pointing at a temporary
-folder, so the repository is only read. It runs once per session (module-scoped fixture); under
-`pytest -n 2 --dist loadfile` all tests of this file go to the same worker, so the book is built once.
+folder, so the repository is only read. It runs once per session and is shared with tests/test_site.py (the `book`
+fixture of tests/conftest.py, built by tests/_book.py).
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-from pathlib import Path
+from html.parser import HTMLParser
 from urllib.parse import urlparse
 
-import pytest
-import yaml
-
-ROOT = Path(__file__).resolve().parents[1]
-BUILD_TIMEOUT_S = 900
-
-pytestmark = pytest.mark.xdist_group("book")
-
-
-def toc_files() -> list[str]:
-    """The root and every `file:` of _toc.yml, relative to the root, without suffix, in order."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    found = [str(Path(toc["root"]).with_suffix(""))]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                found.append(str(Path(node["file"]).with_suffix("")))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(toc)
-    return found
-
-
-def repository() -> dict:
-    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    return config["repository"]
-
-
-@pytest.fixture(scope="module")
-def book(tmp_path_factory):
-    """Build the book into a temporary folder; return (html folder, build log, build folders it made in the repo)."""
-    out = tmp_path_factory.mktemp("book")
-    watched = [ROOT / "_build", ROOT / ".jupyter_cache"]
-    existed = {p for p in watched if p.exists()}
-    # The `jupyter-book` console script, run by this interpreter: the same environment as the tests.
-    cmd = [
-        sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
-        "build", str(ROOT), "--path-output", str(out), "-W", "-n", "--keep-going",
-    ]
-    start = time.perf_counter()
-    proc = subprocess.run(
-        cmd, cwd=out, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False
-    )
-    elapsed = time.perf_counter() - start
-    log = proc.stdout + proc.stderr
-    assert proc.returncode == 0, f"jupyter-book build failed (exit {proc.returncode}) after {elapsed:.0f} s:\n{log[-6000:]}"
-    html = out / "_build" / "html"
-    assert html.is_dir(), f"no HTML output in {html}:\n{log[-3000:]}"
-    created = [str(p.relative_to(ROOT)) for p in watched if p.exists() and p not in existed]
-    return html, log, created
+from _book import ROOT, repository, toc_files, widget_manager_urls
 
 
 def test_build_has_no_warnings(book):
-    _, log, _ = book
+    log = book.log
     assert "build succeeded" in log
     warnings = [line for line in log.splitlines() if "WARNING" in line or "ERROR" in line]
     assert not warnings, "\n".join(warnings)
 
 
 def test_every_toc_page_is_built(book):
-    html, _, _ = book
+    html = book.html
     missing = [f"{page}.html" for page in toc_files() if not (html / f"{page}.html").is_file()]
     assert not missing, f"pages of _toc.yml missing from the site: {missing}"
     assert (html / "index.html").is_file(), "no index.html (the landing page)"
@@ -93,13 +36,13 @@ def test_toc_lists_only_existing_sources():
 
 
 def test_bibliography_page_lists_references(book):
-    html, _, _ = book
+    html = book.html
     page = (html / "bibliography.html").read_text(encoding="utf-8")
     assert "Zdeborová" in page and "Gardner" in page, "references.bib entries are not on the bibliography page"
 
 
 def test_chapters_have_binder_and_colab_links(book):
-    html, _, _ = book
+    html = book.html
     repo = repository()
     org_repo = urlparse(repo["url"]).path.strip("/")
     branch = repo["branch"]
@@ -119,5 +62,44 @@ def test_chapters_have_binder_and_colab_links(book):
 
 def test_build_leaves_repository_clean(book):
     """--path-output keeps the build out of the repository: no _build/ or execution cache appears in it."""
-    _, _, created = book
+    created = book.created
     assert not created, f"the test build wrote into the repository: {created}"
+
+
+class _Resources(HTMLParser):
+    """The URLs a page loads by itself: script src, stylesheet/icon/preload links, img/iframe/source/video src."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in ("script", "img", "iframe", "source", "video", "audio") and attrs.get("src"):
+            self.urls.append(attrs["src"])
+        elif tag == "link" and attrs.get("href") and set((attrs.get("rel") or "").split()) & {
+            "stylesheet", "icon", "preload", "modulepreload", "prefetch"
+        }:
+            self.urls.append(attrs["href"])
+
+
+def test_pages_load_nothing_from_the_network_but_the_widget_manager(book):
+    """The offline promise, read from the HTML (tests/test_site.py proves it in a browser): MathJax is served by the
+    site and no page loads a resource from another host, except the ipywidgets manager (CDN only; pages degrade to a
+    note and the static explorer without it)."""
+    html = book.html
+    allowed = widget_manager_urls()
+    mathjax = html / "_mathjax" / "tex-mml-chtml.js"
+    assert mathjax.is_file(), f"MathJax is not served by the site ({mathjax} missing): see _ext/solvable_site.py"
+    external, without_local_mathjax = {}, []
+    for page in toc_files():
+        text = (html / f"{page}.html").read_text(encoding="utf-8")
+        parser = _Resources()
+        parser.feed(text)
+        remote = [u for u in parser.urls if urlparse(u).scheme in ("http", "https", "") and urlparse(u).netloc]
+        if bad := sorted(set(remote) - allowed):
+            external[page] = bad
+        if 'class="math' in text and not any(u.split("?")[0].endswith("_mathjax/tex-mml-chtml.js") for u in parser.urls):
+            without_local_mathjax.append(page)
+    assert not external, f"pages load resources from other hosts (they break offline): {external}"
+    assert not without_local_mathjax, f"pages with equations that do not load the site's own MathJax: {without_local_mathjax}"

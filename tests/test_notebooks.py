@@ -9,6 +9,9 @@ with `jupyter execute --inplace chapters/XX.ipynb` satisfies all of these.
 from __future__ import annotations
 
 import ast
+import importlib.metadata
+import re
+import sys
 from pathlib import Path
 
 import nbformat
@@ -161,3 +164,82 @@ def test_widget_state_saved(notebook):
     missing = [m for m in views if m not in state]
     assert not missing, f"{path.name}: widget models {missing} are displayed but absent from the saved state"
 
+
+
+def test_colab_install_cell(notebook):
+    """Colab has NumPy, SciPy, Matplotlib and ipywidgets but not the course's library: the first code cell installs it
+    from this repository, only on Colab (guarded), and is hidden on the website (tag remove-cell)."""
+    path, nb = notebook
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]
+    spec = f"git+{config['url'].rstrip('/')}@{config['branch']}"
+    first = code_cells(nb)[0]
+    source = first.source
+    assert "remove-cell" in first.metadata.get("tags", []), (
+        f"{path.name}: the first code cell must be the hidden Colab install cell (tag remove-cell)"
+    )
+    assert re.search(r"""if\s+["']google\.colab["']\s+in\s+sys\.modules\s*:""", source) and "import sys" in source, (
+        f"{path.name}: the install cell is not guarded by `if \"google.colab\" in sys.modules:`"
+    )
+    assert re.search(r"^\s+%pip install\b.*\bsolvable @ " + re.escape(spec), source, re.MULTILINE), (
+        f"{path.name}: the install cell does not `%pip install \"solvable @ {spec}\"` inside the guard"
+    )
+
+
+STDLIB = set(sys.stdlib_module_names)
+
+
+def _requirement_names(path: Path) -> set[str]:
+    names = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line and not line.startswith("-"):
+            names.add(re.split(r"[<>=!~;\[ @]", line, maxsplit=1)[0])
+    return names
+
+
+def _installed_closure(names: set[str]) -> set[str]:
+    """The distributions that installing `names` brings (their dependencies, recursively), normalised."""
+    norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+    seen, todo = set(), [norm(n) for n in names]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            requires = importlib.metadata.requires(name) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for req in requires:
+            if "extra ==" in req:
+                continue
+            todo.append(norm(re.split(r"[<>=!~;\[ (]", req, maxsplit=1)[0]))
+    return seen
+
+
+def test_chapter_imports_come_from_requirements(notebook):
+    """Binder builds the environment from requirements.txt and runtime.txt only (no postBuild, no apt.txt): every
+    module a chapter imports must be the standard library, the course's package, or installed by requirements.txt."""
+    path, nb = notebook
+    modules = set()
+    for cell in code_cells(nb):
+        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:  # the guarded %pip cell, once its magic line is dropped
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                modules |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                modules.add(node.module.split(".")[0])
+    provided = importlib.metadata.packages_distributions()
+    installed = _installed_closure(_requirement_names(ROOT / "requirements.txt") | {"solvable"})
+    norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+    missing = sorted(
+        m for m in modules - STDLIB - {"solvable"}
+        if not any(norm(dist) in installed for dist in provided.get(m, []))
+    )
+    assert not missing, f"{path.name} imports {missing}, which requirements.txt does not install (Binder would fail)"
+    runtime = (ROOT / "runtime.txt").read_text(encoding="utf-8").strip()
+    assert re.fullmatch(r"python-3\.\d+", runtime), f"runtime.txt should name Binder's Python as python-3.X: {runtime!r}"

@@ -1,0 +1,154 @@
+"""Sphinx extension of the book (loaded through `sphinx.local_extensions` in `_config.yml`): a website that works offline.
+
+A copy of `_build/html` opened with no network must show every equation typeset and every static explorer working.
+Out of the box, a Jupyter Book 1.x page loads MathJax and the ipywidgets manager from public CDNs. This extension:
+
+1. **Serves MathJax 3 from the site.** The files come from the `django-static-mathjax` package on PyPI (plain static
+   files, installed by `requirements.txt`); nothing is vendored in the repository. After a successful HTML build they
+   are copied into `<html>/_mathjax/` (the entry point `tex-mml-chtml.js` and the folders it loads lazily: TeX
+   extensions, CHTML fonts, menu, accessibility), and `mathjax_path` points there. They are kept out of `_static/`:
+   Jupyter Book adds every `.js`/`.css` found in a `_static/` folder of the book to every page. An explicit
+   `mathjax_path` in `_config.yml` is respected.
+
+2. **Drops the Font Awesome 4 stylesheet that matplotlib's `to_jshtml` animations link from a CDN.** The theme already
+   bundles Font Awesome (`_static/scripts/fontawesome.js`), which draws the player's `fa fa-*` icons; the CDN link
+   only costs a failed request offline.
+
+3. **Degrades the saved ipywidgets gracefully.** The widget manager (`@jupyter-widgets/html-manager`, loaded by
+   myst-nb from a CDN) is published on npm only: no PyPI package ships a standalone embed script that renders
+   ipywidgets 8 state (`nb-offline-convert` bundles html-manager 0.20, the ipywidgets 7 protocol; `jupyterlab_widgets`
+   and `voila` ship JupyterLab extension chunks, not an embed script). Online, the saved widgets render as usual. When the manager cannot be loaded (offline, or a CDN blocked), a note replaces each widget: the live
+   explorer needs a kernel (Jupyter, Binder or Colab), and the page's static explorer (a matplotlib animation with a
+   slider, no network needed) shows the same sweep.
+
+4. **Fits a phone screen** (`_ext/static/solvable_site.css`): matplotlib's player is as wide as its frame and would be
+   cut at the edge of a 390 px screen, so it shrinks with the column; display equations wider than the column scroll
+   sideways in their own box instead of being cut.
+
+5. **Drops duplicated inline scripts.** Jupyter Book 1.x registers sphinx-thebe's configuration snippet twice, and
+   its second `const THEBE_JS_URL = ...` is a SyntaxError on every page.
+
+`tests/test_site.py` checks all of this in headless Chromium with every request outside localhost blocked.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.ext.mathjax import MATHJAX_URL
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+MATHJAX_DIR = "_mathjax"  # in the HTML output, next to _static/
+MATHJAX_ENTRY = "tex-mml-chtml.js"  # Sphinx's default component, here served locally
+# What tex-mml-chtml.js loads on demand: TeX extensions (autoload, \require), CHTML fonts, the context menu and its
+# accessibility options (speech rule engine). The other combined components and the SVG output are not needed.
+MATHJAX_PARTS = (MATHJAX_ENTRY, "input", "output/chtml", "ui", "a11y", "sre", "adaptors")
+
+# matplotlib/_animation_data.py: <link rel="stylesheet" href="https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/...">
+CDN_FONT_AWESOME = re.compile(r"""<link\b[^>]*\bhref=["']https?://[^"']*font-awesome[^"']*\.css["'][^>]*>\s*""", re.IGNORECASE)
+
+WIDGET_OFFLINE_CLASS = "solvable-widget-offline"
+# Registered before myst-nb's widget-manager scripts (priority 400 < 500), so that it hears their load errors.
+WIDGET_FALLBACK_JS = r"""
+(function () {
+  var failed = false;
+  function showNotes() {
+    document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').forEach(function (view) {
+      var box = view.parentNode;
+      if (!box || box.querySelector(".%(cls)s")) { return; }
+      var note = document.createElement("div");
+      note.className = "admonition note %(cls)s";
+      note.innerHTML = '<p class="admonition-title">Live explorer: needs a Python kernel</p>' +
+        "<p>This interactive widget runs in Jupyter: open the chapter on Binder or Colab (rocket icon at the top " +
+        "of the page) or locally. Its widget manager could not be loaded here (no network?). The static explorer " +
+        "on this page shows the same sweep and works offline: move its slider.</p>";
+      box.insertBefore(note, view);
+    });
+  }
+  window.addEventListener("error", function (event) {
+    var el = event.target;
+    if (failed || !el || el.tagName !== "SCRIPT" || !/html-manager|require(\.min)?\.js/.test(el.src || "")) { return; }
+    failed = true;
+    if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", showNotes); }
+    else { showNotes(); }
+  }, true);
+})();
+""".replace("%(cls)s", WIDGET_OFFLINE_CLASS)
+
+
+def mathjax_source() -> Path:
+    """The `es5` folder of MathJax 3 installed by the PyPI package `django-static-mathjax` (import name `mathjax`)."""
+    try:
+        import mathjax  # django-static-mathjax
+    except ImportError as err:
+        raise ExtensionError(
+            "MathJax is served from the site and comes from the PyPI package django-static-mathjax: "
+            "pip install -r requirements.txt"
+        ) from err
+    source = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    if not (source / MATHJAX_ENTRY).is_file():
+        raise ExtensionError(f"django-static-mathjax is installed but {source / MATHJAX_ENTRY} is missing")
+    return source
+
+
+def use_local_mathjax(app: Sphinx, config) -> None:
+    mathjax_source()  # fail early, with the fix in the message
+    if config.mathjax_path == MATHJAX_URL:
+        # Sphinx resolves a relative mathjax_path against _static/.
+        config.mathjax_path = f"../{MATHJAX_DIR}/{MATHJAX_ENTRY}"
+
+
+def copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    if not app.config.mathjax_path.endswith(f"{MATHJAX_DIR}/{MATHJAX_ENTRY}"):
+        return  # the user chose another MathJax
+    source, target = mathjax_source(), Path(app.outdir) / MATHJAX_DIR
+    for part in MATHJAX_PARTS:
+        if (source / part).is_dir():
+            shutil.copytree(source / part, target / part, dirs_exist_ok=True)
+        else:
+            target.joinpath(part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / part, target / part)
+    shutil.copy2(source.parent / "LICENSE", target / "LICENSE")
+    logger.info(f"MathJax 3 copied from django-static-mathjax into {target}")
+
+
+def tidy_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    if app.builder.format != "html":
+        return
+    if "body" in context:
+        context["body"] = CDN_FONT_AWESOME.sub("", context["body"])
+
+    scripts = context.get("script_files", [])
+    if any("html-manager" in str(getattr(js, "filename", "") or "") for js in scripts):
+        app.builder.add_js_file("", body=WIDGET_FALLBACK_JS, priority=400)  # appended to this page's script_files
+
+    seen, unique = set(), []
+    for js in context.get("script_files", []):
+        # An inline script registered twice may carry filename None once and "" once (Sphinx's registry vs builder).
+        key = (str(getattr(js, "filename", js) or ""), tuple(sorted(getattr(js, "attributes", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            unique.append(js)
+    context["script_files"] = unique
+
+
+def add_static_files(app: Sphinx) -> None:
+    """The extension's own CSS (explorers and equations on narrow screens), copied into the site's _static/."""
+    app.config.html_static_path.append(str(Path(__file__).parent / "static"))
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("builder-inited", add_static_files)
+    app.add_css_file("solvable_site.css")
+    app.connect("config-inited", use_local_mathjax, priority=900)
+    app.connect("html-page-context", tidy_page, priority=900)  # after myst-nb and sphinx.ext.mathjax (500)
+    app.connect("build-finished", copy_mathjax)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
