@@ -18,6 +18,8 @@ import nbformat
 import pytest
 import yaml
 
+import _book
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -26,22 +28,8 @@ MIN_OUTPUT_FRACTION = 0.8  # of the code cells that are expected to show somethi
 
 
 def toc_files() -> set[str]:
-    """Every `file:` of _toc.yml (and its root), as a path relative to the root without suffix."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    found = {str(Path(toc["root"]).with_suffix(""))}
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                found.add(str(Path(node["file"]).with_suffix("")))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(toc)
-    return found
+    """Every page of _toc.yml (and its root), as a path relative to the root without suffix."""
+    return set(_book.toc_files())
 
 
 def code_cells(nb) -> list:

@@ -64,7 +64,7 @@ from scipy.special import log_ndtr, ndtr, owens_t
 from . import quadratic
 from .amp import run_gamp
 from .errors import ConvergenceWarning, DivergenceError
-from .quadratic import WishartRIEDenoiser, matrix_error
+from .quadratic import GAMPResult, WishartRIEDenoiser, matrix_error
 from .rie import symmetric_rie_mmse
 from .validation import (
     check_choice,
@@ -736,21 +736,6 @@ class HardmaxChannel:
         dg = np.outer(H11, a1 * a1) + np.outer(H22, a2 * a2) + np.outer(2.0 * H12 * s1 * s2, a1 * a2)
         dg /= sigma**2
         return g, dg
-
-
-@dataclass(frozen=True)
-class GAMPResult:
-    """Outcome of :func:`gamp_rie`: ``history`` is ``(1/d)|S_hat_t - S*|_F^2`` after each iteration."""
-
-    estimate: np.ndarray = field(repr=False)
-    history: np.ndarray
-    iterations: int
-    converged: bool
-
-    @property
-    def mse(self) -> float:
-        """Error of the last iterate (reported for every run, converged or not)."""
-        return float(self.history[-1])
 
 
 def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter: int = 100, C0: float = 10.0,
