@@ -27,16 +27,9 @@ import warnings
 import numpy as np
 from solvable import bsr
 
+from _timing import best_of
 
-def best_of(f, repeat=5, number=1):
-    """Best wall time of ``number`` calls of ``f`` over ``repeat`` repetitions (seconds per call)."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f()
-        times.append((time.perf_counter() - t0) / number)
-    return min(times)
+
 
 
 def bench_bayes_curve():

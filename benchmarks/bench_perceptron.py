@@ -11,11 +11,12 @@
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
 from solvable import glm
+
+from _timing import best_of
 
 PAIRS = [
     ("gaussian", "sign", 0.0), ("gaussian", "probit", 0.1), ("gaussian", "linear", 0.1),
@@ -23,13 +24,6 @@ PAIRS = [
 ]
 
 
-def best_of(f, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def bench_state_evolution():

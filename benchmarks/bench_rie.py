@@ -28,20 +28,13 @@ import time
 import numpy as np
 
 from solvable import rie
+
+from _timing import best_of
 from solvable.spectra import RectangularPlusNoise, WishartPlusNoise
 
 _fresh = itertools.count(1)
 
 
-def best_of(f, repeat=5, number=1):
-    """Best wall time of ``number`` calls of ``f``, over ``repeat`` repetitions (seconds per call)."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f()
-        times.append((time.perf_counter() - t0) / number)
-    return min(times)
 
 
 def bench_density():
