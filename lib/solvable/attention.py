@@ -64,7 +64,7 @@ from scipy.special import log_ndtr, ndtr, owens_t
 from . import quadratic
 from .amp import run_gamp
 from .errors import ConvergenceWarning, DivergenceError
-from .quadratic import GAMPResult, WishartRIEDenoiser, matrix_error
+from .quadratic import GAMPResult, SEResult, WishartRIEDenoiser, matrix_error
 from .rie import symmetric_rie_mmse
 from .validation import (
     check_choice,
@@ -329,21 +329,6 @@ def bayes_optimal_mmse(alpha: float, rho: float, T: int) -> float:
     rho = _check_rho(rho)
     K = n_effective_indices(T)
     return quadratic.bayes_optimal_mmse(alpha * K, rho)
-
-
-@dataclass(frozen=True)
-class SEResult:
-    """State evolution of GAMP-RIE for the AIM: ``mmse[t]`` is the predicted error after ``t`` iterations
-    (``mmse[0]`` the start ``m0``)."""
-
-    mmse: np.ndarray
-    iterations: int
-    converged: bool
-
-    @property
-    def final(self) -> float:
-        """Last iterate."""
-        return float(self.mmse[-1])
 
 
 def state_evolution(alpha: float, rho: float, T: int, *, m0: float | None = None, damping: float = 0.5,

@@ -443,8 +443,34 @@ class MarchenkoPastur:
 # --------------------------------------------------------------------------- Wishart + GOE
 
 
+class _BulkSupport:
+    """Accessors shared by the laws whose support is computed once as ``_support = (bulks, pieces)``.
+
+    ``bulks`` are the connected components ``((lo, hi), ...)`` of the support (for the rectangular law, on
+    ``x >= 0``; a bulk may start at 0 when ``R1 = 1``); ``pieces`` are the bulks split at necks (and graded
+    towards a hard edge), the intervals used by :meth:`quadrature`.
+    """
+
+    @property
+    def bulks(self) -> tuple[tuple[float, float], ...]:
+        return self._support[0]
+
+    @property
+    def pieces(self) -> tuple[tuple[float, float], ...]:
+        return self._support[1]
+
+    @property
+    def edges(self) -> np.ndarray:
+        """All bulk edges, sorted."""
+        return np.array([e for b in self.bulks for e in b])
+
+    def quadrature(self, n: int = DEFAULT_NODES) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes and weights over the support: ``int f ~ sum(w f(x))`` (see :func:`bulk_quadrature`)."""
+        return bulk_quadrature(self.pieces, n)
+
+
 @dataclass(frozen=True)
-class WishartPlusNoise:
+class WishartPlusNoise(_BulkSupport):
     """Eigenvalue law of ``Y = S + sqrt(s) Z``: ``S`` Wishart (``kappa = m/d``), ``Z`` GOE of variance 1.
 
     Free additive convolution of Marchenko-Pastur with a semicircle of variance ``s``. Subordination
@@ -529,24 +555,6 @@ class WishartPlusNoise:
         grading = lo + abs(lo) * 10.0 ** np.arange(0, 20) if abs(lo) < 1e-2 * width else np.empty(0)
         return bulks, _split(bulks, np.concatenate([necks, grading[grading < lo + 0.5 * width]]))
 
-    @property
-    def bulks(self) -> tuple[tuple[float, float], ...]:
-        """Connected components ``((lo, hi), ...)`` of the support, from the discriminant."""
-        return self._support[0]
-
-    @property
-    def pieces(self) -> tuple[tuple[float, float], ...]:
-        """The bulks split at necks (the intervals used by :meth:`quadrature`)."""
-        return self._support[1]
-
-    @property
-    def edges(self) -> np.ndarray:
-        """All bulk edges, sorted."""
-        return np.array([e for b in self.bulks for e in b])
-
-    def quadrature(self, n: int = DEFAULT_NODES) -> tuple[np.ndarray, np.ndarray]:
-        """Nodes and weights over the support: ``int f ~ sum(w f(x))`` (see :func:`bulk_quadrature`)."""
-        return bulk_quadrature(self.pieces, n)
 
     # -- roots ---------------------------------------------------------------------------------------
 
@@ -657,7 +665,7 @@ def _quartic_discriminant(e, d, c, b, a):
 
 
 @dataclass(frozen=True)
-class RectangularPlusNoise:
+class RectangularPlusNoise(_BulkSupport):
     """Singular-value law of ``Y = S + sqrt(delta) Z`` (``d x L``, ``d <= L``), all divided by ``(dL)^{1/4}``.
 
     ``S = U V^T/sqrt(r)`` with ``U`` in ``R^{d x r}``, ``V`` in ``R^{L x r}`` and ``Z`` i.i.d. N(0, 1);
@@ -767,23 +775,6 @@ class RectangularPlusNoise:
         grading = lo * 10.0 ** np.arange(1, 20) if 0 < lo < 1e-2 * hi else np.empty(0)
         return bulks, _split(bulks, np.concatenate([necks, grading[grading < 0.5 * hi]]))
 
-    @property
-    def bulks(self) -> tuple[tuple[float, float], ...]:
-        """Connected components of the support on ``x >= 0`` (a bulk may start at 0 when ``R1 = 1``)."""
-        return self._support[0]
-
-    @property
-    def pieces(self) -> tuple[tuple[float, float], ...]:
-        """The bulks split at necks (the intervals used by :meth:`quadrature`)."""
-        return self._support[1]
-
-    @property
-    def edges(self) -> np.ndarray:
-        return np.array([e for b in self.bulks for e in b])
-
-    def quadrature(self, n: int = DEFAULT_NODES) -> tuple[np.ndarray, np.ndarray]:
-        """Nodes ``x > 0`` and weights over the support: ``int_0^inf f ~ sum(w f(x))``."""
-        return bulk_quadrature(self.pieces, n)
 
     @cached_property
     def _coarse(self):
