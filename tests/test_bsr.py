@@ -160,7 +160,8 @@ def test_gamp_rie_reproduces_the_noiseless_reference_run(data_100):
     """reference/bsr.csv: same draws (seed 0, authors' order), prior-sample init, damping 0.5, tol 1e-6."""
     data, state = data_100
     value, tol = reference(REF, "mse_GAMP_RIE_finite_size", alpha="0.3", Delta="0.0")
-    res = bsr.gamp_rie(data, init="prior", rng=_generator(state))  # init drawn right after the data
+    # The authors' algorithm: empirical precision (it reproduces their run; the default is the derivative form).
+    res = bsr.gamp_rie(data, init="prior", precision="empirical", rng=_generator(state))
     assert res.converged
     assert res.mse == pytest.approx(value, abs=tol)
     # Same data and init as the reference run: 0.343292 in 68 iterations here against 0.343433 in 67 there
@@ -170,17 +171,49 @@ def test_gamp_rie_reproduces_the_noiseless_reference_run(data_100):
 
 
 def test_gamp_rie_matches_the_bayes_error_at_d_100(data_100):
-    """The issue's requirement: within 0.03 of the theory at d = L = 100, r = 20, alpha = 0.3 (default init).
+    """Within 0.03 of the theory at d = L = 100, r = 20, alpha = 0.3 (default init and precision).
 
-    Seed study (8 data sets, seeds 0-7): mean 0.3495, std 0.018 against the theory 0.3474; 6 of 8 converge
-    (53-128 iterations), 2 hit the 500-iteration cap while wandering near the fixed point (0.350, 0.354).
+    Close to alpha_PR = 0.36 the iterate keeps moving by about 1e-3 per iteration around its fixed point and does
+    not meet tol 1e-6 in 500 iterations (0.340 here against the theory 0.3474); the variance C_hat is the state
+    evolution's and tracks the error.
     """
     data, _ = data_100
-    res = bsr.gamp_rie(data, rng=0)
+    with pytest.warns(ConvergenceWarning):
+        res = bsr.gamp_rie(data, rng=0)
     theory = bsr.bayes_optimal_mmse(0.3, 1.0, 0.2)
-    assert res.converged and res.iterations < 150
     assert abs(res.mse - theory) < 0.03
-    assert abs(res.variance - res.mse) < 0.1  # the algorithm's own error estimate C_hat
+    assert abs(res.variance - res.mse) < 0.03  # the algorithm's own error estimate C_hat
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_gamp_rie_reaches_exact_recovery_above_alpha_pr(seed):
+    """beta = 1, rho = 0.2, alpha = 0.45 > alpha_PR = 0.36, L = d = 80: the Bayes error is 0.
+
+    The empirical precision alpha mean(g^2) stalls on a false fixed point at an error of 0.02-0.04 with
+    C_hat ~ 0.3 (the plateau does not shrink with d); the default (derivative precision with the residual floor)
+    reaches about 3e-6 in about 100 iterations, and its C_hat follows the error.
+    """
+    data = bsr.sample(80, 80, 16, 0.45, rng=seed)
+    res = bsr.gamp_rie(data, max_iter=400, rng=0)
+    assert bsr.bayes_optimal_mmse(0.45, 1.0, 0.2) == 0.0
+    assert res.converged and res.iterations <= 400
+    assert bsr.normalised_mse(res.estimate, data.S_star) < 1e-3
+    assert res.mse / 5 < res.variance < 5 * res.mse  # the variance estimate tracks the error
+    undamped = bsr.gamp_rie(data, damping=0.0, max_iter=400, warn=False, rng=0)  # never crashes
+    assert np.all(np.isfinite(undamped.estimate)) and undamped.mse < 1e-3
+    if seed == 0:
+        stalled = bsr.gamp_rie(data, precision="empirical", max_iter=400, warn=False, rng=0)
+        assert stalled.mse > 0.01 and stalled.variance > 0.2  # the false fixed point this default avoids
+
+
+def test_rectangular_rie_has_a_tiny_noise_limit():
+    """Below RECTANGULAR_TINY_NOISE the RIE is the best rank-r approximation (no spectral law to resolve)."""
+    rng = np.random.default_rng(3)
+    S = rie.sample_rectangular_signal(30, 40, 6, rng=rng)
+    Y = S + 1e-11 * rng.standard_normal(S.shape)
+    est = rie.rectangular_rie(Y, 1e-21, 0.2)  # R2 = r/min(d, L) = 6/30
+    assert np.linalg.matrix_rank(est, tol=1e-8) == 6
+    assert np.max(np.abs(est - S)) < 1e-9
 
 
 def test_gamp_rie_follows_state_evolution_iteration_by_iteration(data_100):
@@ -196,7 +229,7 @@ def test_gamp_rie_reproduces_the_noisy_reference_run():
     value, _ = reference(REF, "mse_GAMP_RIE_finite_size", alpha="0.3", Delta="0.1")
     rng = np.random.default_rng(0)
     data = bsr.sample(100, 100, 20, 0.3, 0.1, rng=rng)
-    res = bsr.gamp_rie(data, init="prior", rng=rng)
+    res = bsr.gamp_rie(data, init="prior", precision="empirical", rng=rng)
     assert res.converged and res.iterations == 35  # the reference run's 35 iterations
     assert res.mse == pytest.approx(value, abs=1e-5)  # same draws: 0.5220449 against 0.522045
     assert abs(res.mse - bsr.bayes_optimal_mmse(0.3, 1.0, 0.2, 0.1)) < 0.03

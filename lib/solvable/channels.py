@@ -105,10 +105,21 @@ class LinearChannel:
 
     ``g_out = (y - omega) / (V + delta)``, ``dg = -1 / (V + delta)``;
     ``se_mhat_factor = 1 / (rho - q + delta)``; ``psi_out = -log(2 pi (rho - q + delta))/2 - 1/2``.
+
+    ``residual_floor=True`` replaces ``V + delta`` by ``W = max(V + delta, mean((y - omega)^2))`` in both
+    ``g_out`` and ``dg``. In GAMP the predicted output variance ``V + delta`` is the variance of the residual
+    ``y - omega`` whenever state evolution holds (``E g^2 = E(-dg)``, the Nishimori identity), so the floor is
+    inactive in the large-size limit. At finite size, when a matrix denoiser's actual error lags behind its
+    asymptotic MMSE (near exact recovery, where ``V`` falls geometrically), a ``V`` below the observed residual
+    makes the Onsager-corrected loop unstable; the floor never lets the loop trust a precision larger than the
+    residuals show. Unlike the empirical precision ``A ~ mean(g^2)`` it has no false fixed point with ``V``
+    above the error: there the derivative form ``1/(V + delta)`` is kept (``science/bsr.md``, Sec. 3,
+    correction; measured in ``tests/test_bsr.py``).
     """
 
     delta: float = 0.0
     name: str = "linear"
+    residual_floor: bool = False
 
     def sample(self, z, rng: np.random.Generator) -> np.ndarray:
         """Labels ``z + sqrt(delta) xi``."""
@@ -120,6 +131,8 @@ class LinearChannel:
     def g_out(self, y, omega, V):
         """``(g_out, d_omega g_out)`` at each sample."""
         W = np.maximum(V + self.delta, VAR_FLOOR)
+        if self.residual_floor:
+            W = np.maximum(W, float(np.mean((np.asarray(y) - omega) ** 2)))
         return (y - omega) / W, np.broadcast_to(-1.0 / W, np.shape(omega))
 
     def se_mhat_factor(self, q, rho: float = 1.0):

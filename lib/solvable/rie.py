@@ -35,6 +35,7 @@ from .validation import check_choice, check_int, check_nonnegative, check_positi
 __all__ = [
     "SYMMETRIC_SMALL_NOISE",
     "RECTANGULAR_SMALL_NOISE",
+    "RECTANGULAR_TINY_NOISE",
     "symmetric_rie",
     "symmetric_rie_eigenvalues",
     "symmetric_rie_mmse",
@@ -65,6 +66,10 @@ __all__ = [
 SYMMETRIC_SMALL_NOISE = 1e-5
 #: Below this noise the rectangular MMSE is its small-noise limit ``delta r(d + L - r)/(dL)``.
 RECTANGULAR_SMALL_NOISE = 1e-4
+#: Below this noise :func:`rectangular_rie` returns its ``delta -> 0`` limit, the best rank-``r`` approximation
+#: of ``Y`` (``Y`` itself for ``R2 >= 1``): the corrections are ``O(delta)``, and the spectral law of
+#: :class:`~solvable.spectra.RectangularPlusNoise` can no longer be resolved in double precision (below ~1e-15).
+RECTANGULAR_TINY_NOISE = 1e-12
 
 _FOUR_PI2_OVER_3 = 4.0 * math.pi**2 / 3.0
 
@@ -302,7 +307,8 @@ def rectangular_rie(Y, delta: float, R2: float) -> np.ndarray:
     ``Y``, ``S``, ``Z`` all divided by ``(dL)^{1/4}`` (see :func:`sample_rectangular_signal` and
     :func:`sample_rectangular_noise`). ``Y = U diag(sigma) V^T  ->  S_hat = U diag(sigma_new) V^T`` with the
     shrinkage of :func:`rectangular_rie_singular_values` (Troiani et al. 2022, arXiv:2203.07752). If
-    ``d > L`` the problem is solved for ``Y^T`` and the estimate transposed back.
+    ``d > L`` the problem is solved for ``Y^T`` and the estimate transposed back. Below
+    ``RECTANGULAR_TINY_NOISE`` the ``delta -> 0`` limit is used: the best rank-``r`` approximation of ``Y``.
 
     Parameters
     ----------
@@ -326,7 +332,11 @@ def rectangular_rie(Y, delta: float, R2: float) -> np.ndarray:
     if delta == 0.0:
         return Y.copy()
     U, sv, Vt = np.linalg.svd(X, full_matrices=False)
-    new = rectangular_rie_singular_values(sv, delta, L / d, R2)
+    if delta < RECTANGULAR_TINY_NOISE:
+        rank = min(d, max(1, round(R2 * d)))
+        new = np.where(np.arange(d) < rank, sv, 0.0)  # singular values come sorted, largest first
+    else:
+        new = rectangular_rie_singular_values(sv, delta, L / d, R2)
     est = (U * new) @ Vt
     return est.T if transpose else est
 
