@@ -29,9 +29,13 @@ Options of the loop used by the matrix models (defaults reproduce the textbook l
 - ``precision="empirical"``: ``A = M.adjoint_variance(g^2)`` instead of ``M.adjoint_variance(-dg)``. Under the
   Bayes-optimal (Nishimori) conditions ``E g^2 = E(-dg)``, so both estimate the same precision; for the
   noisy linear channel ``-dg = 1/(delta + V)`` does not look at the data at all, while ``g^2`` measures the
-  actual residuals. GAMP-RIE of bilinear sequence regression needs the empirical form (``science/bsr.md``,
-  Sec. 3; measured at d = L = 100, alpha = 0.3: with the derivative form it diverges from a large-variance
-  start and wanders without converging from ``S_hat = 0``).
+  actual residuals. The two differ when ``V`` does not match the actual error, and the empirical form then has
+  a false fixed point: with ``V`` above the error, ``mean(g^2) ~ error/V^2`` is small, the denoiser is told a
+  noise larger than the real one, its variance stays large and ``V`` with it. GAMP-RIE of bilinear sequence
+  regression stalled there above exact recovery (error 0.02 with ``V`` ~ 0.3 at ``alpha = 0.45``); it now uses
+  the derivative form with the channel's residual floor (:class:`~solvable.channels.LinearChannel`,
+  ``residual_floor=True``; ``solvable.bsr.gamp_rie``). The quadratic and attention models still use the
+  empirical form.
 - ``damp="output"``: damp the output side ``(V, omega)`` instead of the estimate ``(w, c)``. In BSR, damping
   the estimate (0.5) lets GAMP-RIE converge to a false fixed point (``c -> 1e-4`` while the error stays at
   0.44-0.46 instead of 0.35), which damping ``(V, omega)`` avoids (``science/bsr.md``, Sec. 3; same setting).
