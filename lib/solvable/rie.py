@@ -18,8 +18,9 @@ Two denoising problems recur in the matrix chapters (``science/random_matrices.m
 
 The MMSE functions are called at every step of GAMP-RIE and of its state evolution: they cost about a
 millisecond (symmetric) and a few milliseconds (rectangular); the spectral laws are cached per parameter set.
-Baselines for the chapters (identity, optimal scalar shrinkage, rank truncation) and the samplers of the
-signals and of the noise are at the end of the module. Every random draw takes an explicit generator.
+Baselines for the chapters (identity, optimal scalar shrinkage, rank truncation, and the optimal
+singular-value shrinkage of Gavish and Donoho for spikes of fixed rank) and the samplers of the signals and of
+the noise are at the end of the module. Every random draw takes an explicit generator.
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ __all__ = [
     "scalar_shrinkage_mse",
     "eigenvalue_truncation",
     "truncated_svd",
+    "optimal_shrinkage_singular_values",
+    "optimal_singular_value_shrinkage",
+    "optimal_shrinkage_spike_error",
     "symmetric_error",
     "rectangular_error",
     "DenoisingErrors",
@@ -284,9 +288,12 @@ def rectangular_rie_mmse(R1: float, R2: float, delta: float, n_nodes: int = DEFA
 def rectangular_rie_singular_values(singular_values, delta: float, R1: float, R2: float) -> np.ndarray:
     """The rectangular RIE shrinkage of the singular values of the ``(dL)^{1/4}``-scaled ``Y``:
 
-    ``sigma -> sigma - (2 delta/sqrt(R1)) [ (R1 - 1)/(2 sigma) + v(sigma) ]``, ``v = Re G`` of
-    :class:`~solvable.spectra.RectangularPlusNoise`; negative results are set to 0
-    (Troiani et al. 2022, arXiv:2203.07752; ``science/random_matrices.md``, Sec. 4).
+    ``sigma -> max(0, sigma - (2 delta/sqrt(R1)) [ (R1 - 1)/(2 sigma) + v(sigma) ])``, ``v = Re G`` of
+    :class:`~solvable.spectra.RectangularPlusNoise` (Troiani et al. 2022, arXiv:2203.07752;
+    ``science/random_matrices.md``, Sec. 4). The map is **clipped at 0**: a negative result (and a zero
+    singular value) is sent to 0, since a singular value cannot be negative. On the support of the limiting
+    law the map stays positive in the cases of the course (e.g. its minimum is 3e-3 at ``R1 = 2, R2 = 0.2,
+    delta = 0.5``), so the clip acts only on finite-size singular values outside the support, if at all.
     """
     R1, R2 = _rectangular_ratios(R1, R2)
     delta = check_nonnegative("delta", delta)
@@ -306,7 +313,8 @@ def rectangular_rie(Y, delta: float, R2: float) -> np.ndarray:
     Convention of ``science/random_matrices.md``, Sec. 4: ``S = U V^T/sqrt(r)``, ``Z`` i.i.d. N(0, 1), and
     ``Y``, ``S``, ``Z`` all divided by ``(dL)^{1/4}`` (see :func:`sample_rectangular_signal` and
     :func:`sample_rectangular_noise`). ``Y = U diag(sigma) V^T  ->  S_hat = U diag(sigma_new) V^T`` with the
-    shrinkage of :func:`rectangular_rie_singular_values` (Troiani et al. 2022, arXiv:2203.07752). If
+    shrinkage of :func:`rectangular_rie_singular_values`, clipped at 0 (Troiani et al. 2022,
+    arXiv:2203.07752). If
     ``d > L`` the problem is solved for ``Y^T`` and the estimate transposed back. Below
     ``RECTANGULAR_TINY_NOISE`` the ``delta -> 0`` limit is used: the best rank-``r`` approximation of ``Y``.
 
@@ -418,6 +426,96 @@ def truncated_svd(Y, rank: int) -> np.ndarray:
     return (U * sv) @ Vt
 
 
+def _gavish_donoho_scale(delta: float, R1: float) -> tuple[float, float]:
+    """Noise level ``sigma`` and aspect ratio ``beta <= 1`` of Gavish and Donoho for our scaled problem."""
+    R1 = check_positive("R1", R1)
+    R1 = max(R1, 1.0 / R1)
+    return math.sqrt(delta) * R1**0.25, 1.0 / R1
+
+
+def optimal_shrinkage_singular_values(singular_values, delta: float, R1: float) -> np.ndarray:
+    """Frobenius-optimal singular-value shrinker of Gavish and Donoho (2017), with known noise level.
+
+    For a ``d x L`` observation ``Y = S + sqrt(delta) Z/(dL)^{1/4}`` (the scaling of
+    :func:`sample_rectangular_noise`) and ``S`` of **fixed** rank as ``d, L -> inf``, the singular-value
+    shrinker that minimises the asymptotic ``||S_hat - S||_F^2`` among all estimators
+    ``S_hat = sum_i eta(y_i) u_i v_i^T`` is (Gavish and Donoho, IEEE Trans. Inf. Theory 63:2137 (2017),
+    arXiv:1405.7511, Frobenius loss, noise level known)
+
+    ``eta(y) = (sigma^2/y) sqrt( (y^2/sigma^2 - beta - 1)^2 - 4 beta )`` for ``y >= sigma (1 + sqrt(beta))``,
+    and ``eta(y) = 0`` below that edge of the noise bulk,
+
+    with ``beta = min(d, L)/max(d, L)`` and ``sigma`` the noise level per entry times ``sqrt(max(d, L))``:
+    here ``sigma = sqrt(delta) max(R1, 1/R1)^{1/4}``. It inverts the fixed-rank (BBP-type) relation between
+    the singular value ``x`` of a spike and the outlier ``y(x) = sigma sqrt((1 + x'^2)(beta + x'^2))/x'``
+    (``x' = x/sigma``), then multiplies by the cosines of the left and right singular vectors:
+    ``eta = x c c~`` (see :func:`optimal_shrinkage_spike_error`). At extensive rank these formulas no longer
+    describe the spectrum, and the RIE (:func:`rectangular_rie_singular_values`) does better.
+
+    Parameters
+    ----------
+    singular_values : array_like
+        Singular values ``y >= 0`` of the scaled ``Y``.
+    delta : float
+        Noise variance ``>= 0`` per entry on the unit scale (``delta = 0`` returns the input).
+    R1 : float
+        Aspect ratio ``L/d`` (``R1 < 1`` is read as ``1/R1``).
+    """
+    delta = check_nonnegative("delta", delta)
+    y = np.asarray(singular_values, dtype=float)
+    if np.any(y < 0) or not np.all(np.isfinite(y)):
+        raise ValueError("singular_values must be finite and >= 0")
+    sigma, beta = _gavish_donoho_scale(delta, R1)
+    if delta == 0.0:
+        return y.copy()
+    t = y / sigma
+    above = t >= 1.0 + math.sqrt(beta)
+    safe = np.where(above, t, 2.0 + math.sqrt(beta))
+    eta = np.sqrt(np.maximum((safe * safe - beta - 1.0) ** 2 - 4.0 * beta, 0.0)) / safe
+    return np.where(above, sigma * eta, 0.0)
+
+
+def optimal_singular_value_shrinkage(Y, delta: float) -> np.ndarray:
+    """Apply :func:`optimal_shrinkage_singular_values` (Gavish and Donoho 2017, arXiv:1405.7511) to the scaled
+    ``d x L`` observation ``Y`` of noise variance ``delta``: ``Y = U diag(y) V^T -> U diag(eta(y)) V^T``.
+
+    It needs the noise level but not the rank. Optimal among singular-value shrinkers for a signal of fixed
+    rank; at extensive rank the RIE beats it. Measure its error with :func:`rectangular_error`.
+    """
+    Y = np.asarray(Y, dtype=float)
+    if Y.ndim != 2 or min(Y.shape) == 0:
+        raise ValueError(f"Y must be a non-empty 2-d array, got shape {Y.shape}")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError("Y must have finite entries")
+    delta = check_nonnegative("delta", delta)
+    U, sv, Vt = np.linalg.svd(Y, full_matrices=False)
+    return (U * optimal_shrinkage_singular_values(sv, delta, Y.shape[1] / Y.shape[0])) @ Vt
+
+
+def optimal_shrinkage_spike_error(theta, delta: float, R1: float) -> np.ndarray:
+    """Asymptotic ``||S_hat - S||_F^2`` that one spike of singular value ``theta`` contributes under
+    :func:`optimal_singular_value_shrinkage` (signal of fixed rank, scaled matrices).
+
+    With ``x = theta/sigma`` (``sigma``, ``beta`` as in :func:`optimal_shrinkage_singular_values`): above
+    the detection threshold ``x > beta^{1/4}`` the cosines of the left (shorter side) and right singular
+    vectors obey ``c^2 = (x^4 - beta)/(x^4 + beta x^2)``, ``c~^2 = (x^4 - beta)/(x^4 + x^2)`` (Benaych-Georges
+    and Nadakuditi 2012; Gavish and Donoho 2017, arXiv:1405.7511), the shrinker outputs ``sigma x c c~`` and
+    the error is ``sigma^2 x^2 (1 - c^2 c~^2)``; below it the spike is lost and the error is ``theta^2``.
+    """
+    delta = check_positive("delta", delta)
+    theta = np.asarray(theta, dtype=float)
+    if np.any(theta < 0) or not np.all(np.isfinite(theta)):
+        raise ValueError("theta must be finite and >= 0")
+    sigma, beta = _gavish_donoho_scale(delta, R1)
+    x = theta / sigma
+    x2 = x * x
+    detected = x2 > math.sqrt(beta)
+    safe = np.where(detected, x2, 1.0)
+    x4 = safe * safe
+    cc = np.where(detected, (x4 - beta) ** 2 / ((x4 + beta * safe) * (x4 + safe)), 0.0)  # c^2 c~^2
+    return sigma**2 * x2 * (1.0 - cc)
+
+
 def symmetric_error(estimate, signal) -> float:
     """``(1/d)||S_hat - S||_F^2``, the per-entry error of the symmetric problem."""
     diff = np.asarray(estimate, dtype=float) - np.asarray(signal, dtype=float)
@@ -432,13 +530,22 @@ def rectangular_error(estimate, signal) -> float:
 
 @dataclass(frozen=True)
 class DenoisingErrors:
-    """Errors of the RIE and of the three baselines on ONE draw of a denoising problem (per entry, in the
-    normalisation of :func:`symmetric_error` or :func:`rectangular_error`)."""
+    """Errors of the RIE and of the baselines on ONE draw of a denoising problem (per entry, in the
+    normalisation of :func:`symmetric_error` or :func:`rectangular_error`). ``optimal_shrinkage`` (the
+    Gavish-Donoho shrinker, :func:`optimal_singular_value_shrinkage`) is measured on the rectangular problem
+    only (``nan`` for the symmetric one)."""
 
     rie: float
     identity: float
     scalar_shrinkage: float
     truncation: float
+    optimal_shrinkage: float = math.nan
+
+
+def _spectral_error(new, projections, signal_norm2, scale):
+    """``||sum_i new_i a_i b_i^T - S||_F^2/scale`` for orthonormal systems ``(a_i)``, ``(b_i)``, from the
+    projections ``a_i^T S b_i`` and ``||S||_F^2`` (no matrix is rebuilt)."""
+    return float((new @ new - 2.0 * new @ projections + signal_norm2) / scale)
 
 
 def symmetric_denoising_experiment(d: int, kappa: float, s: float, rng) -> DenoisingErrors:
@@ -446,9 +553,11 @@ def symmetric_denoising_experiment(d: int, kappa: float, s: float, rng) -> Denoi
     errors of :func:`symmetric_rie`, of ``S_hat = Y``, of :func:`scalar_shrinkage` (centred at the mean
     ``sqrt(kappa)``) and of :func:`eigenvalue_truncation` at rank ``m``, all from one eigendecomposition.
 
-    Same numbers as calling those functions one by one on the same draw; their asymptotic values are
-    :func:`symmetric_rie_mmse`, :func:`identity_mse` and :func:`scalar_shrinkage_mse` (truncation has no
-    closed form at extensive rank).
+    Every estimator keeps the eigenvectors ``u_i`` of ``Y`` and changes only the eigenvalues, so its error is
+    ``(1/d) [ sum_i xi_i^2 - 2 sum_i xi_i u_i^T S u_i + ||S||_F^2 ]``: one product ``S O`` serves all four
+    (no estimate is rebuilt). Same numbers as calling those functions one by one on the same draw; their
+    asymptotic values are :func:`symmetric_rie_mmse`, :func:`identity_mse` and :func:`scalar_shrinkage_mse`
+    (truncation has no closed form at extensive rank).
     """
     d = check_int("d", d)
     kappa = check_positive("kappa", kappa)
@@ -457,22 +566,30 @@ def symmetric_denoising_experiment(d: int, kappa: float, s: float, rng) -> Denoi
     S = sample_wishart(d, kappa, rng)
     Y = S + math.sqrt(s) * sample_goe(d, rng)
     lam, O = np.linalg.eigh(Y)
+    projections = np.einsum("ij,ij->j", O, S @ O)  # u_i^T S u_i
+    norm2 = float(np.sum(S * S))
     m = round(kappa * d)
-    kept = np.where(np.arange(d) >= d - m, lam, 0.0)
     mean = math.sqrt(kappa)
+
+    def error(new):
+        return _spectral_error(new, projections, norm2, d)
+
     return DenoisingErrors(
-        rie=symmetric_error((O * symmetric_rie_eigenvalues(lam, s, kappa)) @ O.T, S),
-        identity=symmetric_error(Y, S),
-        scalar_shrinkage=symmetric_error(scalar_shrinkage(Y, s, 1.0 + kappa, mean=mean), S),
-        truncation=symmetric_error((O * kept) @ O.T, S),
+        rie=error(symmetric_rie_eigenvalues(lam, s, kappa)),
+        identity=error(lam),
+        scalar_shrinkage=error(mean + (lam - mean) / (1.0 + s)),
+        truncation=error(np.where(np.arange(d) >= d - m, lam, 0.0)),
     )
 
 
 def rectangular_denoising_experiment(d: int, L: int, r: int, delta: float, rng) -> DenoisingErrors:
     """Draw the scaled ``S = U V^T/(sqrt(r) (dL)^{1/4})`` (``d x L``, ``d <= L``) and
     ``Y = S + sqrt(delta) Z/(dL)^{1/4}``; return the errors of :func:`rectangular_rie`, of ``S_hat = Y``, of
-    :func:`scalar_shrinkage` (second moment 1) and of :func:`truncated_svd` at rank ``r``, all from one SVD.
+    :func:`scalar_shrinkage` (second moment 1), of :func:`truncated_svd` at rank ``r`` and of
+    :func:`optimal_singular_value_shrinkage` (Gavish-Donoho), all from one SVD.
 
+    All five keep the singular vectors ``(u_i, v_i)`` of ``Y``, so each error is
+    ``[ sum_i y_i'^2 - 2 sum_i y_i' u_i^T S v_i + ||S||_F^2 ]/sqrt(dL)``: one product ``S V`` serves all.
     Asymptotic values: :func:`rectangular_rie_mmse` ``(L/d, r/d, delta)``, :func:`identity_mse`,
     :func:`scalar_shrinkage_mse` ``(delta, 1)``.
     """
@@ -484,12 +601,19 @@ def rectangular_denoising_experiment(d: int, L: int, r: int, delta: float, rng) 
     S = sample_rectangular_signal(d, L, r, rng)
     Y = S + math.sqrt(delta) * sample_rectangular_noise(d, L, rng)
     U, sv, Vt = np.linalg.svd(Y, full_matrices=False)
-    kept = np.where(np.arange(sv.size) < r, sv, 0.0)
+    projections = np.einsum("ij,ij->j", U, S @ Vt.T)  # u_i^T S v_i
+    norm2 = float(np.sum(S * S))
+    scale = math.sqrt(d * L)
+
+    def error(new):
+        return _spectral_error(new, projections, norm2, scale)
+
     return DenoisingErrors(
-        rie=rectangular_error((U * rectangular_rie_singular_values(sv, delta, L / d, r / d)) @ Vt, S),
-        identity=rectangular_error(Y, S),
-        scalar_shrinkage=rectangular_error(scalar_shrinkage(Y, delta, 1.0), S),
-        truncation=rectangular_error((U * kept) @ Vt, S),
+        rie=error(rectangular_rie_singular_values(sv, delta, L / d, r / d)),
+        identity=error(sv),
+        scalar_shrinkage=error(sv / (1.0 + delta)),
+        truncation=error(np.where(np.arange(sv.size) < r, sv, 0.0)),
+        optimal_shrinkage=error(optimal_shrinkage_singular_values(sv, delta, L / d)),
     )
 
 
