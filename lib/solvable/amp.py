@@ -36,9 +36,11 @@ Options of the loop used by the matrix models (defaults reproduce the textbook l
   the derivative form with the channel's residual floor (:class:`~solvable.channels.LinearChannel`,
   ``residual_floor=True``; ``solvable.bsr.gamp_rie``). The quadratic and attention models still use the
   empirical form.
-- ``damp="output"``: damp the output side ``(V, omega)`` instead of the estimate ``(w, c)``. In BSR, damping
-  the estimate (0.5) lets GAMP-RIE converge to a false fixed point (``c -> 1e-4`` while the error stays at
-  0.44-0.46 instead of 0.35), which damping ``(V, omega)`` avoids (``science/bsr.md``, Sec. 3; same setting).
+- ``damp="output"``: damp the output side ``(V, omega)`` instead of the estimate ``(w, c)``. With the empirical
+  precision, damping the estimate (0.5) let BSR's GAMP-RIE converge to a false fixed point (``c -> 1e-4``
+  while the error stays at 0.44-0.46 instead of 0.35), which damping ``(V, omega)`` avoided
+  (``science/bsr.md``, Sec. 3; same setting). With the derivative precision and the residual floor, damping the
+  estimate (0.3) converges there too, and faster (``solvable.bsr.gamp_rie``, ``damp``).
   ``damp="both"`` damps both sides with the same factor (GAMP-RIE of the attention-indexed model at small
   sample ratio, where output damping alone can settle on a fixed point worse than the prior;
   ``science/attention.md``, Sec. 3).
