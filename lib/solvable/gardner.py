@@ -45,6 +45,7 @@ __all__ = [
     "binary_storage_entropy",
     "binary_capacity",
     "is_linearly_separable",
+    "hard_margin_weights",
     "max_margin",
     "storage_probability",
     "cover_probability",
@@ -380,16 +381,15 @@ def is_linearly_separable(X, y, margin: float = 0.0, *, method: str = "lp") -> b
     return margin_star > 0.0 if kappa == 0.0 else margin_star >= kappa
 
 
-def max_margin(X, y) -> float:
-    """Largest stability ``kappa* = max_{|w|^2 = d} min_mu y_mu x_mu . w / sqrt(d)``, or 0 if not separable.
+def hard_margin_weights(X, y) -> np.ndarray | None:
+    """Solution ``w0`` of the hard-margin program ``min |w|^2 subject to y_mu x_mu . w / sqrt(d) >= 1``, or
+    ``None`` if the data are not linearly separable.
 
-    With ``z_mu = y_mu x_mu / sqrt(d)``, the hard-margin problem ``min |w| subject to z_mu . w >= 1`` has
-    solution ``w0`` and ``kappa* = sqrt(d) / |w0|`` (rescale ``w0`` to norm ``sqrt(d)``). It is a
-    least-distance program, solved exactly by one non-negative least-squares problem (Lawson and Hanson,
-    *Solving Least Squares Problems*, 1974, Ch. 23): with ``E = [Z^T; 1^T]`` and ``f = (0, ..., 0, 1)``,
-    ``u = argmin_{u >= 0} |E u - f|`` (``scipy.optimize.nnls``), ``r = E u - f``, ``w0 = -r_{1..d} / r_{d+1}``
-    (``r = 0``: infeasible). The value returned is ``sqrt(d) min_mu z_mu . w0 / |w0|``, the margin that
-    ``w0`` actually achieves, hence a certified lower bound (equal to ``kappa*`` up to rounding).
+    A least-distance program, solved exactly by one non-negative least-squares problem (Lawson and Hanson,
+    *Solving Least Squares Problems*, 1974, Ch. 23): with ``z_mu = y_mu x_mu / sqrt(d)``, ``E = [Z^T; 1^T]``
+    and ``f = (0, ..., 0, 1)``, ``u = argmin_{u >= 0} |E u - f|`` (``scipy.optimize.nnls``), ``r = E u - f``,
+    ``w0 = -r_{1..d} / r_{d+1}`` (``r_{d+1} = 0``: infeasible). It is the max-margin (hard-margin SVM)
+    estimator of :func:`solvable.erm.fit_max_margin` and gives the capacity of :func:`max_margin`.
     """
     X, y = check_design(X, y, binary=True)
     n, d = X.shape
@@ -400,10 +400,25 @@ def max_margin(X, y) -> float:
     u, _ = nnls(E, f, maxiter=max(100, 30 * n))
     r = E @ u - f
     if r[-1] == 0.0:
+        return None
+    return -r[:d] / r[-1]
+
+
+def max_margin(X, y) -> float:
+    """Largest stability ``kappa* = max_{|w|^2 = d} min_mu y_mu x_mu . w / sqrt(d)``, or 0 if not separable.
+
+    The hard-margin problem ``min |w| subject to z_mu . w >= 1`` (``z_mu = y_mu x_mu / sqrt(d)``) has
+    solution ``w0`` (:func:`hard_margin_weights`) and ``kappa* = sqrt(d) / |w0|`` (rescale ``w0`` to norm
+    ``sqrt(d)``). The value returned is ``sqrt(d) min_mu z_mu . w0 / |w0|``, the margin that ``w0`` actually
+    achieves, hence a certified lower bound (equal to ``kappa*`` up to rounding).
+    """
+    X, y = check_design(X, y, binary=True)
+    d = X.shape[1]
+    w0 = hard_margin_weights(X, y)
+    if w0 is None:
         return 0.0
-    w0 = -r[:d] / r[-1]
     norm = np.linalg.norm(w0)
-    achieved = float(np.min(Z @ w0))
+    achieved = float(np.min((y[:, None] * X) @ w0)) / math.sqrt(d)
     if not (achieved > 0.0 and math.isfinite(norm) and norm > 0.0):
         return 0.0
     return float(math.sqrt(d) * achieved / norm)
