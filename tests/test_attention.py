@@ -242,6 +242,17 @@ def test_gamp_rie_small_alpha_needs_both_dampings():
     assert abs(res.mse - theory) < 0.08
 
 
+def test_gamp_rie_auto_damping_avoids_the_oscillating_plateau():
+    """T = 3, alpha = 0.05 (alpha K = 0.25) at d = 80, the third child of seed 5: output damping alone
+    oscillates around 0.5 (0.58 at iteration 200) against the theory 0.247; damp='auto' (both sides below
+    alpha K = 0.4) ends at 0.28."""
+    theory = at.bayes_optimal_mmse(0.05, 0.5, 3)
+    rng = np.random.default_rng(5).spawn(3)[2]
+    data = at.sample(80, 3, 0.5, 0.05, rng=rng)
+    res = at.gamp_rie(data, rng=rng, warn=False)
+    assert abs(res.mse - theory) < 0.06
+
+
 def test_gamp_rie_warns_at_its_cap():
     rng = np.random.default_rng(0)
     data = at.sample(30, 2, 0.5, 0.1, rng=rng)
@@ -287,6 +298,41 @@ def test_hardmax_channel_derivatives_and_nishimori_identity():
         tol = 4 * np.std(e2) / math.sqrt(n)
         assert np.mean(np.sum(g * (z - om), axis=1)) / V == pytest.approx(np.mean(e2), abs=tol)
         assert -np.mean(np.sum(dg, axis=1)) == pytest.approx(np.mean(e2), abs=tol)
+
+
+def test_hardmax_g_out_is_the_monte_carlo_posterior_mean():
+    """g_out = (E[z | signs, omega] - omega)/V, checked against a direct Monte Carlo: draw z ~ N(omega, V I),
+    keep the draws with each sign pattern, average. This is the term
+    phi(k1) Phi((k2 - r k1)/sqrt(1 - r^2))/Phi2 of the gradient of log Phi2. The bivariate normal density in
+    its place, with the same factor for both rows (what issue 10 reports of the authors' public
+    state-evolution code), misses it by more than 0.05 in every sign pattern tried (by 0.23 to 0.62 at seed
+    21). Tolerance 5 standard errors of each conditional mean (about 0.01 at 4e5 draws)."""
+    ch = at.HardmaxChannel()
+    rng = np.random.default_rng(21)
+    n = 400_000
+    for omega, V in ((np.array([0.3, -0.4, 0.8]), 1.0), (np.array([-0.4, 0.3, 0.2]), 0.5)):
+        z = omega + math.sqrt(V) * rng.standard_normal((n, 3))
+        signs = ch.signs_of(z)
+        for s1 in (-1.0, 1.0):
+            for s2 in (-1.0, 1.0):
+                keep = (signs[:, 0] == s1) & (signs[:, 2] == s2)
+                count = int(keep.sum())
+                assert count > 5_000
+                mc = (z[keep].mean(axis=0) - omega) / V
+                se = z[keep].std(axis=0) / math.sqrt(count) / V
+                g, _ = ch.g_out(np.array([[s1, 0.0, s2]]), omega[None, :], V)
+                assert np.all(np.abs(g[0] - mc) < 5 * se + 1e-3), (omega, V, s1, s2, g[0], mc)
+                # the bivariate-density variant (same factor for both rows) is far off
+                sig = math.sqrt(1.5 * V)
+                k1 = s1 * (omega[0] - omega[1] / math.sqrt(2)) / sig
+                k2 = s2 * (omega[2] - omega[1] / math.sqrt(2)) / sig
+                r = s1 * s2 / 3
+                p2 = at._bvn_orthant(np.array([k1]), np.array([k2]), r)[0]
+                dens = math.exp(-(k1 * k1 - 2 * r * k1 * k2 + k2 * k2) / (2 * (1 - r * r))) / (
+                    2 * math.pi * math.sqrt(1 - r * r))
+                a1, a2 = np.array([1, -1 / math.sqrt(2), 0]), np.array([0, -1 / math.sqrt(2), 1])
+                wrong = dens / p2 * (s1 * a1 + s2 * a2) / sig
+                assert np.max(np.abs(wrong - mc)) > 0.05
 
 
 def test_hardmax_gamp_follows_its_state_evolution():
@@ -337,6 +383,9 @@ def test_averaged_adam_is_closer_to_bayes_than_single_students():
     assert res.average_error < res.errors.min() and res.average_error < 0.75 * res.error
     assert bayes < res.average_error < 2.0 * bayes
     assert res.loss_history.shape == (800 // 50 + 1, 8) and res.estimates.shape == (8, 30, 30)
+    # the error is recorded with the loss; its last row is the final error, its first the prior draw's
+    assert res.error_history.shape == res.loss_history.shape
+    assert np.allclose(res.error_history[-1], res.errors) and np.all(res.error_history[0] > 1.0)
 
 
 # --------------------------------------------------------------------------- sequence multi-index model

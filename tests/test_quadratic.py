@@ -202,3 +202,42 @@ def test_batched_sensing_map_equals_one_at_a_time():
     g = rng.standard_normal((3, 25))
     assert np.allclose(M.forward(S), np.stack([M.forward(s) for s in S]))
     assert np.allclose(M.adjoint(g), np.stack([M.adjoint(v) for v in g]))
+
+
+def test_gradient_descent_in_float32_matches_float64():
+    """float32 products (chapter 4) give the same runs as float64 to the digits the chapter prints."""
+    rng_data = np.random.default_rng(3)
+    data = qn.sample(30, 0.5, 0.15, rng=rng_data)
+    r64 = qn.gd(data, n_inits=4, rng=np.random.default_rng(4))
+    r32 = qn.gd(data, n_inits=4, dtype=np.float32, rng=np.random.default_rng(4))
+    assert r32.converged.all() and r32.losses.max() < 1e-6
+    assert np.allclose(r32.errors, r64.errors, rtol=1e-3) and abs(r32.average_error / r64.average_error - 1) < 1e-3
+    with pytest.raises(ValueError, match="dtype"):
+        qn.gd(data, n_inits=2, dtype=np.int64, rng=0)
+
+
+def test_sensing_map_keeps_float32_inputs():
+    X = np.random.default_rng(5).standard_normal((20, 5))
+    M32, M64 = qn.QuadraticSensingMap(X.astype(np.float32)), qn.QuadraticSensingMap(X)
+    S = np.eye(5) + 0.1
+    assert M32.forward(S).dtype == np.float32 and M64.forward(S).dtype == np.float64
+    assert np.allclose(M32.forward(S), M64.forward(S), rtol=1e-5, atol=1e-5)
+
+
+def test_sensing_noise_has_goe_variances_and_heavier_fourth_moment():
+    """sum_mu g_mu Z_mu / sqrt(n): off-diagonal variance 1/d, diagonal 2/d, like GOE(1); its spectrum has the
+    semicircle's variance but a larger fourth moment, by about the free cumulant 3 d/n (here 3/4)."""
+    rng = np.random.default_rng(6)
+    d, n = 60, 240
+    draws = [qn.sensing_noise(rng.standard_normal((n, d)), rng=rng) for _ in range(20)]
+    N = np.stack(draws)
+    off = N[:, np.triu_indices(d, 1)[0], np.triu_indices(d, 1)[1]]
+    diag = N[:, np.arange(d), np.arange(d)]
+    assert np.allclose(N, np.swapaxes(N, 1, 2))
+    assert abs(off.var() * d - 1) < 0.05 and abs(diag.var() * d / 2 - 1) < 0.1
+    ev = np.concatenate([np.linalg.eigvalsh(M) for M in draws])
+    assert abs(np.mean(ev**2) - 1) < 0.1  # 1 + O(1/d)
+    m2, m4 = np.mean(ev**2), np.mean(ev**4)
+    assert 0.5 < m4 - 2 * m2**2 < 1.2  # fourth free cumulant: 0 for the semicircle, about 3 d/n = 0.75 here (0.90)
+    with pytest.raises(ValueError, match="rng"):
+        qn.sensing_noise(np.ones((3, 2)), rng=None)

@@ -29,42 +29,56 @@ class Sizes:
     perceptron_gamp_d: int
     perceptron_gamp_seeds: int
     perceptron_gamp_iterations: int
-    #: Chapter 1, GAMP final error against alpha: dimension, seeds per alpha.
+    #: Chapter 1, GAMP final error against alpha: dimension, data sets per alpha (one initialisation each).
     perceptron_sweep_d: int
     perceptron_sweep_seeds: int
-    #: Chapter 1, ridge / logistic ERM simulations: dimension and seeds per alpha.
+    #: Chapter 1, ridge / logistic / max-margin ERM simulations: dimension and data sets per alpha.
     perceptron_erm_d: int
     perceptron_erm_seeds: int
-    #: Chapter 1, storage of random labels (linear programs): dimension and trials per alpha.
+    #: Chapter 1, storage of random labels (exact separability tests): trials per alpha, and the dimensions
+    #: simulated (``storage_d`` is the largest of ``storage_dims``).
     storage_d: int
     storage_trials: int
+    storage_dims: tuple
     #: Chapter 2, symmetric matrices (spectra, spikes, RIE against its MMSE and the baselines): dimension d.
     rmt_d: int
     #: Chapter 2, rectangular matrices (singular values, rectangular RIE): smaller side d (the other is 2d).
     rmt_rect_d: int
-    #: Chapter 2, RIE and baselines against the signal-to-noise ratio: independent draws per value.
+    #: Chapter 2, independent draws per point (RIE and baselines against the signal-to-noise ratio, eigenvector
+    #: overlaps of the spiked matrices, RIE error at one noise level).
     rmt_sweep_seeds: int
     #: Chapter 3, bilinear sequence regression: aspect ratios beta = L/d of the experiments (L the long side).
     bsr_betas: tuple
     #: Chapter 3, GAMP-RIE against the Bayes-optimal error: sequence length L (d = L/beta), sample ratios alpha,
-    #: data sets per alpha, iteration cap.
+    #: data sets per alpha (the error bars), iteration cap; data sets of the trajectory figure (12 steps).
     bsr_gamp_L: int
     bsr_gamp_alphas: tuple
     bsr_gamp_seeds: int
     bsr_gamp_max_iter: int
+    bsr_gamp_trajectories: int
     #: Chapter 3, gradient descent: L, initialisations averaged, data sets per alpha, sample ratios (noiseless and
-    #: noisy; the noisy ones stay below the interpolation threshold, where the runs reach zero training loss).
+    #: noisy; the noisy ones stay below the interpolation threshold, where the runs reach zero training loss),
+    #: step cap, precision ("float64" or "float32"), L of the early-stopping run (alpha = 0.3, one data set).
     bsr_gd_L: int
     bsr_gd_inits: int
     bsr_gd_datasets: int
     bsr_gd_alphas: tuple
     bsr_gd_noisy_alphas: tuple
-    #: Chapter 3, minimum nuclear norm (ADMM): L = d and data sets per alpha.
+    bsr_gd_max_steps: int
+    bsr_gd_dtype: str
+    bsr_gd_stopping_L: int
+    #: Chapter 3, minimum nuclear norm (ADMM): L = d and data sets per alpha; a larger L = d and its data
+    #: sets at alpha = 0.3 and 0.4 (around the finite-size transition, to show how the points move with size).
     bsr_mnne_L: int
     bsr_mnne_seeds: int
-    #: Chapter 4, GAMP-RIE against the Bayes-optimal error: dimension d and independent runs per alpha.
+    bsr_mnne_large_L: int
+    bsr_mnne_large_seeds: int
+    #: Chapter 4, GAMP-RIE against the Bayes-optimal error: dimension d and independent data sets per alpha.
     quadratic_gamp_d: int
     quadratic_gamp_seeds: int
+    #: Chapter 4, GAMP-RIE at small alpha against the size: dimensions d and data sets per d.
+    quadratic_gamp_scan_d: tuple
+    quadratic_gamp_scan_seeds: int
     #: Chapter 4, gradient descent on the weights: dimension, initialisations averaged, data sets per alpha.
     quadratic_gd_d: int
     quadratic_gd_inits: int
@@ -75,9 +89,14 @@ class Sizes:
     #: Chapter 5, attention-indexed model: GAMP-RIE against the Bayes-optimal error (dimension d, runs per alpha).
     attention_gamp_d: int
     attention_gamp_seeds: int
-    #: Chapter 5, Adam on tied softmax students: dimension d, students per data set (averaged), Adam steps.
+    #: Chapter 5, GAMP-RIE finite-size scan at T = 3, alpha = 0.05: dimensions and data sets per dimension.
+    attention_gamp_scan_d: tuple
+    attention_gamp_scan_seeds: int
+    #: Chapter 5, Adam on tied softmax students: dimension d, students per data set (averaged), data sets per
+    #: alpha, Adam steps.
     attention_gd_d: int
     attention_gd_students: int
+    attention_gd_datasets: int
     attention_gd_steps: int
     #: Chapter 5, points per theory curve (Bayes-optimal error against alpha) and Monte-Carlo samples of the
     #: sequence multi-index and hardmax state evolutions.
@@ -88,43 +107,55 @@ class Sizes:
 PRESETS = {
     "lecture": Sizes(
         perceptron_gamp_d=2000,
-        perceptron_gamp_seeds=3,
+        perceptron_gamp_seeds=10,
         perceptron_gamp_iterations=30,
         perceptron_sweep_d=1000,
-        perceptron_sweep_seeds=2,
+        perceptron_sweep_seeds=10,
         perceptron_erm_d=400,
-        perceptron_erm_seeds=2,
-        storage_d=50,
+        perceptron_erm_seeds=40,
+        storage_d=100,
         storage_trials=100,
+        storage_dims=(25, 50, 100),
         rmt_d=1000,
         rmt_rect_d=500,
-        rmt_sweep_seeds=1,
+        rmt_sweep_seeds=8,
         # Chapter 3
         bsr_betas=(1.0,),
         bsr_gamp_L=80,
-        bsr_gamp_alphas=(0.1, 0.2, 0.3, 0.45),
-        bsr_gamp_seeds=1,
-        bsr_gamp_max_iter=300,
+        bsr_gamp_alphas=(0.1, 0.2, 0.3, 0.45, 0.6),
+        bsr_gamp_seeds=3,
+        bsr_gamp_max_iter=200,
+        bsr_gamp_trajectories=6,
         bsr_gd_L=40,
         bsr_gd_inits=32,
-        bsr_gd_datasets=1,
+        bsr_gd_datasets=3,
         bsr_gd_alphas=(0.1, 0.2, 0.3),
         bsr_gd_noisy_alphas=(0.1, 0.2, 0.25),
+        bsr_gd_max_steps=50_000,
+        bsr_gd_dtype="float64",
+        bsr_gd_stopping_L=40,
         bsr_mnne_L=20,
-        bsr_mnne_seeds=3,
+        bsr_mnne_seeds=10,
+        bsr_mnne_large_L=40,
+        bsr_mnne_large_seeds=6,
         # Chapter 4
         quadratic_gamp_d=80,
-        quadratic_gamp_seeds=2,
+        quadratic_gamp_seeds=6,
+        quadratic_gamp_scan_d=(60, 100, 150),
+        quadratic_gamp_scan_seeds=8,
         quadratic_gd_d=50,
         quadratic_gd_inits=32,
-        quadratic_gd_datasets=1,
+        quadratic_gd_datasets=6,
         quadratic_erm_d=24,
-        quadratic_erm_seeds=4,
+        quadratic_erm_seeds=6,
         # Chapter 5
         attention_gamp_d=80,
-        attention_gamp_seeds=2,
+        attention_gamp_seeds=4,
+        attention_gamp_scan_d=(60, 80, 120),
+        attention_gamp_scan_seeds=10,
         attention_gd_d=40,
         attention_gd_students=16,
+        attention_gd_datasets=4,
         attention_gd_steps=1000,
         attention_curve_points=64,
         attention_mc_samples=20_000,
@@ -136,40 +167,61 @@ PRESETS = {
         perceptron_sweep_d=5000,
         perceptron_sweep_seeds=5,
         perceptron_erm_d=1000,
-        perceptron_erm_seeds=5,
+        perceptron_erm_seeds=10,
         storage_d=200,
         storage_trials=400,
+        storage_dims=(50, 100, 200),
         rmt_d=2000,
         rmt_rect_d=1000,
-        rmt_sweep_seeds=3,
+        rmt_sweep_seeds=8,
         # Chapter 3 (arXiv:2410.18858: GAMP-RIE and GD at d = 100 on the long side, one data set per alpha for
-        # GAMP-RIE, 4 for GD with 64 initialisations; MNNE at d = 50 with 16 data sets)
+        # GAMP-RIE, 3-4 for GD with 64 initialisations; MNNE at d = 20 and 50 with 16 data sets). Kept: the
+        # sizes d = L = 100 (beta = 1, 2), K = 64, the MNNE sizes and data sets. Changed so that the chapter
+        # runs in minutes (measured: 7.9 min of CPU, single-threaded BLAS): GAMP-RIE on the paper's alpha grid
+        # at step 0.1 (not 0.05), 2 data sets per alpha for the error bars; GD on the paper's alphas up to 0.2,
+        # 3 data sets, in float32
+        # (0.2 s per step at alpha = 0.2, d = L = 100, K = 64). Closer to alpha_PR, at 0.25-0.3, plain GD at
+        # d = 100 needs thousands of steps (hours on 2 cores; the paper's own runs there were stopped early,
+        # at training errors 0.06-0.12): those alphas are shown at the lecture size L = 40, all converged.
         bsr_betas=(1.0, 2.0),
         bsr_gamp_L=100,
-        bsr_gamp_alphas=(0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6),
-        bsr_gamp_seeds=1,
+        bsr_gamp_alphas=(0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6),
+        bsr_gamp_seeds=2,
         bsr_gamp_max_iter=500,
+        bsr_gamp_trajectories=8,
         bsr_gd_L=100,
         bsr_gd_inits=64,
-        bsr_gd_datasets=4,
-        bsr_gd_alphas=(0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
-        bsr_gd_noisy_alphas=(0.05, 0.1, 0.15, 0.2, 0.25),
-        bsr_mnne_L=50,
+        bsr_gd_datasets=3,
+        bsr_gd_alphas=(0.05, 0.1, 0.15, 0.2),
+        bsr_gd_noisy_alphas=(0.05, 0.1, 0.15, 0.2),
+        bsr_gd_max_steps=5_000,
+        bsr_gd_dtype="float32",
+        bsr_gd_stopping_L=40,
+        bsr_mnne_L=20,
         bsr_mnne_seeds=16,
+        bsr_mnne_large_L=50,
+        bsr_mnne_large_seeds=16,
         # Chapter 4
         quadratic_gamp_d=200,
-        quadratic_gamp_seeds=3,
+        quadratic_gamp_seeds=4,
+        quadratic_gamp_scan_d=(100, 200, 300),
+        quadratic_gamp_scan_seeds=6,
         quadratic_gd_d=100,
-        quadratic_gd_inits=64,
-        quadratic_gd_datasets=2,
+        quadratic_gd_inits=16,  # the authors used 16 or 64 inits and 2 data sets; 4 data sets give the error bars
+        quadratic_gd_datasets=4,
         quadratic_erm_d=60,
         quadratic_erm_seeds=4,
         # Chapter 5 (arXiv:2506.01582: GAMP-RIE at d = 150 with 20 runs, Adam at d = 200 with 32 students and 1000
         # steps, theory on 256 points; arXiv:2502.00901: Monte-Carlo state evolution with 1e5 samples)
         attention_gamp_d=150,
         attention_gamp_seeds=20,
-        attention_gd_d=200,
+        attention_gamp_scan_d=(100, 150, 225),
+        attention_gamp_scan_seeds=12,
+        # Chapter 5 GD: the paper trains at d = 200; on 2 cores that costs about a quarter of an hour per alpha
+        # and data set, so this preset keeps the 32 students (4 data sets per alpha) and trains at d = 60.
+        attention_gd_d=60,
         attention_gd_students=32,
+        attention_gd_datasets=4,
         attention_gd_steps=1000,
         attention_curve_points=256,
         attention_mc_samples=100_000,
