@@ -307,6 +307,16 @@ def rectangular_rie_singular_values(singular_values, delta: float, R1: float, R2
     return np.where(sv > 0, np.maximum(new, 0.0), 0.0)
 
 
+def _check_rectangular(Y) -> np.ndarray:
+    """``Y`` as a float array, checked: a non-empty 2-d array with finite entries (ValueError otherwise)."""
+    Y = np.asarray(Y, dtype=float)
+    if Y.ndim != 2 or min(Y.shape) == 0:
+        raise ValueError(f"Y must be a non-empty 2-d array, got shape {Y.shape}")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError("Y must have finite entries")
+    return Y
+
+
 def rectangular_rie(Y, delta: float, R2: float) -> np.ndarray:
     """Rotationally invariant estimate of ``S`` from the scaled ``Y = S + sqrt(delta) Z`` (``d x L``).
 
@@ -327,11 +337,7 @@ def rectangular_rie(Y, delta: float, R2: float) -> np.ndarray:
     R2 : float
         Rank ratio ``r/min(d, L) > 0``.
     """
-    Y = np.asarray(Y, dtype=float)
-    if Y.ndim != 2 or min(Y.shape) == 0:
-        raise ValueError(f"Y must be a non-empty 2-d array, got shape {Y.shape}")
-    if not np.all(np.isfinite(Y)):
-        raise ValueError("Y must have finite entries")
+    Y = _check_rectangular(Y)
     delta = check_nonnegative("delta", delta)
     R2 = check_positive("R2", R2)
     transpose = Y.shape[0] > Y.shape[1]
@@ -482,11 +488,7 @@ def optimal_singular_value_shrinkage(Y, delta: float) -> np.ndarray:
     It needs the noise level but not the rank. Optimal among singular-value shrinkers for a signal of fixed
     rank; at extensive rank the RIE beats it. Measure its error with :func:`rectangular_error`.
     """
-    Y = np.asarray(Y, dtype=float)
-    if Y.ndim != 2 or min(Y.shape) == 0:
-        raise ValueError(f"Y must be a non-empty 2-d array, got shape {Y.shape}")
-    if not np.all(np.isfinite(Y)):
-        raise ValueError("Y must have finite entries")
+    Y = _check_rectangular(Y)
     delta = check_nonnegative("delta", delta)
     U, sv, Vt = np.linalg.svd(Y, full_matrices=False)
     return (U * optimal_shrinkage_singular_values(sv, delta, Y.shape[1] / Y.shape[0])) @ Vt
