@@ -63,7 +63,7 @@ def test_batched_runs_equal_separate_runs():
     rng = np.random.default_rng(7)
     U0, V0 = rng.standard_normal((3, 8, 2)), rng.standard_normal((3, 10, 2))
     for k in range(3):
-        one = gd.run_gd(bsr.BilinearMap(data.X), gd.LowRankProduct(2), data.y, (U0[k:k + 1], V0[k:k + 1]),
+        one = gd.run_gd(gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(2), data.y), (U0[k:k + 1], V0[k:k + 1]),
                         lr=0.2, max_steps=5000, target=data.S_star)
         assert one.steps[0] == batch.steps[k]  # a converged run is frozen: same stopping step as alone
         assert one.estimates[0] == pytest.approx(batch.estimates[k], abs=1e-10)
@@ -105,7 +105,7 @@ def test_error_history_and_single_precision():
     with pytest.raises(ValueError, match="dtype"):
         bsr.gd(data, n_inits=2, lr=0.4, dtype=np.int32, rng=0)
     with pytest.raises(ValueError, match="dtype"):
-        gd.run_gd(bsr.BilinearMap(data.X), gd.LowRankProduct(4), data.y,
+        gd.run_gd(gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(4), data.y),
                   (np.ones((1, 20, 4)), np.ones((1, 20, 4))), lr=0.1, dtype=np.float16)
 
 
@@ -124,7 +124,7 @@ def test_small_initialisation_and_no_target():
     data = bsr.sample(10, 10, 2, 0.3, rng=1)
     res = bsr.gd(data, n_inits=2, lr=0.4, init="small", init_scale=1e-4, rng=0, max_steps=20000)
     assert res.converged.all() and res.losses.max() < 1e-6
-    out = gd.run_gd(bsr.BilinearMap(data.X), gd.LowRankProduct(2), data.y,
+    out = gd.run_gd(gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(2), data.y),
                     (np.ones((1, 10, 2)), np.ones((1, 10, 2))), lr=0.1, tol=0.0, max_steps=3)
     assert np.isnan(out.errors).all() and math.isnan(out.average_error)
 
@@ -134,7 +134,10 @@ def test_small_initialisation_and_no_target():
     [
         ({"lr": -0.1}, "lr"),
         ({"lr": 0.1, "tol": -1.0}, "tol"),
-        ({"lr": 0.1, "max_steps": 0}, "max_steps"),
+        ({"lr": 0.1, "max_steps": -1}, "max_steps"),
+        ({"lr": 0.1, "tol": float("inf")}, "tol"),
+        ({}, "lr"),
+        ({"lr": 0.1, "params0": (np.full((2, 3, 1), np.nan), np.ones((2, 3, 1)))}, "params0"),
         ({"lr": 0.1, "record_every": 0}, "record_every"),
         ({"lr": 0.1, "y": np.zeros(5)}, "y"),
         ({"lr": 0.1, "y": np.ones((5, 1))}, "y"),
@@ -145,5 +148,6 @@ def test_run_gd_rejects_bad_input(kwargs, name):
     data = bsr.sample(3, 3, 1, 0.6, rng=0)
     args = {"y": data.y, "params0": (np.ones((2, 3, 1)), np.ones((2, 3, 1)))}
     args.update(kwargs)
+    y = args.pop("y")
     with pytest.raises(ValueError, match=name):
-        gd.run_gd(bsr.BilinearMap(data.X), gd.LowRankProduct(1), **args)
+        gd.run_gd(gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(1), y), **args)

@@ -51,28 +51,41 @@ Options of the loop used by the matrix models (defaults reproduce the textbook l
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
 from .errors import ConvergenceWarning, DivergenceError
-from .validation import check_in_range, check_int, check_nonnegative
+from .validation import check_in_range, check_int
 
 __all__ = [
     "LinearMap",
+    "OutputChannel",
+    "Denoiser",
     "DenseLinearMap",
-    "AMPResult",
+    "GAMPResult",
     "run_gamp",
-    "SETrajectory",
+    "FixedPoint",
+    "iterate_fixed_point",
+    "SEResult",
     "iterate_state_evolution",
+    "check_tol",
 ]
 
 
 class LinearMap(Protocol):
-    """What the GAMP loop needs from the linear part of a model (see module docstring)."""
+    """What the GAMP loop needs from the linear part of a model (see module docstring).
+
+    ``forward(w)`` maps the signal to the preactivations, ``adjoint(g)`` maps residuals back to a signal-shaped
+    field; ``forward_variance(c) = sum_i F_mi^2 c_i`` and ``adjoint_variance(a) = sum_m F_mi^2 a_m`` propagate
+    the variances (scalars for uniform variances). Implementations: :class:`DenseLinearMap` (perceptron),
+    :class:`solvable.bsr.BilinearMap`, :class:`solvable.quadratic.QuadraticSensingMap`,
+    :class:`solvable.attention.AttentionSensingMap`.
+    """
 
     def forward(self, w): ...
 
@@ -81,6 +94,36 @@ class LinearMap(Protocol):
     def forward_variance(self, c): ...
 
     def adjoint_variance(self, a): ...
+
+
+class OutputChannel(Protocol):
+    """What the GAMP loop needs from the output channel ``P(y | z)``.
+
+    ``g_out(y, omega, V) -> (g, dg)``: ``g = (E[z | y, omega, V] - omega)/V`` and its derivative in ``omega``
+    (``science/perceptron.md``, Sec. 5). Implementations live in :mod:`solvable.channels` (sign, probit,
+    noisy linear, softmax and hardmax attention).
+    """
+
+    def g_out(self, y, omega, V): ...
+
+
+class Denoiser(Protocol):
+    """What the GAMP loop needs from the prior: ``denoise(A, B) -> (estimate, variance)``, the posterior mean and
+    variance of the signal given the Gaussian observation ``B/A = signal + noise/sqrt(A)``. Implementations:
+    the separable priors of :mod:`solvable.priors` and the rotationally invariant denoisers of :mod:`solvable.rie`.
+    A denoiser that returns non-finite numbers makes :func:`run_gamp` raise :class:`~solvable.errors.DivergenceError`.
+    """
+
+    def denoise(self, A, B): ...
+
+
+def check_tol(tol, name: str = "tol") -> float:
+    """A convergence tolerance: a finite number in ``[0, 1)``.
+
+    ``tol >= 1`` (or ``inf``) would accept any first step as converged and report success on a wrong answer;
+    every iterative solver of the library validates its tolerance here.
+    """
+    return check_in_range(name, tol, 0.0, 1.0, high_open=True)
 
 
 class DenseLinearMap:
@@ -121,28 +164,47 @@ class DenseLinearMap:
 
 
 @dataclass(frozen=True)
-class AMPResult:
-    """Outcome of :func:`run_gamp`.
+class GAMPResult:
+    """Outcome of a GAMP run, the same shape for every model (:func:`run_gamp`, ``glm.gamp``, ``*.gamp_rie``).
 
     Attributes
     ----------
-    estimate, variance : the last posterior-mean estimate and its variances.
-    history : array (iterations, k) of what ``monitor`` returned after each iteration (empty without monitor).
+    estimate : the last posterior-mean estimate (vector or matrix).
+    variance : its last posterior variance (array, or a float for the matrix denoisers): the algorithm's own
+        error estimate.
+    history : (iterations,) the error against the teacher after each iteration (the first value ``monitor``
+        returned; empty without monitor). Compare with :attr:`SEResult.history` ``[1:]``.
+    overlap, norm : (iterations,) ``m_t = <estimate, teacher>/N`` and ``Q_t = |estimate|^2/N`` when the monitor
+        returned them (second and third values), else empty.
     iterations : number of iterations run.
-    converged : whether the change ``mean((w_new - w)^2)`` fell below ``tol``.
+    converged : whether the change of the estimate fell below ``tol`` (False when stopped at the cap).
     """
 
-    estimate: np.ndarray
-    variance: np.ndarray | float
+    estimate: np.ndarray = field(repr=False)
+    variance: np.ndarray | float = field(repr=False)
     history: np.ndarray
     iterations: int
     converged: bool
+    overlap: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    norm: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+
+    @property
+    def error(self) -> float:
+        """Error of the last iterate, ``history[-1]`` (raises without a monitored teacher)."""
+        if self.history.size == 0:
+            raise ValueError("this run had no monitor (teacher unknown): no error history")
+        return float(self.history[-1])
+
+
+def _check_finite_array(name, x):
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} must contain finite numbers only")
 
 
 def run_gamp(
     linear_map: LinearMap,
-    channel,
-    denoiser,
+    channel: OutputChannel,
+    denoiser: Denoiser,
     y,
     w0,
     c0,
@@ -150,7 +212,7 @@ def run_gamp(
     damping: float = 0.0,
     tol: float = 1e-8,
     max_iter: int = 200,
-    monitor: Callable[[np.ndarray], tuple] | None = None,
+    monitor: Callable[[np.ndarray], float | tuple] | None = None,
     min_iter: int = 1,
     collapse_tol: float = 1e-12,
     warn: bool = True,
@@ -158,7 +220,7 @@ def run_gamp(
     precision: str = "derivative",
     omega0=None,
     V0=None,
-) -> AMPResult:
+) -> GAMPResult:
     """Run GAMP (module docstring) from ``(w0, c0)`` with ``g = 0`` (or ``g_out(y, omega0, V0)``).
 
     Parameters
@@ -171,31 +233,39 @@ def run_gamp(
         ``(V, omega)`` (module docstring), or both. Without ``omega0`` the first output step is undamped.
     precision : {"derivative", "empirical"}
         ``A = M.adjoint_variance(-dg)`` (default) or ``M.adjoint_variance(g**2)`` (module docstring).
+    y, w0 : arrays of finite numbers
+        Labels and the initial estimate.
+    c0 : float or array > 0
+        Initial posterior variance (a zero variance would stop the loop at once as "collapsed").
     omega0, V0 : array_like or float, optional
-        Initial output state: ``g_0 = g_out(y, omega0, V0)`` (default ``g_0 = 0``). ``V0`` defaults to
+        Initial output state: ``g_0 = g_out(y, omega0, V0)`` (default ``g_0 = 0``). ``V0 > 0`` defaults to
         ``M.forward_variance(c0)``.
-    tol : float >= 0
+    tol : float in [0, 1)
         Stop when ``mean((w_new - w)^2) < tol`` (after ``min_iter`` iterations). ``tol = 0`` runs exactly
         ``max_iter`` iterations (to compare with state evolution iteration by iteration): no convergence test,
         no warning, ``converged`` is False.
     collapse_tol : float
         Also stop when the mean posterior variance falls below it: the posterior has collapsed on a point
-        (a discrete signal recovered exactly). Iterating further is meaningless there: with a noiseless sign
-        channel every message vanishes once the variance is below the squared smallest margin, and the
-        estimate would be reset to the prior mean.
-    max_iter : int
+        (a discrete signal recovered exactly). Iterating further is meaningless there:
+        with a noiseless sign channel every message vanishes once the variance is below the squared smallest
+        margin, and the estimate would be reset to the prior mean.
+    max_iter : int >= 1
         Iteration cap; reaching it emits :class:`~solvable.errors.ConvergenceWarning` (if ``warn``).
     monitor : callable, optional
-        ``monitor(w) -> tuple of floats`` recorded after every iteration (e.g. overlaps with a teacher).
+        ``monitor(w) -> error`` or ``(error, overlap, norm)`` recorded after every iteration.
 
     Raises
     ------
+    ValueError
+        For a malformed control or start (named).
     DivergenceError
         If an iteration produces non-finite numbers (with the iteration number).
     """
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_nonnegative("tol", tol)
+    tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
+    min_iter = check_int("min_iter", min_iter)
+    collapse_tol = check_in_range("collapse_tol", collapse_tol, 0.0, 1.0, high_open=True)
     if damp not in ("estimate", "output", "both"):
         raise ValueError(f"damp must be 'estimate', 'output' or 'both', got {damp!r}")
     if precision not in ("derivative", "empirical"):
@@ -206,15 +276,23 @@ def run_gamp(
     w = np.array(w0, dtype=float, copy=True)
     c = np.array(c0, dtype=float, copy=True) if np.ndim(c0) else float(c0)
     y = np.asarray(y, dtype=float)
+    _check_finite_array("y", y)
+    _check_finite_array("w0", w)
+    if not (np.all(np.isfinite(c)) and np.all(np.asarray(c) > 0)):
+        raise ValueError(f"c0 must be finite and > 0 (the initial posterior variance), got {c0!r}")
     if omega0 is None:
         g = np.zeros_like(y)
         omega_old = V_old = None
     else:
         V_old = linear_map.forward_variance(c) if V0 is None else V0
+        if not (np.all(np.isfinite(V_old)) and np.all(np.asarray(V_old) > 0)):
+            raise ValueError(f"V0 must be finite and > 0, got {V0!r}")
         omega_old = np.broadcast_to(np.asarray(omega0, dtype=float), y.shape)
+        _check_finite_array("omega0", omega_old)
         g, _ = channel.g_out(y, omega_old, V_old)
     history = []
     converged = False
+    change = math.inf
     t = 0
     for t in range(1, max_iter + 1):
         V = linear_map.forward_variance(c)
@@ -236,7 +314,8 @@ def run_gamp(
             w = damping * w + (1.0 - damping) * w_new
             c = damping * c + (1.0 - damping) * c_new
         if monitor is not None:
-            history.append(tuple(monitor(w)))
+            m = monitor(w)
+            history.append(tuple(m) if isinstance(m, tuple) else (m,))
         if not fixed_length and t >= min_iter and (change < tol or float(np.mean(c)) < collapse_tol):
             converged = True
             break
@@ -246,24 +325,180 @@ def run_gamp(
             ConvergenceWarning,
             stacklevel=2,
         )
-    hist = np.array(history, dtype=float) if history else np.empty((0, 0))
-    return AMPResult(estimate=w, variance=c, history=hist, iterations=t, converged=converged)
+    hist = np.array(history, dtype=float) if history else np.empty((0, 1))
+    empty = np.empty(0)
+    return GAMPResult(
+        estimate=w, variance=c, history=hist[:, 0], iterations=t, converged=converged,
+        overlap=hist[:, 1] if hist.shape[1] > 1 else empty, norm=hist[:, 2] if hist.shape[1] > 2 else empty,
+    )
+
+
+# --------------------------------------------------------------------------- fixed points
 
 
 @dataclass(frozen=True)
-class SETrajectory:
-    """Iterates of the state evolution: ``q[t]`` (``q[0]`` is the initial overlap) and ``mhat[t]``
-    (``mhat[t]`` is computed from ``q[t]``, so it has one entry less when the run stopped on ``q``)."""
+class FixedPoint:
+    """Outcome of :func:`iterate_fixed_point`.
 
-    q: np.ndarray
-    mhat: np.ndarray
+    Attributes
+    ----------
+    states : (iterations + 1, k) the iterates, row 0 the start (a scalar state has ``k = 1``).
+    observed : (iterations, ...) what ``update`` reported with each step (e.g. the conjugate overlap computed
+        from ``states[t]``), or an empty array.
+    iterations : steps taken.
+    converged : whether the last change fell below the tolerance (False at the cap, or with ``tol = 0``).
+    change : the last change.
+    """
+
+    states: np.ndarray = field(repr=False)
+    observed: np.ndarray = field(repr=False)
     iterations: int
     converged: bool
+    change: float
 
     @property
-    def overlap(self) -> float:
-        """Last overlap ``q``."""
-        return float(self.q[-1])
+    def state(self) -> np.ndarray:
+        """The last iterate, shape (k,)."""
+        return self.states[-1]
+
+    @property
+    def value(self) -> float:
+        """The first component of the last iterate, as a float (the state of a scalar recursion)."""
+        return float(self.states[-1, 0])
+
+
+def iterate_fixed_point(
+    update: Callable[[np.ndarray], np.ndarray | tuple],
+    x0,
+    *,
+    damping: float = 0.0,
+    tol: float = 1e-10,
+    max_iter: int = 1000,
+    relative: bool = False,
+    bounds: tuple | None = None,
+    what: str = "state evolution",
+    warn: bool = True,
+    stacklevel: int = 3,
+) -> FixedPoint:
+    """The one damped fixed-point driver of the library: every state evolution and saddle point runs here.
+
+    Iterates
+
+        x_{t+1} = clip( damping * x_t + (1 - damping) * update(x_t) ),
+
+    and stops when ``max_i |x_{t+1,i} - x_{t,i}| / s_i < tol`` with ``s_i = 1`` (absolute change) or
+    ``s_i = max(1, |x_{t+1,i}|)`` (``relative=True``).
+
+    Parameters
+    ----------
+    update : callable
+        ``update(x) -> x_new`` or ``(x_new, observed)`` (``x`` a 1-d float array; a scalar state is an array of
+        length 1; ``observed`` anything numeric the caller wants recorded with the step).
+    x0 : float or 1-d array of finite numbers
+        Start.
+    damping : float in [0, 1)
+    tol : float in [0, 1)
+        ``0`` runs exactly ``max_iter`` steps (a trajectory to compare with an algorithm step by step):
+        no convergence test, no warning, ``converged`` is False.
+    max_iter : int >= 1
+        Cap; reaching it warns (:class:`~solvable.errors.ConvergenceWarning`, with ``what``) unless ``warn=False``.
+    bounds : (low, high), optional
+        Clip every iterate to this box (e.g. an overlap to ``[0, rho]``).
+    what : str
+        Name used in the warning and error messages.
+
+    Raises
+    ------
+    ValueError
+        For a malformed control or start (named).
+    DivergenceError
+        If ``update`` returns non-finite numbers (with the iteration number and the state).
+    """
+    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
+    tol = check_tol(tol)
+    max_iter = check_int("max_iter", max_iter)
+    x = np.array(x0, dtype=float, copy=True).reshape(-1)
+    if x.size == 0 or not np.all(np.isfinite(x)):
+        raise ValueError(f"the start of the {what} must be finite numbers, got {x0!r}")
+    fixed_length = tol == 0.0
+    states = [x.copy()]
+    observed = []
+    converged = False
+    change = math.inf
+    t = 0
+    for t in range(1, max_iter + 1):
+        out = update(x)
+        if isinstance(out, tuple):
+            new, obs = out
+            observed.append(obs)
+        else:
+            new = out
+        new = np.asarray(new, dtype=float).reshape(-1)
+        if new.shape != x.shape or not np.all(np.isfinite(new)):
+            raise DivergenceError(f"{what} diverged at iteration {t}: state {x.tolist()} -> {new.tolist()}")
+        new = damping * x + (1.0 - damping) * new if damping > 0 else new
+        if bounds is not None:
+            new = np.clip(new, bounds[0], bounds[1])
+        scale = np.maximum(1.0, np.abs(new)) if relative else 1.0
+        change = float(np.max(np.abs(new - x) / scale))
+        x = new
+        states.append(x.copy())
+        if not fixed_length and change < tol:
+            converged = True
+            break
+    if not converged and warn and not fixed_length:
+        warnings.warn(
+            f"{what} did not converge in {t} iterations (last change {change:.2e} >= tol {tol:.1e}, "
+            f"state {np.array2string(x, precision=6)})",
+            ConvergenceWarning,
+            stacklevel=stacklevel,
+        )
+    return FixedPoint(states=np.array(states), observed=np.array(observed, dtype=float), iterations=t,
+                      converged=converged, change=change)
+
+
+@dataclass(frozen=True)
+class SEResult:
+    """A state evolution, the same shape for every model of the library.
+
+    Attributes
+    ----------
+    error : the model's error at the end of the iteration: the Bayes-optimal (or the algorithm's) error of the
+        model (classification error or weight MMSE for the perceptron; per-entry MMSE on the matrix signal for
+        BSR, quadratic networks and attention; ``1 - overlap`` for the sequence multi-index model).
+    overlap : the order parameter at the end (``q``, or ``Q0 - mmse`` for a matrix signal).
+    history : (iterations + 1,) the predicted error after ``t`` iterations, ``history[0]`` at the start: what
+        GAMP's :attr:`GAMPResult.history` is compared with.
+    iterations, converged : of the iteration (``converged`` is False at the cap).
+    conjugate : the conjugate order parameter (``mhat``, ``qhat``) at the end, or NaN where the model has none.
+    free_entropy : the replica-symmetric free entropy at the fixed point, where computed (else None).
+    branch : ``"uninformed"`` or ``"informed"``: which initialisation gave the reported fixed point (models
+        with a hard phase run both and keep the one with the larger free entropy).
+    algorithmic_error : the error of the fixed point reached from the uninformed start (what AMP attains); equal
+        to ``error`` outside a hard phase.
+    """
+
+    error: float
+    overlap: float
+    history: np.ndarray = field(repr=False)
+    iterations: int
+    converged: bool
+    conjugate: float = math.nan
+    free_entropy: float | None = None
+    branch: str = "uninformed"
+    algorithmic_error: float | None = None
+
+    def __post_init__(self):
+        if not (math.isfinite(self.error) and math.isfinite(self.overlap)):
+            raise DivergenceError(f"state evolution produced a non-finite result: error {self.error}, "
+                                  f"overlap {self.overlap}")
+        if self.algorithmic_error is None:
+            object.__setattr__(self, "algorithmic_error", self.error)
+
+    @property
+    def gen_error(self) -> float:
+        """``error`` under the name of the library's stable API (``glm.state_evolution(...).gen_error``)."""
+        return self.error
 
 
 def iterate_state_evolution(
@@ -277,36 +512,21 @@ def iterate_state_evolution(
     tol: float = 1e-12,
     max_iter: int = 20000,
     warn: bool = True,
-) -> SETrajectory:
-    """Iterate ``mhat_t = alpha * channel.se_mhat_factor(q_t)``, ``q_{t+1} = prior.se_overlap(mhat_t)``.
+) -> FixedPoint:
+    """The GLM-form state evolution ``mhat_t = alpha * channel.se_mhat_factor(q_t)``,
+    ``q_{t+1} = prior.se_overlap(mhat_t)`` on :func:`iterate_fixed_point`.
 
-    Stops when ``|q_{t+1} - q_t| < tol``. Near a spinodal the recursion slows down critically: reaching
-    ``max_iter`` warns with :class:`~solvable.errors.ConvergenceWarning`; non-finite values raise
-    :class:`~solvable.errors.DivergenceError`. ``q`` is kept in ``[0, rho]``.
+    ``states[:, 0]`` holds ``q_t`` (``q_0`` first), kept in ``[0, rho]``; ``observed[t]`` is ``mhat_t``, computed
+    from ``q_t``. Near a spinodal the recursion slows down critically: reaching ``max_iter`` warns with
+    :class:`~solvable.errors.ConvergenceWarning`; non-finite values raise :class:`~solvable.errors.DivergenceError`.
     (``science/perceptron.md``, Sec. 3; Barbier et al., arXiv:1708.03395.)
     """
-    q = float(q0)
-    qs = [q]
-    mhats = []
-    converged = False
-    t = 0
-    for t in range(1, max_iter + 1):
-        mhat = alpha * float(channel.se_mhat_factor(q, rho))
-        q_new = float(prior.se_overlap(mhat))
-        if not (np.isfinite(mhat) and np.isfinite(q_new)):
-            raise DivergenceError(f"state evolution diverged at iteration {t} (q = {q!r}, mhat = {mhat!r})")
-        q_new = min(max(damping * q + (1.0 - damping) * q_new, 0.0), rho)
-        mhats.append(mhat)
-        qs.append(q_new)
-        if abs(q_new - q) < tol:
-            converged = True
-            q = q_new
-            break
-        q = q_new
-    if not converged and warn:
-        warnings.warn(
-            f"state evolution did not converge in {t} iterations (alpha = {alpha:g}, q = {q:.6g})",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
-    return SETrajectory(q=np.array(qs), mhat=np.array(mhats), iterations=t, converged=converged)
+
+    def update(x):
+        mhat = alpha * float(channel.se_mhat_factor(float(x[0]), rho))
+        if not math.isfinite(mhat):
+            return np.array([math.nan]), mhat
+        return np.array([float(prior.se_overlap(mhat))]), mhat
+
+    return iterate_fixed_point(update, [q0], damping=damping, tol=tol, max_iter=max_iter, bounds=(0.0, rho),
+                               what=f"state evolution (alpha = {alpha:g})", warn=warn, stacklevel=4)

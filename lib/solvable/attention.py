@@ -59,10 +59,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import log_ndtr, ndtr, owens_t
 
 from . import quadratic
 from .amp import run_gamp
+from .channels import (
+    HardmaxChannel,
+    SoftmaxChannel,
+    index_weights,
+    pack_indices,
+    row_hardmax,
+    row_softmax,
+    unpack_indices,
+)
 from .errors import ConvergenceWarning, DivergenceError
 from .quadratic import GAMPResult, SEResult, WishartRIEDenoiser, matrix_error
 from .rie import symmetric_rie_mmse
@@ -139,21 +147,6 @@ def _check_rho(rho) -> float:
 
 
 # =========================================================================== data
-
-
-def row_softmax(h):
-    """Softmax along the last axis (stable: the row maximum is subtracted first)."""
-    h = np.asarray(h, dtype=float)
-    e = np.exp(h - np.max(h, axis=-1, keepdims=True))
-    return e / np.sum(e, axis=-1, keepdims=True)
-
-
-def row_hardmax(h):
-    """One-hot rows at the argmax of the last axis (ties, of probability zero, go to the first index)."""
-    h = np.asarray(h, dtype=float)
-    out = np.zeros_like(h)
-    np.put_along_axis(out, np.argmax(h, axis=-1)[..., None], 1.0, axis=-1)
-    return out
 
 
 def attention_indices(X, S):
@@ -486,41 +479,6 @@ def hardmax_state_evolution(alpha: float, rho: float, *, n_samples: int = 100_00
 # =========================================================================== GAMP-RIE
 
 
-def _upper(T):
-    return np.triu_indices(T)
-
-
-def index_weights(T: int) -> np.ndarray:
-    """``tau_ab`` for the ``P = T(T+1)/2`` pairs ``a <= b`` in :func:`pack_indices` order: ``sqrt(2)`` for
-    ``a < b``, 1 for ``a = b``. ``sum tau^2 = T^2``."""
-    T = _check_T(T)
-    a, b = _upper(T)
-    return np.where(a == b, 1.0, math.sqrt(2.0))
-
-
-def pack_indices(M):
-    """The upper triangle ``a <= b`` of ``(..., T, T)`` arrays as ``(..., T(T+1)/2)`` (row-major order)."""
-    M = np.asarray(M)
-    T = M.shape[-1]
-    if M.ndim < 2 or M.shape[-2] != T:
-        raise ValueError(f"M must end with two equal axes (..., T, T), got shape {M.shape}")
-    a, b = _upper(T)
-    return M[..., a, b]
-
-
-def unpack_indices(p, T: int):
-    """Inverse of :func:`pack_indices` for symmetric matrices: ``(..., T(T+1)/2) -> (..., T, T)``."""
-    p = np.asarray(p)
-    T = _check_T(T)
-    if p.shape[-1] != T * (T + 1) // 2:
-        raise ValueError(f"p must end with an axis of T(T+1)/2 = {T * (T + 1) // 2}, got shape {p.shape}")
-    a, b = _upper(T)
-    M = np.zeros(p.shape[:-1] + (T, T), dtype=p.dtype)
-    M[..., a, b] = p
-    M[..., b, a] = p
-    return M
-
-
 class AttentionSensingMap:
     """The map ``S -> z`` with ``z^mu_ab = <Phi^mu_ab, S> = tau_ab h^mu_ab(S)`` for ``a <= b``, on raw tokens.
 
@@ -548,7 +506,7 @@ class AttentionSensingMap:
         self.n, self.T, self.d = X.shape
         _check_T(self.T)
         self.tau = index_weights(self.T)
-        self._a, self._b = _upper(self.T)
+        self._a, self._b = np.triu_indices(self.T)
         self._diag = self._a == self._b
 
     @property
@@ -576,154 +534,6 @@ class AttentionSensingMap:
 
     def adjoint_variance(self, a):
         return 2.0 * float(np.sum(a)) / self.d
-
-
-@dataclass(frozen=True)
-class SoftmaxChannel:
-    """The noiseless softmax output channel of the AIM, in the ``tau`` units of :class:`AttentionSensingMap`.
-
-    The data enter as the packed canonical logits ``y = tau-free h0`` of :meth:`observe`: with ``L = log y``,
-    ``h0_ab = L_ab + L_Ta - L_aT`` is one symmetric ``h`` consistent with the outputs; every other one is
-    ``h0 + c`` (a common shift). The posterior of ``z = tau * h`` given ``omega`` (prior ``N(omega, V I)``)
-    lives on the line ``z = tau (h0 + c)``, so (``science/attention.md``, Sec. 3, step 2)
-
-        c = (1/T^2) sum_{a<=b} tau_ab (omega_ab - tau_ab h0_ab),    g_ab = (tau_ab (h0_ab + c) - omega_ab)/V,
-        dg_ab = (tau_ab^2/T^2 - 1)/V,
-
-    using ``sum tau^2 = T^2``. ``g`` is invariant under ``h0 -> h0 + c`` and ``omega -> omega + c tau``; at
-    the Bayes fixed point ``E sum_ab g_ab^2 = K/V`` (``P - 1`` directions are constrained). Projecting in
-    ``h`` units with equal weights instead is a different (wrong) channel.
-    """
-
-    T: int
-
-    def __post_init__(self):
-        _check_T(self.T)
-
-    @property
-    def tau(self) -> np.ndarray:
-        return index_weights(self.T)
-
-    def observe(self, y):
-        """Packed canonical logits ``h0`` (n, P) of softmax outputs ``y`` (n, T, T) (all entries > 0)."""
-        y = np.asarray(y, dtype=float)
-        if y.ndim != 3 or y.shape[1:] != (self.T, self.T):
-            raise ValueError(f"y must have shape (n, {self.T}, {self.T}), got {y.shape}")
-        if not np.all(y > 0):
-            raise ValueError("softmax outputs y must be > 0 (log y is needed; one-hot y: HardmaxChannel)")
-        L = np.log(y)
-        h0 = L + L[:, -1, :][:, :, None] - L[:, :, -1][:, :, None]
-        return pack_indices(h0)
-
-    def g_out(self, y, omega, V):
-        """``(g, dg)`` (n, P) for packed canonical logits ``y`` (or raw outputs (n, T, T)) and ``omega``."""
-        y = np.asarray(y, dtype=float)
-        if y.ndim == 3:
-            y = self.observe(y)
-        omega = np.asarray(omega, dtype=float)
-        tau = self.tau
-        V = float(V)
-        tau_h0 = tau * y
-        c = (omega - tau_h0) @ tau / self.T**2
-        g = (tau_h0 + c[:, None] * tau - omega) / V
-        dg = np.broadcast_to((tau * tau / self.T**2 - 1.0) / V, g.shape)
-        return g, dg
-
-
-_BVN_FLOOR = 1e-300
-_SQRT_HALF = math.sqrt(0.5)
-
-
-def _bvn_orthant(h, k, r):
-    """``P(u1 < h, u2 < k)`` for standard normals of correlation ``r`` (vectorised, Owen's T function).
-
-    ``Phi2 = [Phi(h) + Phi(k)]/2 - T(h, a_h) - T(k, a_k) - beta`` with ``a_h = (k - r h)/(h sqrt(1 - r^2))``,
-    ``beta = 1/2`` when ``h k < 0`` (Owen 1956). Exact zeros are nudged to ``1e-12``. Absolute accuracy is
-    about 1e-16: deep in the negative quadrant (both arguments below about -6) the value is not reliable.
-    """
-    h = np.where(h == 0.0, 1e-12, h)
-    k = np.where(k == 0.0, 1e-12, k)
-    s = np.sqrt(1.0 - r * r)
-    beta = np.where(h * k < 0.0, 0.5, 0.0)
-    out = 0.5 * (ndtr(h) + ndtr(k)) - owens_t(h, (k - r * h) / (h * s)) - owens_t(k, (h - r * k) / (k * s))
-    out = out - beta
-    return np.clip(out, 0.0, 1.0)
-
-
-@dataclass(frozen=True)
-class HardmaxChannel:
-    """The noiseless hardmax output channel, ``T = 2``, in the ``tau`` units of :class:`AttentionSensingMap`.
-
-    Not part of ``science/attention.md``'s checked material (the second example of arXiv:2506.01582; derived
-    here). With packed ``z = (h11, sqrt(2) h12, h22)``, the one-hot rows reveal the signs ``s1`` of
-    ``u1 = h11 - h12 = a1 . z`` and ``s2`` of ``u2 = h22 - h12 = a2 . z``, ``a1 = (1, -1/sqrt(2), 0)``,
-    ``a2 = (0, -1/sqrt(2), 1)``. Under ``z ~ N(omega, V I)`` the ``u_i`` have variance ``sigma^2 = 3V/2`` and
-    correlation ``1/3``, so
-
-        Z_out = Phi2(k1, k2; r),   k_i = s_i a_i . omega / sigma,   r = s1 s2 / 3,
-        g_out = d log Z_out / d omega = (D1 s1 a1 + D2 s2 a2) / sigma,
-        D1 = phi(k1) Phi((k2 - r k1)/sqrt(1 - r^2)) / Phi2  (and 1 <-> 2),
-
-    and ``dg`` is the diagonal of the Hessian of ``log Z_out``. (The orthant probability is a bivariate normal
-    CDF, evaluated with Owen's T function; its gradient involves ``phi(k1) Phi(...)``, not the bivariate
-    density.)
-    Data enter as packed signs ``(s1, 0, s2)`` (:meth:`observe`).
-    """
-
-    T: int = 2
-
-    def __post_init__(self):
-        if self.T != 2:
-            raise ValueError(f"T must be 2 for the hardmax channel, got T={self.T!r}")
-
-    def observe(self, y):
-        """Packed signs ``(s1, 0, s2)`` (n, 3) of one-hot outputs ``y`` (n, 2, 2)."""
-        y = np.asarray(y, dtype=float)
-        if y.ndim != 3 or y.shape[1:] != (2, 2) or not np.all((y == 0) | (y == 1)):
-            raise ValueError(f"y must be one-hot rows of shape (n, 2, 2), got shape {y.shape}")
-        out = np.zeros((y.shape[0], 3))
-        out[:, 0] = 2.0 * y[:, 0, 0] - 1.0
-        out[:, 2] = 2.0 * y[:, 1, 1] - 1.0
-        return out
-
-    @staticmethod
-    def signs_of(z):
-        """Packed signs ``(s1, 0, s2)`` of packed indices ``z`` (n, 3) in ``tau`` units (the outputs)."""
-        z = np.asarray(z, dtype=float)
-        out = np.zeros_like(z)
-        out[:, 0] = np.where(z[:, 0] - _SQRT_HALF * z[:, 1] > 0, 1.0, -1.0)
-        out[:, 2] = np.where(z[:, 2] - _SQRT_HALF * z[:, 1] > 0, 1.0, -1.0)
-        return out
-
-    def g_out(self, y, omega, V):
-        """``(g, dg)`` (n, 3) for packed signs ``y`` (or one-hot outputs (n, 2, 2)) and ``omega`` (n, 3)."""
-        y = np.asarray(y, dtype=float)
-        if y.ndim == 3:
-            y = self.observe(y)
-        omega = np.asarray(omega, dtype=float)
-        V = float(V)
-        s1, s2 = y[:, 0], y[:, 2]
-        sigma = math.sqrt(1.5 * V)
-        r = s1 * s2 / 3.0
-        sr = math.sqrt(8.0) / 3.0
-        k1 = s1 * (omega[:, 0] - _SQRT_HALF * omega[:, 1]) / sigma
-        k2 = s2 * (omega[:, 2] - _SQRT_HALF * omega[:, 1]) / sigma
-        c1, c2 = (k2 - r * k1) / sr, (k1 - r * k2) / sr
-        log_p = np.log(np.maximum(_bvn_orthant(k1, k2, r), _BVN_FLOOR))
-        log_pdf1 = -0.5 * k1 * k1 - 0.5 * math.log(2 * math.pi)
-        log_pdf2 = -0.5 * k2 * k2 - 0.5 * math.log(2 * math.pi)
-        D1 = np.exp(log_pdf1 + log_ndtr(c1) - log_p)
-        D2 = np.exp(log_pdf2 + log_ndtr(c2) - log_p)
-        B = np.exp(log_pdf1 - 0.5 * c1 * c1 - 0.5 * math.log(2 * math.pi) - log_p) / sr  # density / Phi2
-        H11 = -k1 * D1 - r * B - D1 * D1
-        H22 = -k2 * D2 - r * B - D2 * D2
-        H12 = B - D1 * D2
-        a1 = np.array([1.0, -_SQRT_HALF, 0.0])
-        a2 = np.array([0.0, -_SQRT_HALF, 1.0])
-        g = (np.outer(D1 * s1, a1) + np.outer(D2 * s2, a2)) / sigma
-        dg = np.outer(H11, a1 * a1) + np.outer(H22, a2 * a2) + np.outer(2.0 * H12 * s1 * s2, a1 * a2)
-        dg /= sigma**2
-        return g, dg
 
 
 def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter: int = 100, C0: float = 10.0,

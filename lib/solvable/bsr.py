@@ -55,9 +55,9 @@ from . import gd as _gd
 from . import rie
 from .amp import iterate_state_evolution, run_gamp
 from .channels import LinearChannel
-from .erm import fit_ridge as _fit_ridge_dense
+from .regression import fit_ridge as _fit_ridge_dense
+from .regression import gaussian_linear_mse
 from .errors import ConvergenceWarning, DivergenceError
-from .glm import _gaussian_linear_mse
 from .spectra import bulk_quadrature
 from .validation import (
     check_choice,
@@ -81,7 +81,6 @@ __all__ = [
     "low_rank_sample_ratio",
     "ridge_mse",
     "BilinearMap",
-    "RectangularRIEDenoiser",
     "GAMPRIEResult",
     "gamp_rie",
     "fit_ridge",
@@ -259,27 +258,10 @@ def _check_rho(rho) -> float:
     return check_positive("rho", rho)
 
 
-def _mmse_beta_inf(rho: float, noise: float) -> float:
-    """``beta -> inf`` limit of ``mmse_den`` (``science/bsr.md``, Sec. 2), in a cancellation-free form.
-
-    With ``D`` the noise and ``a = rho D + rho - 1``:
-    ``mmse = D - (D/2) [sqrt(a^2 + 4 rho D) - a]`` (the notes' ``sqrt(1 + rho((D + 2) rho D + 2D + rho - 2))``
-    is ``sqrt(a^2 + 4 rho D)``); for ``a > 0`` the bracket is ``4 rho D/(sqrt(a^2 + 4 rho D) + a)``.
-    """
-    D = noise
-    if D == 0.0:
-        return 0.0
-    a = rho * D + rho - 1.0
-    s = math.sqrt(a * a + 4.0 * rho * D)
-    bracket = 4.0 * rho * D / (s + a) if a > 0 else s - a
-    return max(0.0, D - 0.5 * D * bracket)
-
-
 def _mmse_den(beta: float, rho: float, noise: float) -> float:
-    """Rectangular-RIE MMSE at folded ``beta >= 1`` (finite: quartic; ``inf``: closed form)."""
-    if math.isinf(beta):
-        return _mmse_beta_inf(rho, noise)
-    return rie.rectangular_rie_mmse(beta, rho, noise)
+    """``mmse_den`` of ``science/bsr.md``: the rectangular-RIE MMSE (:func:`solvable.rie.rectangular_rie_mmse`;
+    ``beta = inf``: its closed-form limit)."""
+    return rie.rectangular_rie_mmse(noise, beta, rho)
 
 
 def _parameter_fraction(beta: float, rho: float) -> float:
@@ -318,7 +300,7 @@ def ridge_mse(alpha: float, delta: float = 0.0) -> float:
     """
     alpha = check_nonnegative("alpha", alpha)
     delta = check_nonnegative("delta", delta)
-    return float(_gaussian_linear_mse(alpha, delta))
+    return gaussian_linear_mse(alpha, delta)
 
 
 def nuclear_norm_threshold(beta: float, rho: float, *, n_nodes: int = 200) -> float:
@@ -366,21 +348,6 @@ def nuclear_norm_threshold(beta: float, rho: float, *, n_nodes: int = 200) -> fl
     p0, ph, p1 = moments(lam * lam)
     bracket = rho * lam**2 + (1.0 - rho) * (p1 - 2.0 * lam * ph + lam**2 * p0)
     return float(rho + b * rho - b * rho**2 + (1.0 - rho * b) * bracket)
-
-
-class _RectangularSEPrior:
-    """The rectangular RIE seen by :func:`solvable.amp.iterate_state_evolution` as a "prior":
-    ``se_overlap(mhat) = 1 - mmse_den(beta, rho, 1/mhat)`` (with ``mhat = alpha/(delta + 1 - q)``,
-    the noisy linear channel's ``alpha * se_mhat_factor``)."""
-
-    def __init__(self, beta: float, rho: float):
-        self.beta, self.rho_signal = beta, rho
-
-    def se_overlap(self, mhat):
-        mhat = float(mhat)
-        if mhat <= 0.0:
-            return 0.0
-        return 1.0 - _mmse_den(self.beta, self.rho_signal, 1.0 / mhat)
 
 
 def _fixed_point_overlap(alpha: float, beta: float, rho: float, delta: float) -> float:
@@ -492,7 +459,7 @@ def state_evolution(alpha: float, beta: float, rho: float, delta: float = 0.0, *
     if alpha == 0.0:
         traj_q, converged, iterations = np.array([q0, 0.0]), True, 1
     else:
-        traj = iterate_state_evolution(_RectangularSEPrior(beta, rho), LinearChannel(delta), alpha, q0,
+        traj = iterate_state_evolution(rie.RectangularRIEDenoiser(beta, rho), LinearChannel(delta), alpha, q0,
                                        rho=1.0, tol=tol, max_iter=max_iter)
         traj_q, converged, iterations = traj.q, traj.converged, traj.iterations
     return SEResult(overlap=q_star, mmse=max(0.0, 1.0 - q_star), delta=delta, history=traj_q,
@@ -552,37 +519,6 @@ class BilinearMap:
 
     def adjoint_variance(self, a):
         return float(np.sum(a)) * self._scale * self._scale
-
-
-class RectangularRIEDenoiser:
-    """The rectangular RIE as the denoiser of :func:`solvable.amp.run_gamp` (unit scale).
-
-    ``denoise(A, B)``: the field ``B`` (``d x L``) and scalar precision ``A`` describe the observation
-    ``Y = B/A = S + noise`` with per-entry noise variance ``delta' = 1/A``. The estimate is the RIE of
-    ``Y`` (:func:`solvable.rie.rectangular_rie` on ``Y/(dL)^{1/4}``, scaled back; singular values whose
-    shrinkage is negative set to 0) and the variance is the asymptotic ``mmse_den(beta, rho, 1/A)``
-    (:func:`solvable.rie.rectangular_rie_mmse`), a per-entry variance on the unit scale
-    (``science/bsr.md``, Sec. 3, steps 4-6; Troiani et al., arXiv:2203.07752). A non-positive or non-finite
-    ``A`` returns NaN, which :func:`~solvable.amp.run_gamp` reports as a divergence.
-    """
-
-    def __init__(self, beta: float, rho: float):
-        self.beta = _check_beta(beta)
-        self.rho = _check_rho(rho)
-
-    def denoise(self, A, B):
-        A = float(A)
-        B = np.asarray(B, dtype=float)
-        if not (math.isfinite(A) and A > 0.0) or not np.all(np.isfinite(B)):
-            return np.full(B.shape, np.nan), math.nan
-        noise = 1.0 / A
-        scale = (B.shape[0] * B.shape[1]) ** 0.25
-        est = rie.rectangular_rie(B * (noise / scale), noise, self.rho) * scale
-        return est, _mmse_den(self.beta, self.rho, noise)
-
-    def se_overlap(self, mhat):
-        """State-evolution map ``q = 1 - mmse_den(1/mhat)``."""
-        return _RectangularSEPrior(self.beta, self.rho).se_overlap(mhat)
 
 
 @dataclass(frozen=True)
@@ -687,7 +623,7 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-6, max_iter
         return (mse(S, S_star),)
 
     channel = LinearChannel(data.delta, residual_floor=precision == "derivative")
-    res = run_gamp(BilinearMap(data.X), channel, RectangularRIEDenoiser(data.beta, data.rho),
+    res = run_gamp(BilinearMap(data.X), channel, rie.RectangularRIEDenoiser(data.beta, data.rho),
                    data.y, S0, c0, damping=damping, tol=tol, max_iter=max_iter, monitor=monitor,
                    damp=damp, precision=precision, omega0=omega0, V0=c0, warn=warn)
     return GAMPRIEResult(estimate=res.estimate, history=res.history[:, 0], variance=float(res.variance),
@@ -871,6 +807,6 @@ def gd(data: Dataset, *, n_inits: int = 32, lr: float = 0.1, init: str = "prior"
     if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
     X = data.X if dtype == np.float64 else data.X.astype(np.float32)
-    return _gd.run_gd(BilinearMap(X), _gd.LowRankProduct(r), data.y, (U0, V0), lr=lr, tol=tol,
+    return _gd.run_gd(_gd.SquareLoss(BilinearMap(X), _gd.LowRankProduct(r), data.y), (U0, V0), lr=lr, tol=tol,
                       max_steps=max_steps, record_every=record_every, target=data.S_star, warn=warn,
                       dtype=dtype)

@@ -29,7 +29,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg
 from scipy.optimize import brentq, minimize, minimize_scalar
 from scipy.special import expit, ndtr
 
@@ -37,6 +36,7 @@ from .errors import ConvergenceWarning, DivergenceError
 from .gardner import hard_margin_weights
 from .integration import half_normal_rule, hermite_rule, log_Phi, log_phi_pdf
 from .metrics import angle_error, classification_error
+from .regression import fit_ridge
 from .validation import check_choice, check_design, check_in_range, check_int, check_positive, check_rng
 
 __all__ = [
@@ -621,30 +621,6 @@ def optimal_lambda(
 # ---------------------------------------------------------------------------------------------------
 # Finite size
 # ---------------------------------------------------------------------------------------------------
-
-
-def fit_ridge(X, y, lam: float) -> np.ndarray:
-    """Ridge estimator ``argmin_w (1/2) sum_mu (y_mu - x_mu . w/sqrt(d))^2 + (lam/2) |w|^2``.
-
-    With ``F = X / sqrt(d)``: ``w = (F^T F + lam I_d)^{-1} F^T y = F^T (F F^T + lam I_n)^{-1} y``; the
-    smaller of the two positive-definite systems (``d x d`` or ``n x n``) is solved by Cholesky.
-
-    Parameters
-    ----------
-    X : array (n, d)
-        Inputs (rows ``x_mu``, unnormalised).
-    y : array (n,)
-        Targets (any real numbers).
-    lam : float
-        Penalty ``> 0``.
-    """
-    X, y = check_design(X, y, binary=False)
-    lam = check_positive("lam", lam)
-    n, d = X.shape
-    F = X / math.sqrt(d)
-    if d <= n:
-        return linalg.solve(F.T @ F + lam * np.eye(d), F.T @ y, assume_a="pos")
-    return F.T @ linalg.solve(F @ F.T + lam * np.eye(n), y, assume_a="pos")
 
 
 def fit_logistic(X, y, lam: float, *, tol: float = 1e-6, max_iter: int = 10_000, w0=None) -> np.ndarray:

@@ -29,6 +29,7 @@ from .erm import erm_gen_error
 from .errors import ConvergenceWarning
 from .gardner import gardner_capacity
 from .metrics import angle_error, bayes_classification_error, gibbs_classification_error
+from .regression import gaussian_linear_mse
 from .priors import GaussianPrior, RademacherPrior, get_prior
 from .validation import check_int, check_nonnegative, check_positive, check_rng
 
@@ -175,14 +176,6 @@ def _fixed_point_free_entropy(q: float, alpha: float, P, C) -> tuple[float, floa
     return mhat, float(P.psi(mhat) + alpha * C.psi_out(q, P.rho) - 0.5 * mhat * q)
 
 
-def _gaussian_linear_mse(alpha: float, delta: float) -> float:
-    """Closed-form weight MMSE of the Gaussian prior + linear channel (``rho = 1``)."""
-    b = delta + alpha - 1.0
-    if delta == 0:
-        return max(0.0, 1.0 - alpha)
-    return 0.5 * (-b + math.sqrt(b * b + 4.0 * delta))
-
-
 def se_trajectory(alpha: float, prior="gaussian", channel="sign", delta: float = 0.0, *, iterations: int = 60,
                   q0: float = Q0_UNINFORMED) -> np.ndarray:
     """The first ``iterations`` state-evolution overlaps ``q_0 .. q_T`` from ``q_0`` (no convergence test):
@@ -224,7 +217,7 @@ def state_evolution(alpha: float, prior="gaussian", channel="sign", delta: float
             warnings.simplefilter("ignore", ConvergenceWarning)
         low = iterate_state_evolution(P, C, alpha, Q0_UNINFORMED, rho=P.rho, tol=tol,
                                       max_iter=2000 if closed_form else max_iter, warn=not closed_form)
-    q_low = P.rho - _gaussian_linear_mse(alpha, C.delta) if closed_form else low.overlap
+    q_low = P.rho - gaussian_linear_mse(alpha, C.delta) if closed_form else low.overlap
     converged = True if closed_form else low.converged
     mhat_low, f_low = _fixed_point_free_entropy(q_low, alpha, P, C)
     best = (q_low, mhat_low, f_low, "uninformed")

@@ -33,7 +33,7 @@ from . import gd as _gd
 from .amp import run_gamp
 from .channels import LinearChannel
 from .errors import ConvergenceWarning
-from .rie import symmetric_rie, symmetric_rie_mmse
+from .rie import WishartRIEDenoiser, symmetric_rie_mmse
 from .validation import check_in_range, check_int, check_nonnegative, check_positive, check_rng
 
 __all__ = [
@@ -331,23 +331,6 @@ def sensing_noise(X, *, rng) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class WishartRIEDenoiser:
-    """Symmetric RIE for a Wishart signal of width ratio ``kappa``, in the slots of the GAMP loop.
-
-    ``denoise(A, B)``: ``R = B / A`` is ``S* + sqrt(s) Z_GOE`` with ``s = d / (2 A)``; returns the RIE of ``R``
-    and its asymptotic error ``mmse_RIE(s)`` (``science/quadratic.md``, Sec. 3, step 6).
-    """
-
-    kappa: float
-
-    def denoise(self, A, B):
-        d = B.shape[0]
-        s = d / (2.0 * float(A))
-        R = B / A
-        return symmetric_rie(0.5 * (R + R.T), s, self.kappa), symmetric_rie_mmse(s, self.kappa)
-
-
-@dataclass(frozen=True)
 class GAMPResult:
     """Outcome of :func:`gamp_rie`: ``history`` is ``(1/d)|S_hat_t - S*|_F^2`` after each iteration."""
 
@@ -449,7 +432,8 @@ def gd(data: Dataset, *, n_inits: int = 32, width: int | None = None, lr: float 
     with warnings.catch_warnings():
         if not warn:
             warnings.simplefilter("ignore", ConvergenceWarning)
-        return _gd.run_gd(QuadraticSensingMap(data.X.astype(dtype)), _gd.SymmetricSquare(m, d), data.y, (W0,), lr=lr,
+        return _gd.run_gd(_gd.SquareLoss(QuadraticSensingMap(data.X.astype(dtype)), _gd.SymmetricSquare(m, d), data.y),
+                          (W0,), lr=lr,
                           tol=tol, max_steps=max_steps, record_every=record_every, target=data.S_star,
                           error=_batched_matrix_error, warn=warn, dtype=dtype)
 

@@ -47,6 +47,8 @@ __all__ = [
     "rectangular_rie_singular_values",
     "rectangular_rie_mmse",
     "rectangular_parameter_fraction",
+    "WishartRIEDenoiser",
+    "RectangularRIEDenoiser",
     "identity_mse",
     "scalar_shrinkage",
     "scalar_shrinkage_mse",
@@ -93,12 +95,12 @@ def _check_symmetric(Y) -> np.ndarray:
     return 0.5 * (Y + Y.T)
 
 
-def _re_stieltjes(s, kappa, normalisation, law):
+def _re_stieltjes(noise, kappa, normalisation, law):
     """The function ``x -> Re G_Y(x)`` from exactly one of ``kappa`` (Wishart signal) or ``law``."""
     if (kappa is None) == (law is None):
         raise ValueError("give exactly one of kappa (Wishart signal) or law (the law of Y)")
     if law is None:
-        return wishart_plus_goe(kappa, s, normalisation).stieltjes_real
+        return wishart_plus_goe(kappa, noise, normalisation).stieltjes_real
     if hasattr(law, "stieltjes_real"):
         return law.stieltjes_real
     if callable(law):
@@ -106,31 +108,31 @@ def _re_stieltjes(s, kappa, normalisation, law):
     raise ValueError("law must have a stieltjes_real method or be a callable x -> Re G_Y(x)")
 
 
-def symmetric_rie_eigenvalues(eigenvalues, s: float, kappa: float | None = None, *,
+def symmetric_rie_eigenvalues(eigenvalues, noise: float, kappa: float | None = None, *,
                               normalisation: str = "paper", law=None) -> np.ndarray:
-    """The RIE eigenvalue map ``lambda -> lambda - 2 s Re G_Y(lambda)`` (Bun et al. 2016, arXiv:1502.06736).
+    """The RIE eigenvalue map ``lambda -> lambda - 2 noise Re G_Y(lambda)`` (Bun et al. 2016, arXiv:1502.06736).
 
-    ``Re G_Y`` is that of the law of ``Y = S + sqrt(s) Z``: a Wishart ``S`` (give ``kappa`` and the
+    ``Re G_Y`` is that of the law of ``Y = S + sqrt(noise) Z``: a Wishart ``S`` (give ``kappa`` and the
     ``normalisation``; :class:`~solvable.spectra.WishartPlusNoise`), or any law (give ``law``: an object
-    with a ``stieltjes_real`` method, such as ``Semicircle(v + s)`` for a semicircle signal of variance ``v``,
+    with a ``stieltjes_real`` method, such as ``Semicircle(v + noise)`` for a semicircle signal of variance ``v``,
     or a callable ``x -> Re G_Y(x)``, e.g. built from :func:`~solvable.spectra.free_convolution_semicircle`).
     Eigenvalues outside the bulk (outliers, finite-size edges) use the branch of ``G_Y`` that continues to
     ``~ 1/x`` (``science/random_matrices.md``, Sec. 2).
     """
-    s = check_nonnegative("s", s)
+    noise = check_nonnegative("noise", noise)
     lam = np.asarray(eigenvalues, dtype=float)
-    if s == 0.0:
+    if noise == 0.0:
         return lam.copy()
     if kappa is not None:
         kappa = check_positive("kappa", kappa)
-    return lam - 2.0 * s * np.asarray(_re_stieltjes(s, kappa, normalisation, law)(lam))
+    return lam - 2.0 * noise * np.asarray(_re_stieltjes(noise, kappa, normalisation, law)(lam))
 
 
-def symmetric_rie(Y, s: float, kappa: float | None = None, *, normalisation: str = "paper",
+def symmetric_rie(Y, noise: float, kappa: float | None = None, *, normalisation: str = "paper",
                   law=None) -> np.ndarray:
-    """Rotationally invariant estimate of ``S`` from ``Y = S + sqrt(s) Z`` (``Z`` GOE of variance 1).
+    """Rotationally invariant estimate of ``S`` from ``Y = S + sqrt(noise) Z`` (``Z`` GOE of variance 1).
 
-    ``Y = O diag(lambda) O^T  ->  S_hat = O diag(lambda_i - 2 s Re G_Y(lambda_i)) O^T``: the Bayes-optimal
+    ``Y = O diag(lambda) O^T  ->  S_hat = O diag(lambda_i - 2 noise Re G_Y(lambda_i)) O^T``: the Bayes-optimal
     estimator among rotation-equivariant ones, asymptotically Bayes-optimal when ``S`` is rotationally
     invariant (Bun, Allez, Bouchaud, Potters 2016, arXiv:1502.06736; ``science/random_matrices.md``, Sec. 3).
 
@@ -138,8 +140,8 @@ def symmetric_rie(Y, s: float, kappa: float | None = None, *, normalisation: str
     ----------
     Y : (d, d) array_like
         Symmetric observation (symmetric to 1e-8 relative; it is symmetrised exactly).
-    s : float
-        Noise variance ``>= 0`` (``s = 0`` returns a copy of ``Y``).
+    noise : float
+        Noise variance ``>= 0`` (``noise = 0`` returns a copy of ``Y``).
     kappa : float, optional
         Wishart signal ``m/d`` (in the given ``normalisation``, default the paper one ``W^T W/sqrt(m d)``).
     law : optional
@@ -150,11 +152,11 @@ def symmetric_rie(Y, s: float, kappa: float | None = None, *, normalisation: str
     ndarray (d, d), the estimate ``S_hat``.
     """
     Y = _check_symmetric(Y)
-    s = check_nonnegative("s", s)
-    if s == 0.0:
+    noise = check_nonnegative("noise", noise)
+    if noise == 0.0:
         return Y.copy()
     lam, O = np.linalg.eigh(Y)
-    new = symmetric_rie_eigenvalues(lam, s, kappa, normalisation=normalisation, law=law)
+    new = symmetric_rie_eigenvalues(lam, noise, kappa, normalisation=normalisation, law=law)
     return (O * new) @ O.T
 
 
@@ -166,23 +168,23 @@ def wishart_parameter_fraction(kappa: float) -> float:
     return 2.0 * kappa - kappa * kappa if kappa < 1.0 else 1.0
 
 
-def symmetric_rie_mmse(s: float, kappa: float, normalisation: str = "paper",
+def symmetric_rie_mmse(noise: float, kappa: float, normalisation: str = "paper",
                        n_nodes: int = DEFAULT_NODES) -> float:
     """Asymptotic MMSE per entry of the symmetric RIE for a Wishart signal.
 
-    ``mmse(s) = (1/d) E||S_hat - S||_F^2 = s - (4 pi^2/3) s^2 int rho_Y(x)^3 dx`` with ``rho_Y`` the law of
-    Wishart + GOE(``s``) (Maillard et al. 2024, arXiv:2408.03733; ``science/random_matrices.md``, Sec. 3),
+    ``mmse(noise) = (1/d) E||S_hat - S||_F^2 = noise - (4 pi^2/3) noise^2 int rho_Y(x)^3 dx`` with ``rho_Y`` the law of
+    Wishart + GOE(``noise``) (Maillard et al. 2024, arXiv:2408.03733; ``science/random_matrices.md``, Sec. 3),
     integrated by Gauss-Legendre over the bulks (``n_nodes`` per piece; 64 give about 1e-12 relative).
-    Below ``s = SYMMETRIC_SMALL_NOISE`` it returns the small-noise limit ``s * wishart_parameter_fraction``.
+    Below ``noise = SYMMETRIC_SMALL_NOISE`` it returns the small-noise limit ``noise * wishart_parameter_fraction``.
     (The computed value is accurate well below that threshold, because the cubic is solved for ``1/G``;
     the limit is kept so that the small-noise end is exactly linear. The switch moves the value by a relative
     ``2e-5`` at ``kappa = 0.5`` and ``1e-3`` at ``kappa = 1``.) In the paper normalisation it tends to 1
-    (the spectral variance of ``S*``) as ``s -> inf``; rounding in ``s - (...)`` costs a relative
-    ``1e-16 s``. In the mean-one normalisation, ``mmse_W(s) = mmse_paper(kappa s)/kappa``.
+    (the spectral variance of ``S*``) as ``noise -> inf``; rounding in ``noise - (...)`` costs a relative
+    ``1e-16 noise``. In the mean-one normalisation, ``mmse_W(noise) = mmse_paper(kappa noise)/kappa``.
 
     Parameters
     ----------
-    s : float
+    noise : float
         Noise variance ``>= 0``.
     kappa : float
         ``m/d > 0``.
@@ -190,45 +192,45 @@ def symmetric_rie_mmse(s: float, kappa: float, normalisation: str = "paper",
     n_nodes : int
         Gauss-Legendre nodes per piece of the support.
     """
-    s = check_nonnegative("s", s)
+    noise = check_nonnegative("noise", noise)
     kappa = check_positive("kappa", kappa)
     normalisation = check_choice("normalisation", normalisation, NORMALISATIONS)
     n_nodes = check_int("n_nodes", n_nodes, minimum=2)
-    if s < SYMMETRIC_SMALL_NOISE:
-        return s * wishart_parameter_fraction(kappa)
-    law = wishart_plus_goe(kappa, s, normalisation)
+    if noise < SYMMETRIC_SMALL_NOISE:
+        return noise * wishart_parameter_fraction(kappa)
+    law = wishart_plus_goe(kappa, noise, normalisation)
     x, w = law.quadrature(n_nodes)
     rho = law.density(x)
-    return max(0.0, s - _FOUR_PI2_OVER_3 * s * s * float(np.dot(w, rho**3)))
+    return max(0.0, noise - _FOUR_PI2_OVER_3 * noise * noise * float(np.dot(w, rho**3)))
 
 
-def symmetric_rie_mmse_from_density(s: float, density, support, n_nodes: int = 128) -> float:
-    """``s - (4 pi^2/3) s^2 int rho_Y^3`` for any law of ``Y`` given by its density on a known support.
+def symmetric_rie_mmse_from_density(noise: float, density, support, n_nodes: int = 128) -> float:
+    """``noise - (4 pi^2/3) noise^2 int rho_Y^3`` for any law of ``Y`` given by its density on a known support.
 
     ``density`` is a vectorised callable ``x -> rho_Y(x)``; ``support`` a sequence of intervals
     ``[(lo, hi), ...]`` (split them where the density nearly vanishes). The integral uses
     :func:`~solvable.spectra.bulk_quadrature`. For example, with
-    ``G = lambda z: free_convolution_semicircle(G_S, s, z)``, pass
+    ``G = lambda z: free_convolution_semicircle(G_S, noise, z)``, pass
     ``density = lambda x: -G(x + 1e-10j).imag/pi``.
     """
-    s = check_nonnegative("s", s)
+    noise = check_nonnegative("noise", noise)
     n_nodes = check_int("n_nodes", n_nodes, minimum=2)
-    if s == 0.0:
+    if noise == 0.0:
         return 0.0
     x, w = bulk_quadrature(support, n_nodes)
     rho = np.asarray(density(x), dtype=float)
-    return max(0.0, s - _FOUR_PI2_OVER_3 * s * s * float(np.dot(w, rho**3)))
+    return max(0.0, noise - _FOUR_PI2_OVER_3 * noise * noise * float(np.dot(w, rho**3)))
 
 
-def semicircle_rie_mmse(s: float, variance: float = 1.0) -> float:
-    """MMSE of a semicircle (GOE) signal of variance ``v`` seen through GOE noise ``s``: ``s v/(s + v)``.
+def semicircle_rie_mmse(noise: float, variance: float = 1.0) -> float:
+    """MMSE of a semicircle (GOE) signal of variance ``v`` seen through GOE noise ``noise``: ``noise v/(noise + v)``.
 
-    ``Y`` is then a semicircle of variance ``s + v``, and the RIE is the linear map
-    ``lambda -> lambda v/(v + s)`` (``science/random_matrices.md``, Sec. 5, check 3).
+    ``Y`` is then a semicircle of variance ``noise + v``, and the RIE is the linear map
+    ``lambda -> lambda v/(v + noise)`` (``science/random_matrices.md``, Sec. 5, check 3).
     """
-    s = check_nonnegative("s", s)
+    noise = check_nonnegative("noise", noise)
     v = check_positive("variance", variance)
-    return s * v / (s + v)
+    return noise * v / (noise + v)
 
 
 # --------------------------------------------------------------------------- rectangular
@@ -249,61 +251,98 @@ def rectangular_parameter_fraction(R1: float, R2: float) -> float:
     return rho * (1.0 + R1 - rho) / R1
 
 
-def rectangular_rie_mmse(R1: float, R2: float, delta: float, n_nodes: int = DEFAULT_NODES) -> float:
+def rectangular_rie_mmse(noise: float, R1: float, R2: float, n_nodes: int = DEFAULT_NODES) -> float:
     """Asymptotic MMSE of the rectangular RIE (Troiani et al. 2022, arXiv:2203.07752).
 
-    ``mmse = delta - (delta^2/R1^{3/2}) [ (R1 - 1)^2 I1 + (4 pi^2/3) I3 ]`` with ``I1 = 2 int mu(x)/x^2 dx``
+    ``mmse = noise - (noise^2/R1^{3/2}) [ (R1 - 1)^2 I1 + (4 pi^2/3) I3 ]`` with ``I1 = 2 int mu(x)/x^2 dx``
     and ``I3 = 2 int mu(x)^3 dx`` over the bulks of the symmetrised singular-value density ``mu`` of
     :class:`~solvable.spectra.RectangularPlusNoise` (``science/random_matrices.md``, Sec. 4). It is the error
     ``||S_hat - S||_F^2/sqrt(dL)`` on the ``(dL)^{1/4}``-scaled matrices (``(1/(dL))||.||^2`` on the unit
-    scale): ``delta/(1 + delta)``-like at large noise (-> 1), 0 at ``delta = 0``. Below
-    ``RECTANGULAR_SMALL_NOISE`` it returns ``delta * rectangular_parameter_fraction(R1, R2)``.
+    scale): ``noise/(1 + noise)``-like at large noise (-> 1), 0 at ``noise = 0``. Below
+    ``RECTANGULAR_SMALL_NOISE`` it returns ``noise * rectangular_parameter_fraction(R1, R2)``.
+
+    ``R1 = math.inf`` (``L >> d``) uses the closed form of the limit (``science/bsr.md``, Sec. 2), written
+    without cancellation: with ``a = R2 noise + R2 - 1``,
+    ``mmse = noise - (noise/2) [sqrt(a^2 + 4 R2 noise) - a]`` (the notes'
+    ``sqrt(1 + rho((D + 2) rho D + 2D + rho - 2))`` is ``sqrt(a^2 + 4 rho D)``), the bracket evaluated as
+    ``4 R2 noise/(sqrt(a^2 + 4 R2 noise) + a)`` for ``a > 0``.
 
     Parameters
     ----------
+    noise : float
+        Noise variance ``>= 0`` per entry (unit scale).
     R1 : float
         ``L/d``. The theory is written for ``d <= L``; ``R1 < 1`` is read as ``1/R1`` (the error is symmetric
-        under transposition), with ``R2`` always ``r/min(d, L)`` as in ``science/bsr.md``.
+        under transposition), with ``R2`` always ``r/min(d, L)`` as in ``science/bsr.md``. ``math.inf``
+        allowed.
     R2 : float
         ``r/min(d, L) > 0``; ``R2 >= 1`` is a full-rank signal (covered by the same quartic).
-    delta : float
-        Noise variance ``>= 0`` per entry (unit scale).
     n_nodes : int
         Gauss-Legendre nodes per piece of the support.
+
+    Raises
+    ------
+    ArithmeticError
+        If the quadrature leaves the mathematical range ``[0, min(noise, 1)]`` by more than rounding (it
+        would mean the spectral law was not resolved).
     """
-    R1, R2 = _rectangular_ratios(R1, R2)
-    delta = check_nonnegative("delta", delta)
+    noise = check_nonnegative("noise", noise)
+    R1 = check_positive("R1", R1, allow_inf=True)
+    R1 = max(R1, 1.0 / R1)
+    R2 = check_positive("R2", R2)
     n_nodes = check_int("n_nodes", n_nodes, minimum=2)
-    if delta < RECTANGULAR_SMALL_NOISE:
-        return delta * rectangular_parameter_fraction(R1, R2)
-    law = rectangular_plus_noise(R1, R2, delta)
+    if math.isinf(R1):
+        return _rectangular_mmse_wide(noise, R2)
+    if noise < RECTANGULAR_SMALL_NOISE:
+        return noise * rectangular_parameter_fraction(R1, R2)
+    law = rectangular_plus_noise(R1, R2, noise)
     x, w = law.quadrature(n_nodes)
     mu = law.density(x)
     i3 = 2.0 * float(np.dot(w, mu**3))
     i1 = 2.0 * float(np.dot(w, mu / (x * x))) if R1 > 1.0 else 0.0
-    value = delta - delta**2 / R1**1.5 * ((R1 - 1.0) ** 2 * i1 + _FOUR_PI2_OVER_3 * i3)
-    return max(0.0, value)
+    value = noise - noise**2 / R1**1.5 * ((R1 - 1.0) ** 2 * i1 + _FOUR_PI2_OVER_3 * i3)
+    return _in_mmse_range(value, noise, "rectangular_rie_mmse")
 
 
-def rectangular_rie_singular_values(singular_values, delta: float, R1: float, R2: float) -> np.ndarray:
+def _in_mmse_range(value: float, noise: float, what: str) -> float:
+    """Clip an MMSE to ``[0, min(noise, 1)]`` (it cannot exceed the noise, nor the signal's variance 1) when it
+    leaves that range by rounding only (1e-9 relative); raise ``ArithmeticError`` when it leaves it by more."""
+    top = min(noise, 1.0)
+    if not math.isfinite(value) or value < -1e-9 * max(top, 1e-300) or value > top * (1.0 + 1e-9) + 1e-15:
+        raise ArithmeticError(f"{what}: the quadrature gave {value!r}, outside [0, {top!r}] (noise {noise!r}); "
+                              f"the spectral law was not resolved at this noise")
+    return min(max(value, 0.0), top)
+
+
+def _rectangular_mmse_wide(noise: float, R2: float) -> float:
+    """``R1 -> inf`` limit of :func:`rectangular_rie_mmse` (closed form, cancellation-free)."""
+    if noise == 0.0:
+        return 0.0
+    a = R2 * noise + R2 - 1.0
+    root = math.sqrt(a * a + 4.0 * R2 * noise)
+    bracket = 4.0 * R2 * noise / (root + a) if a > 0 else root - a
+    return min(max(0.0, noise - 0.5 * noise * bracket), noise, 1.0)
+
+
+def rectangular_rie_singular_values(singular_values, noise: float, R1: float, R2: float) -> np.ndarray:
     """The rectangular RIE shrinkage of the singular values of the ``(dL)^{1/4}``-scaled ``Y``:
 
-    ``sigma -> max(0, sigma - (2 delta/sqrt(R1)) [ (R1 - 1)/(2 sigma) + v(sigma) ])``, ``v = Re G`` of
+    ``sigma -> max(0, sigma - (2 noise/sqrt(R1)) [ (R1 - 1)/(2 sigma) + v(sigma) ])``, ``v = Re G`` of
     :class:`~solvable.spectra.RectangularPlusNoise` (Troiani et al. 2022, arXiv:2203.07752;
     ``science/random_matrices.md``, Sec. 4). The map is **clipped at 0**: a negative result (and a zero
     singular value) is sent to 0, since a singular value cannot be negative. On the support of the limiting
     law the map stays positive in the cases of the course (e.g. its minimum is 3e-3 at ``R1 = 2, R2 = 0.2,
-    delta = 0.5``), so the clip acts only on finite-size singular values outside the support, if at all.
+    noise = 0.5``), so the clip acts only on finite-size singular values outside the support, if at all.
     """
     R1, R2 = _rectangular_ratios(R1, R2)
-    delta = check_nonnegative("delta", delta)
+    noise = check_nonnegative("noise", noise)
     sv = np.asarray(singular_values, dtype=float)
-    if delta == 0.0:
+    if noise == 0.0:
         return sv.copy()
-    law = rectangular_plus_noise(R1, R2, delta)
+    law = rectangular_plus_noise(R1, R2, noise)
     safe = np.where(sv > 0, sv, 1.0)
     v = np.asarray(law.stieltjes_real(safe))
-    new = sv - (2.0 * delta / math.sqrt(R1)) * ((R1 - 1.0) / (2.0 * safe) + v)
+    new = sv - (2.0 * noise / math.sqrt(R1)) * ((R1 - 1.0) / (2.0 * safe) + v)
     return np.where(sv > 0, np.maximum(new, 0.0), 0.0)
 
 
@@ -317,8 +356,8 @@ def _check_rectangular(Y) -> np.ndarray:
     return Y
 
 
-def rectangular_rie(Y, delta: float, R2: float) -> np.ndarray:
-    """Rotationally invariant estimate of ``S`` from the scaled ``Y = S + sqrt(delta) Z`` (``d x L``).
+def rectangular_rie(Y, noise: float, R2: float) -> np.ndarray:
+    """Rotationally invariant estimate of ``S`` from the scaled ``Y = S + sqrt(noise) Z`` (``d x L``).
 
     Convention of ``science/random_matrices.md``, Sec. 4: ``S = U V^T/sqrt(r)``, ``Z`` i.i.d. N(0, 1), and
     ``Y``, ``S``, ``Z`` all divided by ``(dL)^{1/4}`` (see :func:`sample_rectangular_signal` and
@@ -326,33 +365,110 @@ def rectangular_rie(Y, delta: float, R2: float) -> np.ndarray:
     shrinkage of :func:`rectangular_rie_singular_values`, clipped at 0 (Troiani et al. 2022,
     arXiv:2203.07752). If
     ``d > L`` the problem is solved for ``Y^T`` and the estimate transposed back. Below
-    ``RECTANGULAR_TINY_NOISE`` the ``delta -> 0`` limit is used: the best rank-``r`` approximation of ``Y``.
+    ``RECTANGULAR_TINY_NOISE`` the ``noise -> 0`` limit is used: the best rank-``r`` approximation of ``Y``.
 
     Parameters
     ----------
     Y : (d, L) array_like
         Scaled observation.
-    delta : float
+    noise : float
         Noise variance ``>= 0`` per entry on the unit scale.
     R2 : float
         Rank ratio ``r/min(d, L) > 0``.
     """
     Y = _check_rectangular(Y)
-    delta = check_nonnegative("delta", delta)
+    noise = check_nonnegative("noise", noise)
     R2 = check_positive("R2", R2)
     transpose = Y.shape[0] > Y.shape[1]
     X = Y.T if transpose else Y
     d, L = X.shape
-    if delta == 0.0:
+    if noise == 0.0:
         return Y.copy()
     U, sv, Vt = np.linalg.svd(X, full_matrices=False)
-    if delta < RECTANGULAR_TINY_NOISE:
+    if noise < RECTANGULAR_TINY_NOISE:
         rank = min(d, max(1, round(R2 * d)))
         new = np.where(np.arange(d) < rank, sv, 0.0)  # singular values come sorted, largest first
     else:
-        new = rectangular_rie_singular_values(sv, delta, L / d, R2)
+        new = rectangular_rie_singular_values(sv, noise, L / d, R2)
     est = (U * new) @ Vt
     return est.T if transpose else est
+
+
+# --------------------------------------------------------------------------- denoisers for GAMP
+
+
+@dataclass(frozen=True)
+class WishartRIEDenoiser:
+    """Symmetric RIE for a Wishart signal of width ratio ``kappa``, as the denoiser of
+    :func:`solvable.amp.run_gamp` (the :class:`~solvable.amp.Denoiser` interface; quadratic networks and the
+    attention-indexed model).
+
+    ``denoise(A, B)``: ``R = B/A`` is ``S* + sqrt(noise) Z_GOE`` with ``noise = d/(2 A)``; returns the RIE of
+    ``R`` (symmetrised) and its asymptotic error ``mmse_RIE(noise)`` (``science/quadratic.md``, Sec. 3, step 6).
+    A non-positive or non-finite ``A`` returns NaN, which :func:`~solvable.amp.run_gamp` reports as a divergence.
+    """
+
+    kappa: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "kappa", check_positive("kappa", self.kappa))
+
+    def denoise(self, A, B):
+        A = float(A)
+        B = np.asarray(B, dtype=float)
+        if not (math.isfinite(A) and A > 0.0) or not np.all(np.isfinite(B)):
+            return np.full(B.shape, np.nan), math.nan
+        noise = B.shape[0] / (2.0 * A)
+        R = B / A
+        return symmetric_rie(0.5 * (R + R.T), noise, self.kappa), symmetric_rie_mmse(noise, self.kappa)
+
+
+@dataclass(frozen=True)
+class RectangularRIEDenoiser:
+    """The rectangular RIE as the denoiser of :func:`solvable.amp.run_gamp`, on the unit scale (bilinear
+    sequence regression).
+
+    ``denoise(A, B)``: the field ``B`` (``d x L``) and scalar precision ``A`` describe the observation
+    ``Y = B/A = S + noise`` with per-entry noise variance ``1/A``. The estimate is the RIE of ``Y``
+    (:func:`rectangular_rie` on ``Y/(dL)^{1/4}``, scaled back; singular values whose shrinkage is negative set
+    to 0) and the variance is the asymptotic :func:`rectangular_rie_mmse` at ``(1/A, R1, R2)``, a per-entry
+    variance on the unit scale (``science/bsr.md``, Sec. 3, steps 4-6; Troiani et al., arXiv:2203.07752).
+    A non-positive or non-finite ``A`` returns NaN, which :func:`~solvable.amp.run_gamp` reports as a
+    divergence.
+
+    Parameters
+    ----------
+    R1 : float
+        Aspect ratio ``L/d`` (folded to ``max(R1, 1/R1)``; ``math.inf`` allowed for the variance).
+    R2 : float
+        Rank ratio ``r/min(d, L)``.
+    """
+
+    R1: float
+    R2: float
+
+    def __post_init__(self):
+        R1 = check_positive("R1", self.R1, allow_inf=True)
+        object.__setattr__(self, "R1", max(R1, 1.0 / R1))
+        object.__setattr__(self, "R2", check_positive("R2", self.R2))
+
+    def denoise(self, A, B):
+        A = float(A)
+        B = np.asarray(B, dtype=float)
+        if not (math.isfinite(A) and A > 0.0) or not np.all(np.isfinite(B)):
+            return np.full(B.shape, np.nan), math.nan
+        noise = 1.0 / A
+        scale = (B.shape[0] * B.shape[1]) ** 0.25
+        est = rectangular_rie(B * (noise / scale), noise, self.R2) * scale
+        return est, rectangular_rie_mmse(noise, self.R1, self.R2)
+
+    def se_overlap(self, mhat):
+        """State-evolution map ``q = 1 - mmse(1/mhat)`` (``0`` for ``mhat <= 0``): the RIE seen as the "prior" of
+        :func:`solvable.amp.iterate_state_evolution`."""
+        mhat = float(mhat)
+        if mhat <= 0.0:
+            return 0.0
+        return 1.0 - rectangular_rie_mmse(1.0 / mhat, self.R1, self.R2)
 
 
 # --------------------------------------------------------------------------- baselines
@@ -432,17 +548,17 @@ def truncated_svd(Y, rank: int) -> np.ndarray:
     return (U * sv) @ Vt
 
 
-def _gavish_donoho_scale(delta: float, R1: float) -> tuple[float, float]:
+def _gavish_donoho_scale(noise: float, R1: float) -> tuple[float, float]:
     """Noise level ``sigma`` and aspect ratio ``beta <= 1`` of Gavish and Donoho for our scaled problem."""
     R1 = check_positive("R1", R1)
     R1 = max(R1, 1.0 / R1)
-    return math.sqrt(delta) * R1**0.25, 1.0 / R1
+    return math.sqrt(noise) * R1**0.25, 1.0 / R1
 
 
-def optimal_shrinkage_singular_values(singular_values, delta: float, R1: float) -> np.ndarray:
+def optimal_shrinkage_singular_values(singular_values, noise: float, R1: float) -> np.ndarray:
     """Frobenius-optimal singular-value shrinker of Gavish and Donoho (2017), with known noise level.
 
-    For a ``d x L`` observation ``Y = S + sqrt(delta) Z/(dL)^{1/4}`` (the scaling of
+    For a ``d x L`` observation ``Y = S + sqrt(noise) Z/(dL)^{1/4}`` (the scaling of
     :func:`sample_rectangular_noise`) and ``S`` of **fixed** rank as ``d, L -> inf``, the singular-value
     shrinker that minimises the asymptotic ``||S_hat - S||_F^2`` among all estimators
     ``S_hat = sum_i eta(y_i) u_i v_i^T`` is (Gavish and Donoho, IEEE Trans. Inf. Theory 63:2137 (2017),
@@ -452,7 +568,7 @@ def optimal_shrinkage_singular_values(singular_values, delta: float, R1: float) 
     and ``eta(y) = 0`` below that edge of the noise bulk,
 
     with ``beta = min(d, L)/max(d, L)`` and ``sigma`` the noise level per entry times ``sqrt(max(d, L))``:
-    here ``sigma = sqrt(delta) max(R1, 1/R1)^{1/4}``. It inverts the fixed-rank (BBP-type) relation between
+    here ``sigma = sqrt(noise) max(R1, 1/R1)^{1/4}``. It inverts the fixed-rank (BBP-type) relation between
     the singular value ``x`` of a spike and the outlier ``y(x) = sigma sqrt((1 + x'^2)(beta + x'^2))/x'``
     (``x' = x/sigma``), then multiplies by the cosines of the left and right singular vectors:
     ``eta = x c c~`` (see :func:`optimal_shrinkage_spike_error`). At extensive rank these formulas no longer
@@ -462,17 +578,17 @@ def optimal_shrinkage_singular_values(singular_values, delta: float, R1: float) 
     ----------
     singular_values : array_like
         Singular values ``y >= 0`` of the scaled ``Y``.
-    delta : float
-        Noise variance ``>= 0`` per entry on the unit scale (``delta = 0`` returns the input).
+    noise : float
+        Noise variance ``>= 0`` per entry on the unit scale (``noise = 0`` returns the input).
     R1 : float
         Aspect ratio ``L/d`` (``R1 < 1`` is read as ``1/R1``).
     """
-    delta = check_nonnegative("delta", delta)
+    noise = check_nonnegative("noise", noise)
     y = np.asarray(singular_values, dtype=float)
     if np.any(y < 0) or not np.all(np.isfinite(y)):
         raise ValueError("singular_values must be finite and >= 0")
-    sigma, beta = _gavish_donoho_scale(delta, R1)
-    if delta == 0.0:
+    sigma, beta = _gavish_donoho_scale(noise, R1)
+    if noise == 0.0:
         return y.copy()
     t = y / sigma
     above = t >= 1.0 + math.sqrt(beta)
@@ -481,20 +597,20 @@ def optimal_shrinkage_singular_values(singular_values, delta: float, R1: float) 
     return np.where(above, sigma * eta, 0.0)
 
 
-def optimal_singular_value_shrinkage(Y, delta: float) -> np.ndarray:
+def optimal_singular_value_shrinkage(Y, noise: float) -> np.ndarray:
     """Apply :func:`optimal_shrinkage_singular_values` (Gavish and Donoho 2017, arXiv:1405.7511) to the scaled
-    ``d x L`` observation ``Y`` of noise variance ``delta``: ``Y = U diag(y) V^T -> U diag(eta(y)) V^T``.
+    ``d x L`` observation ``Y`` of noise variance ``noise``: ``Y = U diag(y) V^T -> U diag(eta(y)) V^T``.
 
     It needs the noise level but not the rank. Optimal among singular-value shrinkers for a signal of fixed
     rank; at extensive rank the RIE beats it. Measure its error with :func:`rectangular_error`.
     """
     Y = _check_rectangular(Y)
-    delta = check_nonnegative("delta", delta)
+    noise = check_nonnegative("noise", noise)
     U, sv, Vt = np.linalg.svd(Y, full_matrices=False)
-    return (U * optimal_shrinkage_singular_values(sv, delta, Y.shape[1] / Y.shape[0])) @ Vt
+    return (U * optimal_shrinkage_singular_values(sv, noise, Y.shape[1] / Y.shape[0])) @ Vt
 
 
-def optimal_shrinkage_spike_error(theta, delta: float, R1: float) -> np.ndarray:
+def optimal_shrinkage_spike_error(theta, noise: float, R1: float) -> np.ndarray:
     """Asymptotic ``||S_hat - S||_F^2`` that one spike of singular value ``theta`` contributes under
     :func:`optimal_singular_value_shrinkage` (signal of fixed rank, scaled matrices).
 
@@ -504,11 +620,11 @@ def optimal_shrinkage_spike_error(theta, delta: float, R1: float) -> np.ndarray:
     and Nadakuditi 2012; Gavish and Donoho 2017, arXiv:1405.7511), the shrinker outputs ``sigma x c c~`` and
     the error is ``sigma^2 x^2 (1 - c^2 c~^2)``; below it the spike is lost and the error is ``theta^2``.
     """
-    delta = check_positive("delta", delta)
+    noise = check_positive("noise", noise)
     theta = np.asarray(theta, dtype=float)
     if np.any(theta < 0) or not np.all(np.isfinite(theta)):
         raise ValueError("theta must be finite and >= 0")
-    sigma, beta = _gavish_donoho_scale(delta, R1)
+    sigma, beta = _gavish_donoho_scale(noise, R1)
     x = theta / sigma
     x2 = x * x
     detected = x2 > math.sqrt(beta)

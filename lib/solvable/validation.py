@@ -21,7 +21,14 @@ __all__ = [
     "check_int",
     "check_rng",
     "check_design",
+    "check_size",
+    "MAX_ELEMENTS",
 ]
+
+#: The largest array, in float64 numbers, that a sampler or solver of the library will allocate: 2^30 numbers
+#: (8 GiB). A request beyond it is refused with a ValueError naming the sizes, instead of failing deep inside
+#: NumPy (or swapping the machine to a halt).
+MAX_ELEMENTS = 2**30
 
 
 def check_finite(name: str, value) -> float:
@@ -123,3 +130,19 @@ def check_design(X, y, *, binary: bool = False) -> tuple[np.ndarray, np.ndarray]
     if binary and not np.all(np.abs(y) == 1.0):
         raise ValueError("y must contain labels in {-1, +1} only")
     return X, y
+
+
+def check_size(what: str, *shape) -> int:
+    """Return the number of entries of an array of the given ``shape`` if it is at most :data:`MAX_ELEMENTS`.
+
+    ``what`` names the array and the parameters that set its size, e.g.
+    ``check_size("the design X (n = alpha d, d)", n, d)`` raises
+    ``ValueError: the design X (n = alpha d, d) would hold 2.0e+09 numbers (14.9 GiB), above the limit ...``.
+    """
+    count = 1
+    for k in shape:
+        count *= int(k)
+    if count > MAX_ELEMENTS:
+        raise ValueError(f"{what} would hold {count:.1e} numbers ({count * 8 / 2**30:.1f} GiB), above the limit "
+                         f"of {MAX_ELEMENTS:.1e} (solvable.validation.MAX_ELEMENTS): reduce the size")
+    return count
