@@ -476,6 +476,8 @@ class SEResult:
         with a hard phase run both and keep the one with the larger free entropy).
     algorithmic_error : the error of the fixed point reached from the uninformed start (what AMP attains); equal
         to ``error`` outside a hard phase.
+    overlap_history : (iterations + 1,) the order parameter after ``t`` iterations, where the model tracks it
+        (else None).
     """
 
     error: float
@@ -487,6 +489,7 @@ class SEResult:
     free_entropy: float | None = None
     branch: str = "uninformed"
     algorithmic_error: float | None = None
+    overlap_history: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if not (math.isfinite(self.error) and math.isfinite(self.overlap)):
