@@ -60,7 +60,7 @@ from typing import Protocol
 import numpy as np
 
 from .errors import ConvergenceWarning, DivergenceError
-from .validation import check_in_range, check_int
+from .validation import check_in_range, check_int, check_tol
 
 __all__ = [
     "LinearMap",
@@ -73,7 +73,6 @@ __all__ = [
     "iterate_fixed_point",
     "SEResult",
     "iterate_state_evolution",
-    "check_tol",
 ]
 
 
@@ -115,15 +114,6 @@ class Denoiser(Protocol):
     """
 
     def denoise(self, A, B): ...
-
-
-def check_tol(tol, name: str = "tol") -> float:
-    """A convergence tolerance: a finite number in ``[0, 1)``.
-
-    ``tol >= 1`` (or ``inf``) would accept any first step as converged and report success on a wrong answer;
-    every iterative solver of the library validates its tolerance here.
-    """
-    return check_in_range(name, tol, 0.0, 1.0, high_open=True)
 
 
 class DenseLinearMap:

@@ -24,7 +24,7 @@ import math
 from scipy.special import log_ndtr, ndtr, owens_t
 
 from .integration import hermite_rule, legendre_rule, log_phi_pdf, mills_ratio, sign_channel_fisher
-from .validation import check_choice, check_int, check_nonnegative, check_positive
+from .validation import check_choice, check_int, check_nonnegative, check_positive, check_rng
 
 __all__ = ["SignChannel", "LinearChannel", "CHANNELS", "get_channel", "row_softmax", "row_hardmax", "index_weights",
            "pack_indices", "unpack_indices", "SoftmaxChannel", "HardmaxChannel"]
@@ -34,6 +34,13 @@ Q_EPS = 1e-14
 # GAMP floors the output variance V + delta at VAR_FLOOR: once a discrete signal is recovered exactly the
 # denoiser's variances underflow to 0 and g_out would be 0/0; at this floor the estimate is already exact.
 VAR_FLOOR = 1e-12
+
+
+def _check_preactivations(z) -> np.ndarray:
+    z = np.asarray(z, dtype=float)
+    if not np.all(np.isfinite(z)):
+        raise ValueError("z (the preactivations) must contain finite numbers only")
+    return z
 
 
 def _Phi_log_Phi_expectation(k) -> np.ndarray:
@@ -67,9 +74,13 @@ class SignChannel:
     delta: float = 0.0
     name: str = "sign"
 
+    def __post_init__(self):
+        object.__setattr__(self, "delta", check_nonnegative("delta", self.delta))
+
     def sample(self, z, rng: np.random.Generator) -> np.ndarray:
         """Labels ``sign(z + sqrt(delta) xi)`` in ``{-1, +1}``."""
-        z = np.asarray(z, dtype=float)
+        z = _check_preactivations(z)
+        rng = check_rng(rng)
         if self.delta > 0:
             z = z + np.sqrt(self.delta) * rng.standard_normal(z.shape)
         return np.where(z >= 0, 1.0, -1.0)
@@ -124,9 +135,15 @@ class LinearChannel:
     name: str = "linear"
     residual_floor: bool = False
 
+    def __post_init__(self):
+        object.__setattr__(self, "delta", check_nonnegative("delta", self.delta))
+        if not isinstance(self.residual_floor, (bool, np.bool_)):
+            raise TypeError(f"residual_floor must be True or False, got {self.residual_floor!r}")
+
     def sample(self, z, rng: np.random.Generator) -> np.ndarray:
         """Labels ``z + sqrt(delta) xi``."""
-        z = np.asarray(z, dtype=float)
+        z = _check_preactivations(z)
+        rng = check_rng(rng)
         if self.delta > 0:
             z = z + np.sqrt(self.delta) * rng.standard_normal(z.shape)
         return z.copy()
@@ -149,9 +166,11 @@ class LinearChannel:
         return -0.5 * np.log(2.0 * np.pi * (rho - q + self.delta)) - 0.5
 
     def mean_log_likelihood(self, rho: float = 1.0) -> float:
-        """``E log P_out(y | z) = -log(2 pi delta)/2 - 1/2`` (``-inf`` without noise)."""
+        """``E log P_out(y | z) = -log(2 pi delta)/2 - 1/2``: the mean log-DENSITY of the label, which grows
+        without bound as ``delta -> 0`` (``+inf`` without noise: a noiseless continuous observation carries
+        infinite information)."""
         if self.delta == 0:
-            return -np.inf
+            return np.inf
         return float(-0.5 * np.log(2.0 * np.pi * self.delta) - 0.5)
 
 
@@ -188,8 +207,10 @@ def _check_T(T, minimum: int = 2) -> int:
 
 
 def row_softmax(h):
-    """Softmax along the last axis (stable: the row maximum is subtracted first)."""
+    """Softmax along the last axis (stable: the row maximum is subtracted first). ``h`` must be finite."""
     h = np.asarray(h, dtype=float)
+    if h.ndim < 1 or h.shape[-1] == 0 or not np.all(np.isfinite(h)):
+        raise ValueError(f"h must be a non-empty array of finite numbers, got shape {h.shape}")
     e = np.exp(h - np.max(h, axis=-1, keepdims=True))
     return e / np.sum(e, axis=-1, keepdims=True)
 
@@ -197,6 +218,8 @@ def row_softmax(h):
 def row_hardmax(h):
     """One-hot rows at the argmax of the last axis (ties, of probability zero, go to the first index)."""
     h = np.asarray(h, dtype=float)
+    if h.ndim < 1 or h.shape[-1] == 0 or np.any(np.isnan(h)):
+        raise ValueError(f"h must be a non-empty array without NaN, got shape {h.shape}")
     out = np.zeros_like(h)
     np.put_along_axis(out, np.argmax(h, axis=-1)[..., None], 1.0, axis=-1)
     return out

@@ -41,8 +41,7 @@ from typing import Protocol
 import numpy as np
 
 from .errors import ConvergenceWarning, DivergenceError
-from .amp import check_tol
-from .validation import check_in_range, check_int, check_positive
+from .validation import check_in_range, check_int, check_positive, check_tol
 
 __all__ = [
     "Objective",

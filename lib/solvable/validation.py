@@ -22,6 +22,7 @@ __all__ = [
     "check_rng",
     "check_design",
     "check_size",
+    "check_tol",
     "MAX_ELEMENTS",
 ]
 
@@ -146,3 +147,12 @@ def check_size(what: str, *shape) -> int:
         raise ValueError(f"{what} would hold {count:.1e} numbers ({count * 8 / 2**30:.1f} GiB), above the limit "
                          f"of {MAX_ELEMENTS:.1e} (solvable.validation.MAX_ELEMENTS): reduce the size")
     return count
+
+
+def check_tol(tol, name: str = "tol") -> float:
+    """A convergence tolerance: a finite number in ``[0, 1)``.
+
+    ``tol >= 1`` (or ``inf``) would accept any first step as converged and report success on a wrong answer;
+    every iterative solver of the library validates its tolerance here.
+    """
+    return check_in_range(name, tol, 0.0, 1.0, high_open=True)

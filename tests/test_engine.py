@@ -1,0 +1,220 @@
+"""The engine shared by every model: the damped fixed-point driver, the GAMP loop's checks and results, and the
+optimiser steps of gradient descent."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from solvable import amp, gd
+from solvable.channels import LinearChannel
+from solvable.errors import ConvergenceWarning, DivergenceError
+from solvable.priors import GaussianPrior
+
+# --------------------------------------------------------------------------- fixed-point driver
+
+
+def test_fixed_point_driver_solves_a_contraction_with_and_without_damping():
+    # x = cos(x): the Dottie number 0.739085133215...
+    for damping in (0.0, 0.5):
+        fp = amp.iterate_fixed_point(np.cos, 0.0, damping=damping, tol=1e-13, max_iter=500)
+        assert fp.converged and fp.value == pytest.approx(0.7390851332151607, abs=1e-12)
+        assert fp.states.shape == (fp.iterations + 1, 1) and fp.states[0, 0] == 0.0
+    # damping slows the approach of this contraction (|f'| = 0.67) but not its limit
+    slow = amp.iterate_fixed_point(np.cos, 0.0, damping=0.9, tol=1e-13, max_iter=5000)
+    fast = amp.iterate_fixed_point(np.cos, 0.0, tol=1e-13, max_iter=500)
+    assert slow.iterations > fast.iterations
+
+
+def test_fixed_point_driver_records_what_the_update_reports_and_clips():
+    fp = amp.iterate_fixed_point(lambda x: (2.0 * x, float(x[0])), 0.25, tol=1e-12, max_iter=10, bounds=(0.0, 1.0),
+                                 warn=False)
+    # 0.25 -> 0.5 -> 1 -> clipped at 1: a fixed point of the clipped map
+    assert fp.converged and np.allclose(fp.states[:, 0], [0.25, 0.5, 1.0, 1.0])
+    assert np.allclose(fp.observed, [0.25, 0.5, 1.0])
+
+
+def test_fixed_point_driver_relative_tolerance_on_a_vector_state():
+    target = np.array([1e6, 2.0])
+    fp = amp.iterate_fixed_point(lambda x: 0.5 * (x + target), [0.0, 0.0], tol=1e-9, relative=True, max_iter=200)
+    assert fp.converged and np.allclose(fp.state, target, rtol=1e-8)
+
+
+def test_fixed_point_driver_fixed_length_cap_and_divergence():
+    fixed = amp.iterate_fixed_point(np.cos, 0.0, tol=0.0, max_iter=7)  # no warning, exactly 7 steps
+    assert fixed.iterations == 7 and not fixed.converged and fixed.states.shape == (8, 1)
+    with pytest.warns(ConvergenceWarning, match="toy map did not converge in 3 iterations"):
+        capped = amp.iterate_fixed_point(np.cos, 0.0, tol=1e-14, max_iter=3, what="toy map")
+    assert not capped.converged and capped.iterations == 3
+    with pytest.raises(DivergenceError, match="iteration 2"), np.errstate(over="ignore"):
+        amp.iterate_fixed_point(lambda x: x * x, 1e100, max_iter=10)  # 1e100 -> 1e200 -> inf
+    with pytest.raises(DivergenceError, match="iteration 1"):
+        amp.iterate_fixed_point(lambda x: np.array([math.nan]), 0.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"tol": math.inf}, "tol"),
+        ({"tol": 1.0}, "tol"),
+        ({"tol": -1e-3}, "tol"),
+        ({"tol": math.nan}, "tol"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"max_iter": 2.5}, "max_iter"),
+        ({"max_iter": True}, "max_iter"),
+        ({"damping": 1.0}, "damping"),
+        ({"damping": -0.1}, "damping"),
+        ({"damping": math.nan}, "damping"),
+    ],
+)
+def test_fixed_point_driver_rejects_bad_controls(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        amp.iterate_fixed_point(np.cos, 0.0, **kwargs)
+
+
+def test_fixed_point_driver_rejects_a_bad_start():
+    for x0 in (math.nan, math.inf, []):
+        with pytest.raises(ValueError, match="start"):
+            amp.iterate_fixed_point(np.cos, x0)
+
+
+def test_state_evolution_tolerance_is_checked_before_any_step():
+    # the issue's glm.state_evolution(1.0, tol=inf): reported converged after one step (overlap 0.389, not 0.486)
+    with pytest.raises(ValueError, match="tol"):
+        amp.iterate_state_evolution(GaussianPrior(), LinearChannel(0.5), 1.0, 1e-6, tol=math.inf)
+
+
+# --------------------------------------------------------------------------- results
+
+
+def test_se_result_refuses_non_finite_numbers_and_names_its_error():
+    res = amp.SEResult(error=0.25, overlap=0.75, history=np.array([1.0, 0.25]), iterations=1, converged=True)
+    assert res.gen_error == res.error == 0.25 and res.algorithmic_error == 0.25
+    with pytest.raises(DivergenceError, match="non-finite"):
+        amp.SEResult(error=math.nan, overlap=0.5, history=np.array([1.0]), iterations=1, converged=False)
+
+
+def _linear_problem(n=300, d=100, delta=0.1, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    w = rng.standard_normal(d)
+    y = X @ w / math.sqrt(d) + math.sqrt(delta) * rng.standard_normal(n)
+    return amp.DenseLinearMap(X), LinearChannel(delta), GaussianPrior(), y, w
+
+
+def test_run_gamp_returns_one_result_shape():
+    M, C, P, y, w = _linear_problem()
+    res = amp.run_gamp(M, C, P, y, np.zeros(100), np.ones(100), tol=1e-10, max_iter=100,
+                       monitor=lambda v: (float(np.mean((v - w) ** 2)), float(v @ w) / 100, float(v @ v) / 100))
+    assert isinstance(res, amp.GAMPResult) and res.converged
+    assert res.history.shape == res.overlap.shape == res.norm.shape == (res.iterations,)
+    assert res.error == res.history[-1] and res.error < 0.2
+    bare = amp.run_gamp(M, C, P, y, np.zeros(100), np.ones(100), tol=1e-10, max_iter=100)
+    assert bare.history.size == 0 and bare.overlap.size == 0
+    with pytest.raises(ValueError, match="monitor"):
+        bare.error  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"c0": 0.0}, "c0"),
+        ({"c0": -1.0}, "c0"),
+        ({"c0": math.nan}, "c0"),
+        ({"w0": np.full(100, math.inf)}, "w0"),
+        ({"tol": math.inf}, "tol"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"damping": 1.0}, "damping"),
+        ({"min_iter": 0}, "min_iter"),
+        ({"omega0": 0.0, "V0": 0.0}, "V0"),
+        ({"omega0": math.nan, "V0": 1.0}, "omega0"),
+        ({"damp": "both sides"}, "damp"),
+        ({"precision": "exact"}, "precision"),
+    ],
+)
+def test_run_gamp_rejects_bad_starts_and_controls(kwargs, name):
+    M, C, P, y, _ = _linear_problem()
+    args = {"w0": np.zeros(100), "c0": 1.0}
+    args.update(kwargs)
+    w0, c0 = args.pop("w0"), args.pop("c0")
+    with pytest.raises(ValueError, match=name):
+        amp.run_gamp(M, C, P, y, w0, c0, **args)
+
+
+def test_run_gamp_rejects_non_finite_labels():
+    M, C, P, y, _ = _linear_problem()
+    y[3] = math.nan
+    with pytest.raises(ValueError, match="y"):
+        amp.run_gamp(M, C, P, y, np.zeros(100), 1.0)
+
+
+# --------------------------------------------------------------------------- optimiser steps
+
+
+class _Quadratic:
+    """``loss_k = |A w_k - b|^2/2`` for K runs (a convex toy objective)."""
+
+    def __init__(self, A, b):
+        self.A, self.b = A, b
+        self.loss_scale = float(b @ b) / 2
+
+    def matrix(self, params):
+        return params[0][:, :, None]
+
+    def loss_and_gradient(self, params):
+        (w,) = params
+        r = w @ self.A.T - self.b
+        return 0.5 * np.sum(r * r, axis=1), (r @ self.A,)
+
+
+def test_adam_matches_its_definition_step_by_step():
+    rng = np.random.default_rng(1)
+    A, b = rng.standard_normal((8, 3)), rng.standard_normal(8)
+    obj = _Quadratic(A, b)
+    w0 = rng.standard_normal((2, 3))
+    opt = gd.Adam(lr=0.05)
+    res = gd.run_gd(obj, (w0,), optimiser=opt, tol=0.0, max_steps=25, record_every=25)
+    w, m, v = w0.copy(), np.zeros_like(w0), np.zeros_like(w0)
+    for t in range(25):
+        g = obj.loss_and_gradient((w,))[1][0]
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        w = w - 0.05 * (m / (1 - 0.9 ** (t + 1))) / (np.sqrt(v / (1 - 0.999 ** (t + 1))) + 1e-8)
+    assert np.allclose(res.estimates[:, :, 0], w, rtol=1e-12, atol=1e-14)
+    assert np.all(res.steps == 25) and not res.converged.any()
+
+
+def test_gradient_step_converges_and_freezes_runs_one_by_one():
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((10, 3))
+    b = A @ np.array([1.0, -2.0, 0.5])  # consistent: the loss reaches 0
+    obj = _Quadratic(A, b)
+    w0 = np.vstack([np.zeros(3), 3.0 * rng.standard_normal(3)])
+    for opt in (gd.GradientStep(0.02), gd.Adam(0.05)):
+        res = gd.run_gd(obj, (w0,), optimiser=opt, tol=1e-12, max_steps=20000)
+        assert res.converged.all() and np.all(res.losses < 1e-12)
+        assert np.allclose(res.estimates[:, :, 0], [1.0, -2.0, 0.5], atol=1e-4)
+        assert res.steps[0] != res.steps[1]  # each run stopped on its own
+
+
+def test_run_gd_warns_when_training_ends_above_its_initial_loss():
+    rng = np.random.default_rng(3)
+    A, b = rng.standard_normal((10, 3)), rng.standard_normal(10)
+    with pytest.warns(ConvergenceWarning, match="larger training loss"):
+        gd.run_gd(_Quadratic(A, b), (np.zeros((1, 3)),), lr=0.3, tol=0.0, max_steps=3)
+
+
+def test_optimisers_and_run_gd_reject_bad_controls():
+    for make in (lambda: gd.GradientStep(0.0), lambda: gd.Adam(-1.0), lambda: gd.Adam(0.1, beta1=1.0),
+                 lambda: gd.Adam(0.1, beta2=math.nan), lambda: gd.Adam(0.1, eps=0.0)):
+        with pytest.raises(ValueError):
+            make()
+    obj = _Quadratic(np.eye(3), np.ones(3))
+    with pytest.raises(ValueError, match="exactly one"):
+        gd.run_gd(obj, (np.zeros((1, 3)),), lr=0.1, optimiser=gd.Adam(0.1))
+    with pytest.raises(TypeError, match="optimiser"):
+        gd.run_gd(obj, (np.zeros((1, 3)),), optimiser="adam")
+    with pytest.raises(TypeError, match="params0"):
+        gd.run_gd(obj, np.zeros((1, 3)), lr=0.1)
