@@ -60,7 +60,7 @@ from typing import Protocol
 import numpy as np
 
 from .errors import ConvergenceWarning, DivergenceError
-from .validation import check_in_range, check_int, check_tol
+from .validation import check_array, check_in_range, check_int, check_interface, check_nonnegative, check_tol
 
 __all__ = [
     "LinearMap",
@@ -125,9 +125,7 @@ class DenseLinearMap:
     """
 
     def __init__(self, X, variance: str = "exact"):
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2:
-            raise ValueError(f"X must be a 2-d array (n, d), got shape {X.shape}")
+        X = check_array("X", X, ndim=2)
         if variance not in ("exact", "uniform"):
             raise ValueError(f"variance must be 'exact' or 'uniform', got {variance!r}")
         self.n, self.d = X.shape
@@ -184,11 +182,6 @@ class GAMPResult:
         if self.history.size == 0:
             raise ValueError("this run had no monitor (teacher unknown): no error history")
         return float(self.history[-1])
-
-
-def _check_finite_array(name, x):
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} must contain finite numbers only")
 
 
 def run_gamp(
@@ -260,16 +253,26 @@ def run_gamp(
         raise ValueError(f"damp must be 'estimate', 'output' or 'both', got {damp!r}")
     if precision not in ("derivative", "empirical"):
         raise ValueError(f"precision must be 'derivative' or 'empirical', got {precision!r}")
+    check_interface("linear_map", linear_map, "forward", "adjoint", "forward_variance", "adjoint_variance")
+    check_interface("channel", channel, "g_out")
+    check_interface("denoiser", denoiser, "denoise")
+    if monitor is not None and not callable(monitor):
+        raise TypeError(f"monitor must be callable, got {monitor!r}")
     damp_output = damp in ("output", "both")
     damp_estimate = damp in ("estimate", "both")
     fixed_length = tol == 0.0
-    w = np.array(w0, dtype=float, copy=True)
-    c = np.array(c0, dtype=float, copy=True) if np.ndim(c0) else float(c0)
-    y = np.asarray(y, dtype=float)
-    _check_finite_array("y", y)
-    _check_finite_array("w0", w)
-    if not (np.all(np.isfinite(c)) and np.all(np.asarray(c) > 0)):
-        raise ValueError(f"c0 must be finite and > 0 (the initial posterior variance), got {c0!r}")
+    y = check_array("y", y, ndim=1)
+    w = check_array("w0", w0).copy()
+    c = check_array("c0", c0)
+    c = c.copy() if c.ndim else float(c)
+    if not np.all(np.asarray(c) > 0):
+        raise ValueError(f"c0 must be > 0 (the initial posterior variance), got {c0!r}")
+    z = np.asarray(linear_map.forward(w))
+    if z.shape != y.shape:
+        raise ValueError(f"y must have one label per row of the linear map: forward(w0) has shape {z.shape}, "
+                         f"y has shape {y.shape} (or w0 has the wrong shape)")
+    if np.ndim(c) and c.shape != w.shape:
+        raise ValueError(f"c0 must be a scalar or have the shape of w0 {w.shape}, got {c.shape}")
     if omega0 is None:
         g = np.zeros_like(y)
         omega_old = V_old = None
@@ -277,8 +280,7 @@ def run_gamp(
         V_old = linear_map.forward_variance(c) if V0 is None else V0
         if not (np.all(np.isfinite(V_old)) and np.all(np.asarray(V_old) > 0)):
             raise ValueError(f"V0 must be finite and > 0, got {V0!r}")
-        omega_old = np.broadcast_to(np.asarray(omega0, dtype=float), y.shape)
-        _check_finite_array("omega0", omega_old)
+        omega_old = np.broadcast_to(check_array("omega0", omega0, nonempty=False), y.shape)
         g, _ = channel.g_out(y, omega_old, V_old)
     history = []
     converged = False
@@ -404,12 +406,15 @@ def iterate_fixed_point(
     DivergenceError
         If ``update`` returns non-finite numbers (with the iteration number and the state).
     """
+    if not callable(update):
+        raise TypeError(f"update must be callable, got {update!r}")
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
-    x = np.array(x0, dtype=float, copy=True).reshape(-1)
-    if x.size == 0 or not np.all(np.isfinite(x)):
-        raise ValueError(f"the start of the {what} must be finite numbers, got {x0!r}")
+    try:
+        x = check_array("x0", x0).reshape(-1).copy()
+    except (TypeError, ValueError) as err:
+        raise type(err)(f"{err} (the start of the {what})") from None
     fixed_length = tol == 0.0
     states = [x.copy()]
     observed = []
@@ -514,6 +519,14 @@ def iterate_state_evolution(
     :class:`~solvable.errors.ConvergenceWarning`; non-finite values raise :class:`~solvable.errors.DivergenceError`.
     (``science/perceptron.md``, Sec. 3; Barbier et al., arXiv:1708.03395.)
     """
+
+    check_interface("prior", prior, "se_overlap")
+    check_interface("channel", channel, "se_mhat_factor")
+    alpha = check_nonnegative("alpha", alpha)
+    rho = check_nonnegative("rho", rho)
+    if rho == 0:
+        raise ValueError("rho must be a finite number > 0, got 0")
+    q0 = check_in_range("q0", q0, 0.0, rho)
 
     def update(x):
         mhat = alpha * float(channel.se_mhat_factor(float(x[0]), rho))

@@ -24,7 +24,7 @@ import math
 from scipy.special import log_ndtr, ndtr, owens_t
 
 from .integration import hermite_rule, legendre_rule, log_phi_pdf, mills_ratio, sign_channel_fisher
-from .validation import check_choice, check_int, check_nonnegative, check_positive, check_rng
+from .validation import check_array, check_choice, check_int, check_nonnegative, check_positive, check_rng, check_size
 
 __all__ = ["SignChannel", "LinearChannel", "CHANNELS", "get_channel", "row_softmax", "row_hardmax", "index_weights",
            "pack_indices", "unpack_indices", "SoftmaxChannel", "HardmaxChannel"]
@@ -208,18 +208,18 @@ def _check_T(T, minimum: int = 2) -> int:
 
 def row_softmax(h):
     """Softmax along the last axis (stable: the row maximum is subtracted first). ``h`` must be finite."""
-    h = np.asarray(h, dtype=float)
-    if h.ndim < 1 or h.shape[-1] == 0 or not np.all(np.isfinite(h)):
-        raise ValueError(f"h must be a non-empty array of finite numbers, got shape {h.shape}")
+    h = check_array("h", h)
+    if h.ndim < 1:
+        raise ValueError(f"h must have at least one axis, got shape {h.shape}")
     e = np.exp(h - np.max(h, axis=-1, keepdims=True))
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
 def row_hardmax(h):
     """One-hot rows at the argmax of the last axis (ties, of probability zero, go to the first index)."""
-    h = np.asarray(h, dtype=float)
-    if h.ndim < 1 or h.shape[-1] == 0 or np.any(np.isnan(h)):
-        raise ValueError(f"h must be a non-empty array without NaN, got shape {h.shape}")
+    h = check_array("h", h, finite=False)
+    if h.ndim < 1 or np.any(np.isnan(h)):
+        raise ValueError(f"h must be an array with at least one axis and no NaN, got shape {h.shape}")
     out = np.zeros_like(h)
     np.put_along_axis(out, np.argmax(h, axis=-1)[..., None], 1.0, axis=-1)
     return out
@@ -233,24 +233,29 @@ def index_weights(T: int) -> np.ndarray:
     """``tau_ab`` for the ``P = T(T+1)/2`` pairs ``a <= b`` in :func:`pack_indices` order: ``sqrt(2)`` for
     ``a < b``, 1 for ``a = b``. ``sum tau^2 = T^2``."""
     T = _check_T(T)
+    check_size("the index weights (T(T+1)/2 pairs)", T, T + 1)
     a, b = _upper(T)
     return np.where(a == b, 1.0, math.sqrt(2.0))
 
 
 def pack_indices(M):
     """The upper triangle ``a <= b`` of ``(..., T, T)`` arrays as ``(..., T(T+1)/2)`` (row-major order)."""
-    M = np.asarray(M)
-    T = M.shape[-1]
-    if M.ndim < 2 or M.shape[-2] != T:
+    M = np.asarray(check_array("M", M)) if not isinstance(M, np.ndarray) else M
+    if M.ndim < 2 or M.shape[-1] != M.shape[-2]:
         raise ValueError(f"M must end with two equal axes (..., T, T), got shape {M.shape}")
+    if M.size == 0 or not np.all(np.isfinite(M)):
+        raise ValueError(f"M must be a non-empty array of finite numbers, got shape {M.shape}")
+    T = M.shape[-1]
     a, b = _upper(T)
     return M[..., a, b]
 
 
 def unpack_indices(p, T: int):
     """Inverse of :func:`pack_indices` for symmetric matrices: ``(..., T(T+1)/2) -> (..., T, T)``."""
-    p = np.asarray(p)
+    p = np.asarray(check_array("p", p)) if not isinstance(p, np.ndarray) else p
     T = _check_T(T)
+    if p.ndim < 1 or p.size == 0 or not np.all(np.isfinite(p)):
+        raise ValueError(f"p must be a non-empty array of finite numbers, got shape {p.shape}")
     if p.shape[-1] != T * (T + 1) // 2:
         raise ValueError(f"p must end with an axis of T(T+1)/2 = {T * (T + 1) // 2}, got shape {p.shape}")
     a, b = _upper(T)

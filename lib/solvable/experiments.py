@@ -13,9 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import check_int, check_rng
+from .validation import check_array, check_int, check_rng
 
-__all__ = ["Sweep", "sweep"]
+__all__ = ["Sweep", "sweep", "MAX_RUNS"]
+
+#: The most runs one sweep will start (a figure of the course needs a few hundred).
+MAX_RUNS = 10**6
 
 
 @dataclass(frozen=True)
@@ -42,9 +45,14 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
     The children come from ``rng.spawn``: the whole sweep is reproducible from one seed, and each
     ``(value, seed)`` run is independent of the others.
     """
+    if not callable(run):
+        raise TypeError(f"run must be callable, got {run!r}")
     rng = check_rng(rng)
     n_seeds = check_int("n_seeds", n_seeds)
-    values = np.asarray(values, dtype=float)
+    values = check_array("values", values, ndim=1)
+    if len(values) * n_seeds > MAX_RUNS:
+        raise ValueError(f"n_seeds = {n_seeds} at {len(values)} values asks for {len(values) * n_seeds:.1e} runs, "
+                         f"more than {MAX_RUNS:.0e}: reduce n_seeds or values")
     children = rng.spawn(len(values) * n_seeds)
     runs = np.array([[run(v, children[i * n_seeds + s]) for s in range(n_seeds)] for i, v in enumerate(values)])
     return Sweep(values=values, runs=runs)

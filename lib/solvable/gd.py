@@ -41,7 +41,7 @@ from typing import Protocol
 import numpy as np
 
 from .errors import ConvergenceWarning, DivergenceError
-from .validation import check_in_range, check_int, check_positive, check_tol
+from .validation import check_array, check_in_range, check_int, check_interface, check_positive, check_tol
 
 __all__ = [
     "Objective",
@@ -152,6 +152,9 @@ class LowRankProduct:
 
     r: int
 
+    def __post_init__(self):
+        object.__setattr__(self, "r", check_int("r", self.r))
+
     def matrix(self, params):
         U, V = params
         return np.matmul(U, np.swapaxes(V, -1, -2)) / math.sqrt(self.r)
@@ -171,6 +174,10 @@ class SymmetricSquare:
 
     m: int
     d: int
+
+    def __post_init__(self):
+        object.__setattr__(self, "m", check_int("m", self.m))
+        object.__setattr__(self, "d", check_int("d", self.d))
 
     def matrix(self, params):
         (W,) = params
@@ -193,9 +200,11 @@ class SquareLoss:
     y: np.ndarray
 
     def __post_init__(self):
-        y = np.asarray(self.y)
-        if y.ndim != 1 or y.size == 0 or not np.all(np.isfinite(y)):
-            raise ValueError(f"y must be a non-empty 1-d array of finite numbers, got shape {y.shape}")
+        check_interface("measurement", self.measurement, "forward", "adjoint")
+        check_interface("parametrisation", self.parametrisation, "matrix", "pullback")
+        y = check_array("y", self.y, ndim=1)
+        if not math.isfinite(float(y @ y)):
+            raise ValueError("y must have a finite sum of squares")
         if float(y @ y) == 0.0:
             raise ValueError("y must not be identically zero (the relative loss is loss/sum(y^2))")
         object.__setattr__(self, "y", y)
@@ -262,8 +271,11 @@ def _mean_square_error(estimates, target):
 def loss_and_gradient(measurement: Measurement, parametrisation: Parametrisation, y, params):
     """Loss (1) of each of the ``K`` runs, shape (K,), and its gradient with respect to ``params`` (a tuple
     shaped like ``params``): ``dloss/dS = M^T((y_hat - y)/2)`` pulled back through the parametrisation."""
-    params = tuple(np.asarray(p, dtype=float) for p in params)
-    return SquareLoss(measurement, parametrisation, np.asarray(y, dtype=float)).loss_and_gradient(params)
+    objective = SquareLoss(measurement, parametrisation, y)
+    if not isinstance(params, (tuple, list)) or len(params) == 0:
+        raise TypeError("params must be a non-empty tuple of arrays with a leading (K) axis")
+    params = tuple(check_array("params", p) for p in params)
+    return objective.loss_and_gradient(params)
 
 
 def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser: Optimiser | None = None,
@@ -316,6 +328,9 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     DivergenceError
         If the loss becomes non-finite (with the step number).
     """
+    check_interface("objective", objective, "loss_and_gradient", "matrix")
+    if not hasattr(objective, "loss_scale"):
+        raise TypeError(f"objective must have a loss_scale, got {type(objective).__name__}")
     if (lr is None) == (optimiser is None):
         raise ValueError("give exactly one of lr (plain gradient descent) and optimiser")
     if optimiser is None:

@@ -23,6 +23,8 @@ __all__ = [
     "check_design",
     "check_size",
     "check_tol",
+    "check_array",
+    "check_interface",
     "MAX_ELEMENTS",
 ]
 
@@ -156,3 +158,30 @@ def check_tol(tol, name: str = "tol") -> float:
     every iterative solver of the library validates its tolerance here.
     """
     return check_in_range(name, tol, 0.0, 1.0, high_open=True)
+
+
+def check_array(name: str, x, *, ndim: int | None = None, finite: bool = True, nonempty: bool = True) -> np.ndarray:
+    """Return ``x`` as a float array after checking it: numeric, of ``ndim`` dimensions (if given), non-empty
+    and finite (unless told otherwise); ``ValueError`` (or ``TypeError`` for a non-numeric input) naming ``name``."""
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be an array of numbers, got {x!r}")
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of numbers, got {type(x).__name__}") from None
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
+    if nonempty and arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    if finite and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain finite numbers only")
+    return arr
+
+
+def check_interface(name: str, obj, *methods: str):
+    """Return ``obj`` if it has every one of ``methods`` (callable), else ``TypeError`` naming ``name`` and the
+    missing methods (e.g. a string passed where a channel object is expected)."""
+    missing = [m for m in methods if not callable(getattr(obj, m, None))]
+    if missing:
+        raise TypeError(f"{name} must provide {', '.join(m + '()' for m in missing)}; got {type(obj).__name__} {obj!r:.60}")
+    return obj
