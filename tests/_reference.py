@@ -1,28 +1,23 @@
-"""Access to the published / independently computed reference values in ``../shared/reference``.
+"""Access to the published / independently computed reference values in ``tests/data``.
 
-The reference tables live beside the repository (``../shared/reference/*.csv``; columns ``quantity``,
-parameters, ``value``, ``tolerance_hint``, ``source``). A checkout without them skips the reference
-tests with a visible reason, except under CI (``CI`` set), where a missing table is an error.
+The reference tables live inside the project (``tests/data/*.csv``; columns ``quantity``, parameters,
+``value``, ``tolerance_hint``, ``source``), so that every test runs from a plain clone; ``tests/data/README.md``
+gives the source of each table. A missing table is an error, never a skip.
 """
 
 from __future__ import annotations
 
 import csv
-import os
 from pathlib import Path
 
-import pytest
-
-REFERENCE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "reference"
+REFERENCE_DIR = Path(__file__).resolve().parent / "data"
 
 
 def reference_rows(name: str) -> list[dict]:
-    """Rows of ``../shared/reference/<name>`` as dictionaries (values as strings)."""
+    """Rows of ``tests/data/<name>`` as dictionaries (values as strings); FileNotFoundError if it is missing."""
     path = REFERENCE_DIR / name
-    if not path.exists():
-        if os.environ.get("CI"):
-            raise FileNotFoundError(f"reference table {path} is missing")
-        pytest.skip(f"reference table {path} not found (it lives in ../shared beside the repository)")
+    if not path.is_file():
+        raise FileNotFoundError(f"reference table {path} is missing (tests/data is part of the repository)")
     with path.open(newline="", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
 
