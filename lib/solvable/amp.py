@@ -261,7 +261,7 @@ def run_gamp(
     damp_output = damp in ("output", "both")
     damp_estimate = damp in ("estimate", "both")
     fixed_length = tol == 0.0
-    y = check_array("y", y, ndim=1)
+    y = check_array("y", y)
     w = check_array("w0", w0).copy()
     c = check_array("c0", c0)
     c = c.copy() if c.ndim else float(c)
@@ -269,7 +269,7 @@ def run_gamp(
         raise ValueError(f"c0 must be > 0 (the initial posterior variance), got {c0!r}")
     z = np.asarray(linear_map.forward(w))
     if z.shape != y.shape:
-        raise ValueError(f"y must have one label per row of the linear map: forward(w0) has shape {z.shape}, "
+        raise ValueError(f"y must have one label per output of the linear map: forward(w0) has shape {z.shape}, "
                          f"y has shape {y.shape} (or w0 has the wrong shape)")
     if np.ndim(c) and c.shape != w.shape:
         raise ValueError(f"c0 must be a scalar or have the shape of w0 {w.shape}, got {c.shape}")
