@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from _reference import reference_rows
 
+from solvable import amp, rie
 from solvable import quadratic as qn
 from solvable.errors import ConvergenceWarning
 
@@ -57,19 +58,20 @@ def test_noise_increases_the_error_and_removes_perfect_recovery():
 
 def test_state_evolution_reaches_the_bayes_fixed_point():
     se = qn.state_evolution(0.3, 0.5)
-    assert se.converged and se.mmse[0] == pytest.approx(1.5)  # V0 = 2 Q0 = 2 (1 + kappa)
-    assert se.final == pytest.approx(qn.bayes_optimal_mmse(0.3, 0.5), abs=1e-6)
-    assert np.all(np.diff(se.mmse[1:]) <= 1e-12)  # monotone decrease from the uninformative start
+    assert isinstance(se, amp.SEResult)
+    assert se.converged and se.history[0] == pytest.approx(1.5)  # V0 = 2 Q0 = 2 (1 + kappa)
+    assert se.error == se.gen_error == pytest.approx(qn.bayes_optimal_mmse(0.3, 0.5), abs=1e-6)
+    assert np.all(np.diff(se.history[1:]) <= 1e-12)  # monotone decrease from the uninformative start
     se = qn.state_evolution(0.4, 0.5, 0.25)
-    assert se.final == pytest.approx(qn.bayes_optimal_mmse(0.4, 0.5, 0.25), abs=1e-6)
+    assert se.error == pytest.approx(qn.bayes_optimal_mmse(0.4, 0.5, 0.25), abs=1e-6)
 
 
 def test_damped_state_evolution_has_the_same_fixed_point_and_is_slower():
     plain = qn.state_evolution(0.3, 0.5, V0=10.0)
     damped = qn.state_evolution(0.3, 0.5, V0=10.0, damping=0.5)
-    assert damped.converged and damped.final == pytest.approx(plain.final, abs=1e-6)
-    assert damped.mmse[0] == plain.mmse[0] == 5.0 and damped.mmse[1] == pytest.approx(plain.mmse[1])
-    assert damped.iterations > plain.iterations and np.all(damped.mmse[2:10] > plain.mmse[2:10])
+    assert damped.converged and damped.error == pytest.approx(plain.error, abs=1e-6)
+    assert damped.history[0] == plain.history[0] == 5.0 and damped.history[1] == pytest.approx(plain.history[1])
+    assert damped.iterations > plain.iterations and np.all(damped.history[2:10] > plain.history[2:10])
     with pytest.raises(ValueError, match="damping"):
         qn.state_evolution(0.3, 0.5, damping=1.0)
     with pytest.warns(ConvergenceWarning, match="did not converge"):
@@ -77,7 +79,7 @@ def test_damped_state_evolution_has_the_same_fixed_point_and_is_slower():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         short = qn.state_evolution(0.35, 0.5, damping=0.5, max_iter=10, warn=False)
-    assert not short.converged and len(short.mmse) == 11
+    assert not short.converged and len(short.history) == 11
 
 
 def test_nuclear_norm_erm_can_stay_silent_at_its_cap():
@@ -131,7 +133,7 @@ def test_gamp_rie_at_d80_is_within_005_of_theory(alpha):
     for seed in range(2):
         rng = np.random.default_rng(seed)
         data = qn.sample(80, 0.5, alpha, rng=rng)
-        errs.append(qn.gamp_rie(data, rng=rng, warn=False).mse)
+        errs.append(qn.gamp_rie(data, rng=rng, warn=False).error)
     theory = qn.bayes_optimal_mmse(alpha, 0.5)
     assert abs(np.mean(errs) - theory) < 0.05
     assert abs(np.mean(errs) - float(rows[0]["value"])) < float(rows[0]["tolerance_hint"])
@@ -141,7 +143,8 @@ def test_gamp_rie_above_alpha_pr_recovers_the_teacher():
     rng = np.random.default_rng(4)
     data = qn.sample(60, 0.5, 0.45, rng=rng)
     res = qn.gamp_rie(data, rng=rng, warn=False)
-    assert res.mse < 5e-3  # reference: 5e-4 at d = 80; finite-size residual grows at smaller d
+    assert isinstance(res, amp.GAMPResult) and res.error == res.history[-1]
+    assert res.error < 5e-3  # reference: 5e-4 at d = 80; finite-size residual grows at smaller d
 
 
 def test_gamp_rie_warns_at_its_cap():
@@ -159,7 +162,7 @@ def test_nuclear_norm_route():
     data = qn.sample(20, 0.5, 0.9, rng=rng)
     res = qn.nuclear_norm_erm(data, lam=1e-3, max_iter=4000, tol=1e-9)
     assert np.min(np.linalg.eigvalsh(res.estimate)) > -1e-10
-    assert qn.matrix_error(res.estimate, data.S_star) < 1e-3 and res.train_loss < 1e-5
+    assert rie.symmetric_error(res.estimate, data.S_star) < 1e-3 and res.train_loss < 1e-5
     heavy = qn.nuclear_norm_erm(data, lam=10.0)
     assert heavy.nuclear_norm < res.nuclear_norm
 
@@ -174,7 +177,6 @@ def test_nuclear_norm_route():
     (lambda: qn.sample(10, 0.5, 0.2, rng=None), "rng"),
     (lambda: qn.nuclear_norm_erm(qn.sample(6, 0.5, 0.5, rng=0), lam=0.0), "lam"),
     (lambda: qn.Dataset(X=np.ones((4, 3)), y=np.ones(5), W_star=np.ones((2, 3)), S_star=np.ones((3, 3))), "X must be"),
-    (lambda: qn.matrix_error(np.ones((2, 2)), np.ones((3, 3))), "same shape"),
 ])
 def test_bad_input_raises(call, name):
     with pytest.raises(ValueError, match=name):
@@ -241,3 +243,136 @@ def test_sensing_noise_has_goe_variances_and_heavier_fourth_moment():
     assert 0.5 < m4 - 2 * m2**2 < 1.2  # fourth free cumulant: 0 for the semicircle, about 3 d/n = 0.75 here (0.90)
     with pytest.raises(ValueError, match="rng"):
         qn.sensing_noise(np.ones((3, 2)), rng=None)
+
+
+# --------------------------------------------------------------------------- hard edges (issue 11)
+
+
+@pytest.mark.parametrize("alpha,kappa,delta,expected", [
+    # small noise above alpha_PR: mmse_RIE is linear there, MMSE = alpha_PR delta / (2 (alpha - alpha_PR))
+    (1.0, 0.5, 1e-4, 0.375e-4 / (2 * 0.625)),
+    (0.5, 0.5, 1e-8, 0.375e-8 / (2 * 0.125)),
+    (5.0, 0.5, 1e-3, 0.375e-3 / (2 * 4.625)),
+    # large noise, tiny alpha: MMSE = 1 - 4 alpha/(2 + delta) + O(alpha^2)
+    (1e-4, 0.5, 100.0, 1 - 4e-4 / 102),
+])
+def test_bayes_mmse_calls_that_used_to_crash(alpha, kappa, delta, expected):
+    """Issue 11: these raised scipy's "f(a) and f(b) must have different signs" (bracket too narrow)."""
+    assert qn.bayes_optimal_mmse(alpha, kappa, delta) == pytest.approx(expected, rel=1e-3, abs=1e-12)
+
+
+def test_bayes_mmse_on_the_whole_grid_at_tiny_noise():
+    """Issue 11: at delta = 1e-8, 58 of 78 grid points failed. Now every point is in [0, 1], non-increasing in
+    alpha, and within 1e-6 of the noiseless curve (continuity as delta -> 0)."""
+    for kappa in (0.1, 0.5, 1.0, 2.0):
+        alphas = np.linspace(0.0, 1.0, 26)[1:]
+        tiny = np.array([qn.bayes_optimal_mmse(a, kappa, 1e-8) for a in alphas])
+        clean = np.array([qn.bayes_optimal_mmse(a, kappa) for a in alphas])
+        assert np.all((tiny >= 0) & (tiny <= 1)) and np.all(np.diff(tiny) <= 1e-9)
+        assert np.all(tiny >= clean - 1e-9) and np.max(tiny - clean) < 1e-5
+
+
+def test_gamp_rie_refuses_a_zero_start_variance():
+    """Issue 11: V0 = 0 used to report convergence after one iteration at error 1.55; it is now refused by name."""
+    data = qn.sample(12, 0.5, 0.3, rng=0)
+    for V0 in (0.0, -1.0, math.nan, math.inf, None, 1e-300, 1e300):
+        with pytest.raises(ValueError, match="V0"):
+            qn.gamp_rie(data, V0=V0, rng=1)
+
+
+def test_state_evolution_max_iter_zero_is_refused():
+    """Issue 11: max_iter = 0 raised IndexError."""
+    with pytest.raises(ValueError, match="max_iter"):
+        qn.state_evolution(0.3, 0.5, max_iter=0)
+
+
+def test_gamp_rie_returns_the_engine_result_and_its_error():
+    rng = np.random.default_rng(0)
+    data = qn.sample(20, 0.5, 0.3, rng=rng)
+    res = qn.gamp_rie(data, max_iter=5, tol=0.0, rng=rng)
+    assert isinstance(res, amp.GAMPResult) and res.iterations == 5 and not res.converged
+    assert res.error == pytest.approx(rie.symmetric_error(res.estimate, data.S_star))
+    assert res.history.shape == (5,) and np.all(np.isfinite(res.history))
+
+
+_DATA = qn.sample(8, 0.5, 0.5, rng=0)
+
+
+@pytest.mark.parametrize("call,name", [
+    # Bayes error, threshold, conversions
+    (lambda: qn.bayes_optimal_mmse(math.inf, 0.5), "alpha"),
+    (lambda: qn.bayes_optimal_mmse(0.1, math.nan), "kappa"),
+    (lambda: qn.bayes_optimal_mmse(0.1, 1e-9), "kappa"),
+    (lambda: qn.bayes_optimal_mmse(0.1, 1e300), "kappa"),
+    (lambda: qn.bayes_optimal_mmse(0.1, 0.5, math.inf), "delta"),
+    (lambda: qn.bayes_optimal_mmse("a", 0.5), "alpha"),
+    (lambda: qn.perfect_recovery_threshold(math.inf), "kappa"),
+    (lambda: qn.test_error(0.1, 0.5, math.nan), "delta"),
+    (lambda: qn.to_mean_one(math.nan, 0.1, 0.5), "mmse"),
+    (lambda: qn.to_mean_one(0.1, -1.0, 0.5), "delta"),
+    (lambda: qn.to_mean_one(1e300, 0.0, 1e-300), "overflow"),
+    (lambda: qn.from_mean_one(0.1, math.inf, 0.5), "delta_w"),
+    (lambda: qn.from_mean_one(0.1, 0.1, 0.0), "kappa"),
+    (lambda: qn.effective_noise_of_preactivation_noise(-0.1), "sigma"),
+    (lambda: qn.effective_noise_of_preactivation_noise(1e200), "sigma"),
+    # state evolution controls
+    (lambda: qn.state_evolution(-0.1, 0.5), "alpha"),
+    (lambda: qn.state_evolution(0.3, 0.5, tol=math.inf), "tol"),
+    (lambda: qn.state_evolution(0.3, 0.5, tol=1.0), "tol"),
+    (lambda: qn.state_evolution(0.3, 0.5, damping=1.0), "damping"),
+    (lambda: qn.state_evolution(0.3, 0.5, damping=math.nan), "damping"),
+    (lambda: qn.state_evolution(0.3, 0.5, V0=0.0), "V0"),
+    (lambda: qn.state_evolution(0.3, 0.5, V0=math.inf), "V0"),
+    (lambda: qn.state_evolution(0.3, 0.5, max_iter=2.5), "max_iter"),
+    # sampler: sizes and types
+    (lambda: qn.sample(10.0, 0.5, 0.2, rng=0), "d"),
+    (lambda: qn.sample(1, 0.5, 0.2, rng=0), "d"),
+    (lambda: qn.sample(10, math.inf, 0.2, rng=0), "kappa"),
+    (lambda: qn.sample(10, 0.5, math.nan, rng=0), "alpha"),
+    (lambda: qn.sample(10, 0.5, 0.2, -1.0, rng=0), "delta"),
+    (lambda: qn.sample(10, 0.01, 0.2, rng=0), "round"),
+    (lambda: qn.sample(100, 0.5, 1e8, rng=0), "inputs X"),
+    (lambda: qn.sample(10**6, 0.5, 1e-9, rng=0), "W"),
+    # GAMP-RIE controls
+    (lambda: qn.gamp_rie(_DATA, tol=math.inf, rng=0), "tol"),
+    (lambda: qn.gamp_rie(_DATA, tol=-1e-3, rng=0), "tol"),
+    (lambda: qn.gamp_rie(_DATA, max_iter=0, rng=0), "max_iter"),
+    (lambda: qn.gamp_rie(_DATA, damping=1.0, rng=0), "damping"),
+    (lambda: qn.gamp_rie(_DATA, rng=None), "rng"),
+    # gradient descent
+    (lambda: qn.gd(_DATA, n_inits=0, rng=0), "n_inits"),
+    (lambda: qn.gd(_DATA, width=0, rng=0), "width"),
+    (lambda: qn.gd(_DATA, lr=-1.0, rng=0), "lr"),
+    (lambda: qn.gd(_DATA, lr=math.inf, rng=0), "lr"),
+    (lambda: qn.gd(_DATA, tol=math.inf, rng=0), "tol"),
+    (lambda: qn.gd(_DATA, max_steps=-1, rng=0), "max_steps"),
+    (lambda: qn.gd(_DATA, n_inits=10**6, width=10**4, rng=0), "students"),
+    # nuclear norm
+    (lambda: qn.nuclear_norm_erm(_DATA, lam=math.inf), "lam"),
+    (lambda: qn.nuclear_norm_erm(_DATA, lam=0.1, tol=math.inf), "tol"),
+    (lambda: qn.nuclear_norm_erm(_DATA, lam=0.1, max_iter=0), "max_iter"),
+    # data and the sensing map
+    (lambda: qn.Dataset(X=np.full((4, 3), np.nan), y=np.ones(4), W_star=np.ones((2, 3)), S_star=np.ones((3, 3))),
+     "X must contain finite"),
+    (lambda: qn.Dataset(X=np.ones((4, 3)), y=np.ones(4), W_star=np.ones((2, 3)), S_star=np.ones((3, 3)), delta=-1),
+     "delta"),
+    (lambda: qn.QuadraticSensingMap(np.ones(5)), "X must be"),
+    (lambda: qn.QuadraticSensingMap(np.array([[1.0, np.inf]])), "X must contain finite"),
+    (lambda: qn.QuadraticSensingMap(np.ones((4, 3))).forward(np.ones((2, 2))), "S must be"),
+    (lambda: qn.QuadraticSensingMap(np.ones((4, 3))).adjoint(np.ones(5)), "g must be"),
+    (lambda: qn.sensing_noise(np.ones((0, 3)), rng=0), "X must be"),
+    (lambda: qn.sensing_noise(np.full((18, 6), 1e300), rng=0), "X must have entries"),
+])
+def test_every_entry_point_names_its_bad_input(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: qn.gamp_rie("not data", rng=0),
+    lambda: qn.gd(None, rng=0),
+    lambda: qn.nuclear_norm_erm(np.ones((3, 3)), lam=0.1),
+])
+def test_wrong_data_type_raises_type_error(call):
+    with pytest.raises(TypeError, match="data must be"):
+        call()

@@ -7,20 +7,73 @@ model's softmax channel is such a measurement at the effective sample ratio ``al
 equations per sample; Troiani et al., arXiv:2506.01582). This module holds what the two models share
 (a model module never imports another one): the Bayes-optimal MMSE, the perfect-recovery threshold and the
 state evolution of GAMP-RIE, all built on the symmetric RIE's MMSE ``mmse_RIE`` (:mod:`solvable.rie`).
+
+Domain and accuracy. ``alpha >= 0``, ``delta >= 0`` and ``KAPPA_MIN <= kappa <= KAPPA_MAX`` (``1e-3`` to ``1e6``;
+outside, the quadrature of :func:`solvable.rie.symmetric_rie_mmse` is not reliable: at ``kappa = 1e-10`` it is off
+by 5 % at ``noise = 1e-3``, and ``kappa = 1e300`` overflows). ``mmse_RIE(s)`` is computed as
+``s - (4 pi^2/3) s^2 int rho^3``, which cancels catastrophically at large noise (absolute error about
+``4e-15 s``: 0.0 instead of 1 at ``s = 1e16``); above ``s_L = 1e3 max(10, 1/kappa)`` this module uses its
+large-noise expansion instead (:func:`_rie_mmse`). The values returned are accurate to about ``1e-8``
+(``1e-10`` for ``kappa >= 0.1``).
 """
 
 from __future__ import annotations
 
 import math
+import sys
+import warnings
 
 import numpy as np
 from scipy.optimize import brentq
 
-from .amp import SEResult, check_tol, iterate_fixed_point
-from .rie import symmetric_rie_mmse
-from .validation import check_in_range, check_int, check_nonnegative, check_positive
+from .amp import SEResult, iterate_fixed_point
+from .errors import ConvergenceWarning
+from .rie import SYMMETRIC_SMALL_NOISE, symmetric_rie_mmse
+from .validation import check_in_range, check_int, check_nonnegative, check_positive, check_tol
 
-__all__ = ["perfect_recovery_threshold", "bayes_optimal_mmse", "state_evolution"]
+__all__ = ["KAPPA_MIN", "KAPPA_MAX", "perfect_recovery_threshold", "bayes_optimal_mmse", "state_evolution"]
+
+#: Range of the width ratio ``kappa`` over which the Wishart RIE's MMSE, hence everything in this module, is
+#: computed reliably (module docstring).
+KAPPA_MIN, KAPPA_MAX = 1e-3, 1e6
+
+# State evolution below alpha_PR stopping at V below this (and far below 2 MMSE) sits next to the unstable V = 0.
+_UNSTABLE_V = 1e-9
+# The conjugate qhat = 1/s saturates at 1/_SMALLEST_NOISE when s underflows (perfect information).
+_SMALLEST_NOISE = sys.float_info.min
+# Below 4 alpha/(2 + delta) = _TINY_RATE the Bayes-optimal MMSE is 1 - 4 alpha/(2 + delta) to double precision.
+_TINY_RATE = 1e-10
+
+
+def _check_kappa(kappa) -> float:
+    kappa = check_positive("kappa", kappa)
+    if not KAPPA_MIN <= kappa <= KAPPA_MAX:
+        raise ValueError(f"kappa must be a number in [{KAPPA_MIN:g}, {KAPPA_MAX:g}] (the range where the Wishart RIE's "
+                         f"MMSE is computed reliably; solvable.matrix_sensing.KAPPA_MIN/KAPPA_MAX), got {kappa!r}")
+    return kappa
+
+
+def _large_noise(kappa: float) -> float:
+    return 1e3 * max(10.0, 1.0 / kappa)
+
+
+def _rie_mmse(s: float, kappa: float) -> float:
+    """``mmse_RIE(s)`` of the Wishart signal, valid for every ``s`` in ``[0, inf]``, clipped to ``[0, 1]``.
+
+    Below ``s_L = 1e3 max(10, 1/kappa)``: :func:`solvable.rie.symmetric_rie_mmse`. Above: the large-noise expansion
+
+        mmse_RIE(s) = 1 - 1/s + (1 - 1/kappa)/s^2 + O(s^-3),
+
+    (``v - v^2/s`` for a signal of spectral variance ``v = 1``, as for any signal; the ``1/s^2`` coefficient
+    ``1 - kappa_4`` with the fourth free cumulant ``kappa_4 = 1/kappa`` of ``S*``, whose free cumulants are
+    ``kappa^(1 - k/2)`` (a scaled free Poisson law), matched to the quadrature to ``1e-10`` at ``s = 100-1e4``).
+    Its truncation error at ``s_L`` is below ``1e-11``; the quadrature's rounding there about ``4e-15 s_L``.
+    ``s = inf`` (no information) gives 1.
+    """
+    if s >= _large_noise(kappa):
+        inv = 1.0 / s
+        return 1.0 - inv + (1.0 - 1.0 / kappa) * inv * inv
+    return min(1.0, symmetric_rie_mmse(s, kappa))
 
 
 def perfect_recovery_threshold(kappa: float) -> float:
@@ -28,7 +81,8 @@ def perfect_recovery_threshold(kappa: float) -> float:
 
     ``alpha_PR = kappa - kappa^2/2`` for ``kappa < 1`` and ``1/2`` otherwise: half the fraction of free
     parameters of a d x d PSD matrix of rank ``min(m, d)`` (each sample is one equation on the
-    ``d^2/2`` entries of a symmetric matrix; Maillard et al. 2024, arXiv:2408.03733, Sec. 3).
+    ``d^2/2`` entries of a symmetric matrix; Maillard et al. 2024, arXiv:2408.03733, Sec. 3). Any finite
+    ``kappa > 0``.
     """
     kappa = check_positive("kappa", kappa)
     return kappa - kappa**2 / 2 if kappa < 1 else 0.5
@@ -36,7 +90,7 @@ def perfect_recovery_threshold(kappa: float) -> float:
 
 def _fixed_point_gap(log_qhat: float, alpha: float, kappa: float, delta: float) -> float:
     qhat = math.exp(log_qhat)
-    return qhat * symmetric_rie_mmse(1.0 / qhat, kappa) + 0.5 * delta * qhat - 2.0 * alpha
+    return qhat * _rie_mmse(1.0 / qhat, kappa) + 0.5 * delta * qhat - 2.0 * alpha
 
 
 def bayes_optimal_mmse(alpha: float, kappa: float, delta: float = 0.0) -> float:
@@ -45,26 +99,70 @@ def bayes_optimal_mmse(alpha: float, kappa: float, delta: float = 0.0) -> float:
     The replica fixed point of Maillard et al. (2024, arXiv:2408.03733) in normalisation-invariant form
     (``science/quadratic.md``, Sec. 2):
 
-        qhat * mmse_RIE(1/qhat) = 2 alpha - delta qhat / 2,      MMSE = mmse_RIE(1/qhat),
+        g(qhat) + delta qhat / 2 = 2 alpha,      g(qhat) = qhat * mmse_RIE(1/qhat),      MMSE = mmse_RIE(1/qhat),
 
     where ``mmse_RIE(s)`` is the MMSE of denoising ``S*`` observed as ``S* + sqrt(s) Z_GOE``
-    (:func:`solvable.rie.symmetric_rie_mmse`). Solved by Brent's method in ``log qhat``. Noiseless and
-    ``alpha >= alpha_PR``: 0.
+    (:func:`solvable.rie.symmetric_rie_mmse`). ``g`` increases from 0 to ``2 alpha_PR`` (its value for
+    ``s = 1/qhat`` below ``rie.SYMMETRIC_SMALL_NOISE``, where ``mmse_RIE(s) = 2 alpha_PR s``) and
+    ``g(qhat) <= qhat``, so the root lies in
+
+        alpha/(1 + delta/2)  <  qhat  <  min(4 alpha/delta, 2/SYMMETRIC_SMALL_NOISE)
+
+    whenever ``g + delta qhat/2 - 2 alpha`` is positive at ``2/SYMMETRIC_SMALL_NOISE`` (the bound ``4 alpha/delta``
+    taken a relative ``1e-9`` higher, so that rounding cannot hide the sign): Brent's method solves it in
+    ``log qhat``, between bounds that hold for every ``alpha``, ``kappa`` and ``delta``. Otherwise
+    the root sits where ``g = 2 alpha_PR`` and is explicit: ``qhat = 2 (2 alpha - 2 alpha_PR)/delta``, hence
+
+        MMSE = alpha_PR delta / (2 (alpha - alpha_PR))     (delta > 0, small enough),
+
+    which vanishes continuously as ``delta -> 0``; noiseless and ``alpha >= alpha_PR``: exactly 0. (Noiseless and
+    within about ``1e-4`` below ``alpha_PR`` the MMSE rests at ``2 alpha_PR SYMMETRIC_SMALL_NOISE`` (7.5e-6 at
+    ``kappa = 0.5``, 1e-5 for ``kappa >= 1``) before it drops to 0: the RIE's MMSE is its linear small-noise limit
+    below that noise, so the true decay to 0 is not resolved there.) For
+    ``4 alpha/(2 + delta) < 1e-10`` it returns ``1 - 4 alpha/(2 + delta)``, the first order of the fixed point
+    in ``alpha`` (``g(qhat) = qhat - qhat^2 + O(qhat^3)``), exact to double precision there.
+
+    Parameters
+    ----------
+    alpha : float >= 0
+        Sample ratio ``n/d^2``.
+    kappa : float in [KAPPA_MIN, KAPPA_MAX]
+        Width ratio ``m/d``.
+    delta : float >= 0
+        Label-noise variance.
+
+    Returns
+    -------
+    float in [0, 1], non-increasing in ``alpha`` and non-decreasing in ``delta`` (to about 1e-8).
     """
     alpha = check_nonnegative("alpha", alpha)
-    kappa = check_positive("kappa", kappa)
+    kappa = _check_kappa(kappa)
     delta = check_nonnegative("delta", delta)
+    alpha_pr = perfect_recovery_threshold(kappa)
     if alpha == 0:
         return 1.0
-    if delta == 0 and alpha >= perfect_recovery_threshold(kappa):
+    if delta == 0 and alpha >= alpha_pr:
         return 0.0
-    lo, hi = -12.0, 9.0
-    if delta == 0:
-        # qhat mmse(1/qhat) increases to 2 alpha_PR as qhat -> inf; widen the bracket close to alpha_PR.
-        while _fixed_point_gap(hi, alpha, kappa, delta) < 0 and hi < 40:
-            hi += 4.0
-    log_qhat = brentq(_fixed_point_gap, lo, hi, args=(alpha, kappa, delta), xtol=1e-13, rtol=1e-13)
-    return float(symmetric_rie_mmse(math.exp(-log_qhat), kappa))
+    rate = 4.0 * alpha / (2.0 + delta)
+    if rate < _TINY_RATE:
+        return 1.0 - rate
+    args = (alpha, kappa, delta)
+    lo = math.log(alpha) - math.log1p(0.5 * delta)
+    hi = math.log(2.0 / SYMMETRIC_SMALL_NOISE)
+    if _fixed_point_gap(hi, *args) <= 0.0:
+        # The root has mmse_RIE(s) = 2 alpha_PR s exactly (s < SYMMETRIC_SMALL_NOISE / 2): explicit.
+        if delta == 0:
+            return 0.0  # alpha within rounding of alpha_PR
+        return float(min(1.0, alpha_pr * delta / (2.0 * (alpha - alpha_pr))))
+    if delta > 0:
+        # 1e-9 above 4 alpha/delta, so that delta qhat/2 - 2 alpha > 0 survives rounding when g << alpha.
+        hi = min(hi, math.log(4.0 * alpha) - math.log(delta) + 1e-9)
+    try:
+        log_qhat = brentq(_fixed_point_gap, lo, hi, args=args, xtol=1e-13, rtol=1e-13)
+    except ValueError as err:  # pragma: no cover - the bracket is proven above; never seen in the tests
+        raise ArithmeticError(f"bayes_optimal_mmse: no root in the bracket [{lo}, {hi}] of log qhat at "
+                              f"alpha = {alpha!r}, kappa = {kappa!r}, delta = {delta!r} ({err})") from None
+    return float(_rie_mmse(math.exp(-log_qhat), kappa))
 
 
 def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, V0: float | None = None,
@@ -76,21 +174,43 @@ def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, V0: float
 
     from ``V_0 = 2 (1 + kappa)`` (twice the second moment ``Q0`` of ``S*``) unless given, on the shared driver
     :func:`solvable.amp.iterate_fixed_point` (state ``V``; stops when ``|V_{t+1} - V_t| < tol``). Its fixed point
-    is the Bayes-optimal one (``V = 2 MMSE``); GAMP-RIE started far from the teacher follows it.
+    is the Bayes-optimal one (``V = 2 MMSE``, ``1/s = qhat`` of :func:`bayes_optimal_mmse`); GAMP-RIE started far
+    from the teacher follows it. ``alpha = 0`` (no measurement) gives ``s = inf`` and the error 1 after one step.
+    Near ``alpha_PR`` (noiseless) the recursion slows down critically and may stop at ``max_iter`` with a
+    :class:`~solvable.errors.ConvergenceWarning`. Noiseless, ``V = 0`` (perfect recovery) is also a fixed point,
+    unstable below ``alpha_PR`` (the recursion's slope there is ``alpha_PR/alpha``): a run from a tiny ``V0`` that
+    stops next to it (``V < 1e-9`` while ``2 MMSE`` is ten times larger; also with a tiny ``delta``) is reported
+    as not converged, with a warning, instead of as a fixed point.
 
     ``damping = eta > 0`` iterates ``V_{t+1} = eta V_t + (1 - eta) 2 mmse_RIE(s_t)`` instead: same fixed
     point, approached more slowly (a heuristic guide to the pace of a damped GAMP-RIE, not an exact state
     evolution of the damped algorithm, whose noise acquires a memory). ``history[t] = mmse_RIE(s_{t-1})`` is
     the predicted error of the estimate after ``t`` steps, ``history[0] = V_0 / 2``.
 
+    Parameters
+    ----------
+    alpha : float >= 0
+    kappa : float in [KAPPA_MIN, KAPPA_MAX]
+    delta : float >= 0
+    V0 : float > 0, optional
+        Initial output variance (finite).
+    damping : float in [0, 1)
+    tol : float in [0, 1)
+        ``0`` runs exactly ``max_iter`` steps (no convergence test, no warning).
+    max_iter : int >= 1
+    warn : bool
+        Warn when ``max_iter`` is reached before ``tol``.
+
     Returns
     -------
     SEResult
-        ``error`` the last ``history`` entry, ``overlap = 1 + kappa - error`` (the overlap ``Tr(S_hat S*)/d``
-        of the posterior mean), ``conjugate`` the last ``qhat = 1/s``.
+        ``error`` the last ``history`` entry (in ``[0, 1]``), ``overlap = 1 + kappa - error`` (the overlap
+        ``Tr(S_hat S*)/d`` of the posterior mean), ``conjugate`` the last ``qhat = 1/s``, kept finite: where ``s``
+        underflows to 0 (noiseless with ``V`` underflowing, or ``alpha`` near ``1e300``; perfect information) it
+        saturates at ``1/sys.float_info.min = 4.5e307``.
     """
-    alpha = check_positive("alpha", alpha)
-    kappa = check_positive("kappa", kappa)
+    alpha = check_nonnegative("alpha", alpha)
+    kappa = _check_kappa(kappa)
     delta = check_nonnegative("delta", delta)
     V0 = 2.0 * (1.0 + kappa) if V0 is None else check_positive("V0", V0)
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
@@ -98,13 +218,24 @@ def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, V0: float
     max_iter = check_int("max_iter", max_iter)
 
     def update(x):
-        s = (delta + float(x[0])) / (4.0 * alpha)
-        mmse = symmetric_rie_mmse(s, kappa)
-        return np.array([2.0 * mmse]), (mmse, 1.0 / s)
+        s = (delta + float(x[0])) / (4.0 * alpha) if alpha > 0 else math.inf
+        mmse = _rie_mmse(s, kappa)
+        return np.array([2.0 * mmse]), (mmse, 1.0 / max(s, _SMALLEST_NOISE))
 
-    fp = iterate_fixed_point(update, [V0], damping=damping, tol=tol, max_iter=max_iter, warn=warn,
-                             what=f"GAMP-RIE state evolution (alpha = {alpha:g}, kappa = {kappa:g})")
+    what = f"GAMP-RIE state evolution (alpha = {alpha:g}, kappa = {kappa:g}, delta = {delta:g})"
+    fp = iterate_fixed_point(update, [V0], damping=damping, tol=tol, max_iter=max_iter, warn=warn, what=what)
+    converged = fp.converged
+    if (converged and fp.value < _UNSTABLE_V and alpha < perfect_recovery_threshold(kappa)
+            and 2.0 * bayes_optimal_mmse(alpha, kappa, delta) > 10.0 * fp.value):
+        # V = 0 is a fixed point of the noiseless recursion, unstable below alpha_PR (slope alpha_PR/alpha > 1),
+        # and with a tiny delta the recursion still crawls there: a start next to it moves away by less than the
+        # absolute tolerance per step. The stable fixed point, 2 MMSE, lies far above.
+        converged = False
+        if warn:
+            warnings.warn(f"{what} stopped next to the unstable fixed point V = 0 (V = {fp.value:.1e} after "
+                          f"{fp.iterations} iterations from V0 = {V0:.1e}): not converged; start from a larger V0",
+                          ConvergenceWarning, stacklevel=2)
     history = np.concatenate([[V0 / 2.0], fp.observed[:, 0]])
     error = float(history[-1])
     return SEResult(error=error, overlap=1.0 + kappa - error, history=history, iterations=fp.iterations,
-                    converged=fp.converged, conjugate=float(fp.observed[-1, 1]))
+                    converged=converged, conjugate=float(fp.observed[-1, 1]))

@@ -15,9 +15,13 @@ error on a fresh noisy label is ``delta + 2 MMSE`` (:func:`test_error`).
 Second normalisation (mean-one, ``S_W = W^T W/m = S*/sqrt(kappa)``), used in part of the literature:
 ``mmse_W = MMSE/kappa`` and ``delta_W = delta/kappa`` (:func:`to_mean_one`, :func:`from_mean_one`).
 
-The Bayes-optimal error is one scalar equation around the symmetric RIE's MMSE (:mod:`solvable.rie`), and
-GAMP-RIE is the shared loop of :mod:`solvable.amp` with the quadratic sensing map (:class:`QuadraticSensingMap`,
-never storing the n x d x d tensor of the ``Z_mu``) and the symmetric RIE as denoiser.
+The Bayes-optimal error is one scalar equation around the symmetric RIE's MMSE (:mod:`solvable.rie`), shared with
+the attention-indexed model in :mod:`solvable.matrix_sensing` (:func:`bayes_optimal_mmse`,
+:func:`perfect_recovery_threshold` and :func:`state_evolution` here are thin wrappers of it), and GAMP-RIE is the
+shared loop of :mod:`solvable.amp` with the quadratic sensing map (:class:`QuadraticSensingMap`, never storing the
+n x d x d tensor of the ``Z_mu``) and the symmetric RIE (:class:`solvable.rie.WishartRIEDenoiser`) as denoiser; it
+returns the engine's :class:`~solvable.amp.GAMPResult` and the state evolution its :class:`~solvable.amp.SEResult`.
+Errors against the teacher are :func:`solvable.rie.symmetric_error`.
 """
 
 from __future__ import annotations
@@ -27,14 +31,22 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import brentq
 
 from . import gd as _gd
-from .amp import run_gamp
+from . import matrix_sensing
+from .amp import GAMPResult, SEResult, run_gamp
 from .channels import LinearChannel
 from .errors import ConvergenceWarning
-from .rie import WishartRIEDenoiser, symmetric_rie_mmse
-from .validation import check_in_range, check_int, check_nonnegative, check_positive, check_rng
+from .rie import WishartRIEDenoiser, symmetric_error
+from .validation import (
+    check_in_range,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_rng,
+    check_size,
+    check_tol,
+)
 
 __all__ = [
     "Dataset",
@@ -45,17 +57,13 @@ __all__ = [
     "to_mean_one",
     "from_mean_one",
     "effective_noise_of_preactivation_noise",
-    "SEResult",
     "state_evolution",
     "QuadraticSensingMap",
     "sensing_noise",
-    "WishartRIEDenoiser",
-    "GAMPResult",
     "gamp_rie",
     "gd",
     "NuclearNormResult",
     "nuclear_norm_erm",
-    "matrix_error",
 ]
 
 
@@ -80,6 +88,12 @@ class Dataset:
         if W.ndim != 2 or W.shape[1] != X.shape[1] or S.shape != (X.shape[1], X.shape[1]):
             raise ValueError(f"W_star must be (m, d) and S_star (d, d) with d = {X.shape[1]}; "
                              f"got {W.shape} and {S.shape}")
+        if X.shape[0] < 1 or X.shape[1] < 2 or W.shape[0] < 1:
+            raise ValueError(f"X must have n >= 1 rows and d >= 2 columns, W_star m >= 1 rows; got {X.shape}, {W.shape}")
+        for name, a in (("X", X), ("y", y), ("W_star", W), ("S_star", S)):
+            if not (np.issubdtype(a.dtype, np.number) and np.all(np.isfinite(a))):
+                raise ValueError(f"{name} must contain finite numbers only")
+        object.__setattr__(self, "delta", check_nonnegative("delta", self.delta))
 
     @property
     def n(self) -> int:
@@ -104,6 +118,12 @@ class Dataset:
         return self.n / self.d**2
 
 
+#: Largest absolute input entry accepted by :class:`QuadraticSensingMap` (products hold squares of the inputs).
+_MAX_INPUT = 1e100
+#: Accepted range of the initial output variance of :func:`gamp_rie`.
+_V0_RANGE = (1e-3, 1e3)
+
+
 def _check_kappa(kappa) -> float:
     return check_positive("kappa", kappa)
 
@@ -121,6 +141,9 @@ def sample(d: int, kappa: float, alpha: float, delta: float = 0.0, *, rng) -> Da
     m, n = round(kappa * d), round(alpha * d * d)
     if m < 1 or n < 1:
         raise ValueError(f"kappa d and alpha d^2 must round to at least 1; got m = {m}, n = {n} at d = {d}")
+    check_size("the teacher W* (m = kappa d, d)", m, d)
+    check_size("the inputs X (n = alpha d^2, d)", n, d)
+    check_size("the teacher matrix S* (d, d)", d, d)
     W = rng.standard_normal((m, d))
     X = rng.standard_normal((n, d))
     S = W.T @ W / math.sqrt(m * d)
@@ -130,59 +153,31 @@ def sample(d: int, kappa: float, alpha: float, delta: float = 0.0, *, rng) -> Da
     return Dataset(X=X, y=y, W_star=W, S_star=S, delta=delta)
 
 
-def matrix_error(S_hat, S_star) -> float:
-    """``(1/d) |S_hat - S*|_F^2`` (paper normalisation)."""
-    S_hat, S_star = np.asarray(S_hat), np.asarray(S_star)
-    if S_hat.shape != S_star.shape:
-        raise ValueError(f"S_hat and S_star must have the same shape, got {S_hat.shape} and {S_star.shape}")
-    return float(np.sum((S_hat - S_star) ** 2) / S_star.shape[0])
-
-
 # --------------------------------------------------------------------------- theory
+# The Bayes-optimal fixed point, the threshold and the state evolution are those of Wishart sensing, shared with
+# the attention-indexed model: :mod:`solvable.matrix_sensing`. The wrappers below keep the stable names of this
+# model and say what the numbers mean for the network.
 
 
 def perfect_recovery_threshold(kappa: float) -> float:
-    """Sample ratio ``alpha = n/d^2`` above which noiseless Bayes-optimal learning is exact.
+    """Sample ratio ``alpha = n/d^2`` above which noiseless Bayes-optimal learning of the network is exact.
 
-    ``alpha_PR = kappa - kappa^2/2`` for ``kappa < 1`` and ``1/2`` otherwise: half the fraction of free
-    parameters of a d x d PSD matrix of rank ``min(m, d)`` (each sample is one equation on the
-    ``d^2/2`` entries of a symmetric matrix; Maillard et al. 2024, arXiv:2408.03733, Sec. 3).
+    ``alpha_PR = kappa - kappa^2/2`` for ``kappa < 1`` and ``1/2`` otherwise (parameter counting; Maillard et al.
+    2024, arXiv:2408.03733, Sec. 3): :func:`solvable.matrix_sensing.perfect_recovery_threshold`.
     """
-    kappa = _check_kappa(kappa)
-    return kappa - kappa**2 / 2 if kappa < 1 else 0.5
-
-
-def _fixed_point_gap(log_qhat: float, alpha: float, kappa: float, delta: float) -> float:
-    qhat = math.exp(log_qhat)
-    return qhat * symmetric_rie_mmse(1.0 / qhat, kappa) + 0.5 * delta * qhat - 2.0 * alpha
+    return matrix_sensing.perfect_recovery_threshold(kappa)
 
 
 def bayes_optimal_mmse(alpha: float, kappa: float, delta: float = 0.0) -> float:
-    """Bayes-optimal MMSE on ``S*`` in the paper normalisation (1 at ``alpha = 0``).
+    """Bayes-optimal MMSE on ``S*`` in the paper normalisation (1 at ``alpha = 0``; Maillard et al. 2024).
 
-    The replica fixed point of Maillard et al. (2024, arXiv:2408.03733) in normalisation-invariant form
-    (``science/quadratic.md``, Sec. 2):
-
-        qhat * mmse_RIE(1/qhat) = 2 alpha - delta qhat / 2,      MMSE = mmse_RIE(1/qhat),
-
-    where ``mmse_RIE(s)`` is the MMSE of denoising ``S*`` observed as ``S* + sqrt(s) Z_GOE``
-    (:func:`solvable.rie.symmetric_rie_mmse`). Solved by Brent's method in ``log qhat``. Noiseless and
-    ``alpha >= alpha_PR``: 0. The test error on a fresh noisy label is ``delta + 2 MMSE``.
+    The fixed point ``qhat mmse_RIE(1/qhat) + delta qhat/2 = 2 alpha``, ``MMSE = mmse_RIE(1/qhat)``
+    (``science/quadratic.md``, Sec. 2) of :func:`solvable.matrix_sensing.bayes_optimal_mmse`, which states its
+    domain (``alpha >= 0``, ``delta >= 0``, ``1e-3 <= kappa <= 1e6``), its solver and its closed-form ends.
+    Noiseless and ``alpha >= alpha_PR``: 0. The test error on a fresh noisy label is ``delta + 2 MMSE``
+    (:func:`test_error`).
     """
-    alpha = check_nonnegative("alpha", alpha)
-    kappa = _check_kappa(kappa)
-    delta = check_nonnegative("delta", delta)
-    if alpha == 0:
-        return 1.0
-    if delta == 0 and alpha >= perfect_recovery_threshold(kappa):
-        return 0.0
-    lo, hi = -12.0, 9.0
-    if delta == 0:
-        # qhat mmse(1/qhat) increases to 2 alpha_PR as qhat -> inf; widen the bracket close to alpha_PR.
-        while _fixed_point_gap(hi, alpha, kappa, delta) < 0 and hi < 40:
-            hi += 4.0
-    log_qhat = brentq(_fixed_point_gap, lo, hi, args=(alpha, kappa, delta), xtol=1e-13, rtol=1e-13)
-    return float(symmetric_rie_mmse(math.exp(-log_qhat), kappa))
+    return matrix_sensing.bayes_optimal_mmse(alpha, kappa, delta)
 
 
 def test_error(alpha: float, kappa: float, delta: float = 0.0) -> float:
@@ -193,74 +188,52 @@ def test_error(alpha: float, kappa: float, delta: float = 0.0) -> float:
 def to_mean_one(mmse: float, delta: float, kappa: float) -> tuple[float, float]:
     """Convert ``(MMSE, delta)`` from the paper normalisation ``S* = W^T W/sqrt(m d)`` to the mean-one
     normalisation ``S_W = W^T W/m = S*/sqrt(kappa)``: ``(MMSE/kappa, delta/kappa)``."""
+    mmse = check_nonnegative("mmse", mmse)
+    delta = check_nonnegative("delta", delta)
     kappa = _check_kappa(kappa)
-    return mmse / kappa, delta / kappa
+    return _finite_pair(mmse / kappa, delta / kappa)
 
 
 def from_mean_one(mmse_w: float, delta_w: float, kappa: float) -> tuple[float, float]:
     """Inverse of :func:`to_mean_one`: ``(kappa mmse_W, kappa delta_W)``."""
+    mmse_w = check_nonnegative("mmse_w", mmse_w)
+    delta_w = check_nonnegative("delta_w", delta_w)
     kappa = _check_kappa(kappa)
-    return kappa * mmse_w, kappa * delta_w
+    return _finite_pair(kappa * mmse_w, kappa * delta_w)
+
+
+def _finite_pair(a: float, b: float) -> tuple[float, float]:
+    if not (math.isfinite(a) and math.isfinite(b)):
+        raise ValueError(f"the converted (MMSE, delta) = ({a}, {b}) overflow: kappa is too extreme for these values")
+    return a, b
 
 
 def effective_noise_of_preactivation_noise(sigma: float) -> float:
     """Label-noise variance (paper normalisation) equivalent to Gaussian noise of std ``sigma`` on every
     preactivation ``w . x / sqrt(d)``: ``delta = 2 sigma^2 (2 + sigma^2)`` (``science/quadratic.md``, Sec. 1)."""
     sigma = check_nonnegative("sigma", sigma)
-    return 2.0 * sigma**2 * (2.0 + sigma**2)
-
-
-@dataclass(frozen=True)
-class SEResult:
-    """State evolution of GAMP-RIE: ``mmse[t]`` is the predicted error after ``t`` iterations
-    (``mmse[0]`` is the start), ``V[t] = 2 mmse[t]`` the output variance (without damping)."""
-
-    mmse: np.ndarray
-    iterations: int
-    converged: bool
-
-    @property
-    def final(self) -> float:
-        return float(self.mmse[-1])
+    delta = 2.0 * sigma**2 * (2.0 + sigma**2) if sigma < 1e100 else math.inf
+    if not math.isfinite(delta):
+        raise ValueError(f"sigma = {sigma!r} gives a label-noise variance that overflows a float")
+    return delta
 
 
 def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, V0: float | None = None,
                     damping: float = 0.0, tol: float = 1e-10, max_iter: int = 2000,
                     warn: bool = True) -> SEResult:
-    """Iterate the state evolution of GAMP-RIE (``science/quadratic.md``, Sec. 2.5):
+    """State evolution of GAMP-RIE (``science/quadratic.md``, Sec. 2.5):
 
         s_t = (delta + V_t) / (4 alpha),      V_{t+1} = 2 mmse_RIE(s_t),
 
-    from ``V_0 = 2 (1 + kappa)`` (twice the second moment ``Q0`` of ``S*``) unless given. Its fixed point is
-    the Bayes-optimal one (``V = 2 MMSE``); GAMP-RIE started far from the teacher follows it.
-
-    ``damping = eta > 0`` iterates ``V_{t+1} = eta V_t + (1 - eta) 2 mmse_RIE(s_t)`` instead: same fixed
-    point, approached more slowly. It is a heuristic guide to the pace of :func:`gamp_rie`, which damps its
-    output state ``(V, omega)`` with ``eta = 0.5`` (not an exact state evolution of the damped algorithm, whose
-    noise acquires a memory). In both cases ``mmse[t] = mmse_RIE(s_{t-1})`` is the predicted error of the
-    estimate after ``t`` steps, and ``mmse[0] = V_0 / 2``. Reaching ``max_iter`` before ``tol`` emits a
-    :class:`~solvable.errors.ConvergenceWarning` unless ``warn=False`` (e.g. to plot the first iterations).
+    from ``V_0 = 2 (1 + kappa)`` unless given: :func:`solvable.matrix_sensing.state_evolution` (arguments,
+    damping and stopping rule there). Returns the engine's :class:`~solvable.amp.SEResult`: ``history[t]`` is the
+    predicted error ``(1/d)|S_hat_t - S*|_F^2`` after ``t`` iterations (``history[0] = V_0/2``), to compare with
+    :attr:`solvable.amp.GAMPResult.history` of :func:`gamp_rie` (``history[1:]``); ``error`` is the last entry.
+    Reaching ``max_iter`` before ``tol`` emits a :class:`~solvable.errors.ConvergenceWarning` unless ``warn=False``
+    (e.g. to plot the first iterations).
     """
-    alpha = check_positive("alpha", alpha)
-    kappa = _check_kappa(kappa)
-    delta = check_nonnegative("delta", delta)
-    V0 = 2.0 * (1.0 + kappa) if V0 is None else check_positive("V0", V0)
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-
-    Vs = [V0]
-    errors = [V0 / 2.0]
-    converged = False
-    for _ in range(max_iter):
-        errors.append(symmetric_rie_mmse((delta + Vs[-1]) / (4.0 * alpha), kappa))
-        Vs.append(damping * Vs[-1] + (1.0 - damping) * 2.0 * errors[-1])
-        if abs(Vs[-1] - Vs[-2]) < tol:
-            converged = True
-            break
-    if warn and not converged:
-        warnings.warn(f"GAMP-RIE state evolution did not converge in {max_iter} iterations "
-                      f"(alpha = {alpha:g}, kappa = {kappa:g}, last change {abs(Vs[-1] - Vs[-2]):.1e})",
-                      ConvergenceWarning, stacklevel=2)
-    return SEResult(mmse=np.asarray(errors), iterations=len(Vs) - 1, converged=converged)
+    return matrix_sensing.state_evolution(alpha, kappa, delta, V0=V0, damping=damping, tol=tol,
+                                          max_iter=max_iter, warn=warn)
 
 
 # --------------------------------------------------------------------------- GAMP-RIE
@@ -274,6 +247,7 @@ class QuadraticSensingMap:
     - ``forward(S) = (rowsum((X S) * X) - Tr S) / sqrt(d)``: one n x d x d product;
     - ``adjoint(g) = sum_mu g_mu Z_mu = (X^T diag(g) X - sum(g) I) / sqrt(d)``: one product.
 
+    ``X`` must be finite with entries of absolute value at most ``1e100`` (Gaussian inputs are O(1)).
     Variances use the per-d normalisation of the paper: an estimate with error ``c = (1/d)|S_hat - S|_F^2``
     has output variance ``forward_variance(c) = 2 c`` (``E_x Tr(Z A)^2 = 2|A|_F^2/d``), and
     ``adjoint_variance(a) = 2 sum(a) / d`` is the precision (times d) that the RIE denoiser converts back
@@ -282,9 +256,16 @@ class QuadraticSensingMap:
 
     def __init__(self, X):
         X = np.asarray(X)
+        if not np.issubdtype(X.dtype, np.number) or np.iscomplexobj(X):
+            raise ValueError(f"X must be a real 2-d array (n, d), got dtype {X.dtype}")
         X = X if X.dtype == np.float32 else X.astype(float)  # float32 inputs stay float32 (fast GD)
-        if X.ndim != 2:
-            raise ValueError(f"X must be a 2-d array (n, d), got shape {X.shape}")
+        if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+            raise ValueError(f"X must be a non-empty 2-d array (n, d), got shape {X.shape}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("X must contain finite numbers only")
+        if X.size and float(np.max(np.abs(X))) > _MAX_INPUT:
+            raise ValueError(f"X must have entries of absolute value at most {_MAX_INPUT:g} (their squares enter "
+                             f"every product), got {float(np.max(np.abs(X))):.1e}")
         self.X = X
         self.n, self.d = X.shape
         self._scale = 1.0 / math.sqrt(self.d)
@@ -292,6 +273,8 @@ class QuadraticSensingMap:
     def forward(self, S):
         """``(d, d) -> (n,)``, or a batch ``(K, d, d) -> (K, n)`` (gradient descent with K inits)."""
         S = np.asarray(S, dtype=self.X.dtype)
+        if S.ndim not in (2, 3) or S.shape[-2:] != (self.d, self.d):
+            raise ValueError(f"S must be (d, d) or (K, d, d) with d = {self.d}, got shape {S.shape}")
         XS = self.X @ S  # (n, d) or (K, n, d)
         quad = np.einsum("...ij,ij->...i", XS, self.X)
         trace = np.trace(S, axis1=-2, axis2=-1)
@@ -300,6 +283,8 @@ class QuadraticSensingMap:
     def adjoint(self, g):
         """``(n,) -> (d, d)``, or a batch ``(K, n) -> (K, d, d)``."""
         g = np.asarray(g, dtype=self.X.dtype)
+        if g.ndim not in (1, 2) or g.shape[-1] != self.n:
+            raise ValueError(f"g must be (n,) or (K, n) with n = {self.n}, got shape {g.shape}")
         XtG = self.X.T * g[..., None, :]  # (d, n) or (K, d, n)
         out = XtG @ self.X
         out[..., np.arange(self.d), np.arange(self.d)] -= np.sum(g, axis=-1)[..., None]
@@ -330,21 +315,6 @@ def sensing_noise(X, *, rng) -> np.ndarray:
     return M.adjoint(rng.standard_normal(M.n)) / math.sqrt(M.n)
 
 
-@dataclass(frozen=True)
-class GAMPResult:
-    """Outcome of :func:`gamp_rie`: ``history`` is ``(1/d)|S_hat_t - S*|_F^2`` after each iteration."""
-
-    estimate: np.ndarray = field(repr=False)
-    history: np.ndarray
-    iterations: int
-    converged: bool
-
-    @property
-    def mse(self) -> float:
-        """Error of the last iterate (paper normalisation)."""
-        return float(self.history[-1])
-
-
 def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter: int = 100, V0: float = 10.0,
              warn: bool = True, rng) -> GAMPResult:
     """GAMP-RIE for the quadratic network (Maillard et al. 2024, arXiv:2408.03733; ``science/quadratic.md``, Sec. 3).
@@ -352,7 +322,14 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter
     The shared loop :func:`solvable.amp.run_gamp` with :class:`QuadraticSensingMap`, the noisy linear channel
     and :class:`WishartRIEDenoiser`; the precision is the empirical ``A = 2 alpha mean(g^2)`` and the damping
     acts on the output state ``(V, omega)``. Start: ``S_hat`` a prior draw ``W^T W/sqrt(m d)`` with a fresh
-    ``W`` from ``rng``, ``V = omega = V0``. Stops when ``|S_new - S_hat|_F^2 / d < tol``. At small ``alpha``
+    ``W`` from ``rng``, ``V = omega = V0`` (the estimate's variance starts at ``V0/2``). ``V0`` is twice the error
+    expected of the start (``2 (1 + kappa)`` for a prior draw, whose error against the teacher is ``1 + kappa``;
+    the default 10 overestimates it); it must lie in ``[1e-3, 1e3]``: far outside, the first precision
+    ``2 alpha mean(g^2)`` is absurd (``g ~ residual/V0``) and the denoiser's noise leaves the range of the RIE.
+    Stops when ``|S_new - S_hat|_F^2 / d < tol`` (``tol`` in ``[0, 1)``; ``0`` runs exactly ``max_iter``
+    iterations). Returns the engine's :class:`~solvable.amp.GAMPResult`: ``history[t-1]`` is the error
+    ``(1/d)|S_hat_t - S*|_F^2`` (:func:`solvable.rie.symmetric_error`) after iteration ``t``, ``error`` the last
+    one, ``variance`` the denoiser's own estimate of it. At small ``alpha``
     and ``d ~ 100`` the iterate keeps fluctuating by about 0.01 and the tolerance may not be reached
     (a :class:`~solvable.errors.ConvergenceWarning` says so unless ``warn=False``; the last iterate is returned).
 
@@ -374,7 +351,9 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter
     0.0009 (0.0006 at ``d = 120``).
     """
     if not isinstance(data, Dataset):
-        raise ValueError(f"data must be a solvable.quadratic.Dataset, got {type(data).__name__}")
+        raise TypeError(f"data must be a solvable.quadratic.Dataset, got {type(data).__name__}")
+    V0 = check_in_range("V0", V0, *_V0_RANGE)
+    tol = check_tol(tol)
     rng = check_rng(rng)
     d, m = data.d, data.m
     W0 = rng.standard_normal((m, d))
@@ -386,10 +365,9 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter
         res = run_gamp(
             QuadraticSensingMap(data.X), LinearChannel(delta=data.delta), WishartRIEDenoiser(data.kappa), data.y,
             S0, V0 / 2.0, damping=damping, tol=tol / d, max_iter=max_iter, damp="output", precision="empirical",
-            omega0=np.full(data.n, V0), V0=V0, monitor=lambda S: (matrix_error(S, S_star),), warn=warn,
+            omega0=np.full(data.n, V0), V0=V0, monitor=lambda S: symmetric_error(S, S_star), warn=warn,
         )
-    return GAMPResult(estimate=res.estimate, history=res.history[:, 0], iterations=res.iterations,
-                      converged=res.converged)
+    return res
 
 
 # --------------------------------------------------------------------------- gradient descent
@@ -419,11 +397,13 @@ def gd(data: Dataset, *, n_inits: int = 32, width: int | None = None, lr: float 
     stay float64), about 1.5-2 times faster; the relative-loss target ``tol = 1e-6`` is far above its rounding.
     """
     if not isinstance(data, Dataset):
-        raise ValueError(f"data must be a solvable.quadratic.Dataset, got {type(data).__name__}")
+        raise TypeError(f"data must be a solvable.quadratic.Dataset, got {type(data).__name__}")
     rng = check_rng(rng)
     K = check_int("n_inits", n_inits)
     d = data.d
     m = data.m if width is None else check_int("width", width)
+    check_size("the students' weights (n_inits, width, d)", K, m, d)
+    check_size("the batched products X S of gradient descent (n_inits, n, d)", K, data.n, d)
     lr = min(0.7 / (data.alpha * d), 0.15) if lr is None else check_positive("lr", lr)
     dtype = np.dtype(dtype)
     if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
@@ -476,15 +456,15 @@ def nuclear_norm_erm(data: Dataset, lam: float, *, tol: float = 1e-7, max_iter: 
     penalty moves the iterate along them, slowly: the restart cuts the iterations 5 to 10 fold there (d = 24,
     ``lam = 0.01``: 600-2300 iterations against 7000 to over 30000 without it, errors agreeing to 0.02; the
     relative-change test is no optimality certificate along such flat directions). Errors against the teacher
-    in the paper normalisation with :func:`matrix_error`. ``lam -> 0+`` in the noiseless case approaches the
+    in the paper normalisation with :func:`solvable.rie.symmetric_error`. ``lam -> 0+`` in the noiseless case approaches the
     minimum-nuclear-norm interpolator. If the relative change of ``S`` is still above ``tol`` after
     ``max_iter`` iterations, a :class:`~solvable.errors.ConvergenceWarning` says so (unless ``warn=False``); the
     last iterate is returned and ``converged`` is False.
     """
     if not isinstance(data, Dataset):
-        raise ValueError(f"data must be a solvable.quadratic.Dataset, got {type(data).__name__}")
+        raise TypeError(f"data must be a solvable.quadratic.Dataset, got {type(data).__name__}")
     lam = check_positive("lam", lam)
-    tol = check_positive("tol", tol)
+    tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
     M = QuadraticSensingMap(data.X)
     y, d = data.y, data.d
