@@ -7,9 +7,11 @@ import warnings
 import numpy as np
 import pytest
 from _reference import reference_rows
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 
-from solvable import erm
+from solvable import erm, glm
 from solvable.errors import ConvergenceWarning
 from solvable.integration import half_normal_rule
 from solvable.metrics import angle_error
@@ -273,7 +275,6 @@ def test_max_margin_large_alpha_tail_matches_aubin_et_al():
 @pytest.mark.parametrize("alpha, lam_expected, eps_expected",
                          [(2.0, 0.0163, 0.174587), (5.0, 0.00397, 0.083980)])
 def test_optimal_logistic_comes_within_1e4_of_bayes(alpha, lam_expected, eps_expected):
-    from solvable import glm
 
     best = erm.optimal_lambda(alpha, "logistic")
     bayes = glm.bayes_gen_error(alpha)
@@ -350,3 +351,63 @@ def test_batched_ridge_equals_one_by_one_and_simulation_matches_helper():
     assert sim.sem == pytest.approx(np.std(expected, ddof=1) / math.sqrt(3))
     with pytest.raises(ValueError, match="shape"):
         erm.fit_ridge_batch(X[0], y[0], 0.4)
+
+
+# ------------------------------------------------------------------------------ one driver, hard edges
+
+def test_erm_result_names_follow_the_state_evolution_result():
+    res = erm.erm_state_evolution(2.0, "logistic", lam=0.1)
+    assert res.gen_error == res.error == erm.erm_gen_error(2.0, "logistic", lam=0.1)
+    assert res.overlap == res.m and res.converged and res.iterations > 1
+    best = erm.optimal_lambda(2.0, "ridge")
+    assert best.error == best.gen_error == best.result.error
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    ({"tol": math.inf}, "tol"), ({"tol": 0.0}, "tol"), ({"max_iter": 0}, "max_iter"), ({"damping": 1.0}, "damping"),
+    ({"init": (0.5, 1.0)}, "init"), ({"init": (0.5, math.nan, 1.0)}, "init"), ({"n_hermite": 1000}, "n_hermite"),
+    ({"method": "newton"}, "method"),
+])
+def test_erm_state_evolution_validates_its_controls(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        erm.erm_state_evolution(2.0, "logistic", lam=0.1, **kwargs)
+
+
+def test_optimal_lambda_and_max_margin_validate_their_controls():
+    for bounds in ((1e-3,), None, (1e-3, math.inf), (1.0, 0.1)):
+        with pytest.raises(ValueError, match="bounds"):
+            erm.optimal_lambda(2.0, "logistic", bounds=bounds)
+    with pytest.raises(ValueError, match="xtol"):
+        erm.max_margin_state_evolution(2.0, xtol=math.inf)
+    with pytest.raises(ValueError, match="design X"):
+        erm.erm_gen_error_simulation(10**5, 1e5, "ridge", 0.5, 0)
+    with pytest.raises(ValueError, match="design X"):
+        erm.erm_simulation(10**4, 100.0, "ridge", 0.5, 20, 0)
+
+
+
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(a=st.floats(0.01, 50.0), b=st.floats(0.01, 50.0), log_lam=st.floats(-3.0, 1.0))
+def test_ridge_error_is_finite_above_bayes_and_decreasing_at_the_optimal_penalty(a, b, log_lam):
+    lam = 10.0**log_lam
+    res = erm.erm_state_evolution(a, "ridge", lam=lam)
+    assert math.isfinite(res.error) and 0.0 < res.error < 0.5 and res.Q > res.m**2
+    assert res.error >= glm.bayes_gen_error(a) - 1e-12  # no estimator beats Bayes
+    lo, hi = sorted((a, b))
+    star = erm.optimal_ridge_lambda()
+    assert erm.erm_gen_error(hi, "ridge", lam=star) <= erm.erm_gen_error(lo, "ridge", lam=star) + 1e-12
+
+
+def test_extreme_but_valid_parameters_give_finite_values():
+    # the ridge closed form used to overflow (OverflowError at alpha = 1e300, Q = 0 raised at lam = 1e300)
+    eps = [erm.erm_gen_error(a, "ridge", lam=0.5) for a in (1e12, 1e20, 1e300)]
+    assert all(0.0 < e < 1e-6 for e in eps)
+    assert eps[1] * math.sqrt(1e20) == pytest.approx(eps[2] * math.sqrt(1e300), rel=1e-9)  # eps ~ C/sqrt(alpha)
+    assert 0.0 < erm.erm_gen_error(1.0, "ridge", lam=1e300) < 0.5
+    assert erm.erm_gen_error(1e-300, "ridge", lam=0.5) == pytest.approx(0.5, abs=1e-12)
+    with pytest.raises(ValueError, match="alpha"):
+        erm.max_margin_state_evolution(1e300)  # its norm Q ~ alpha^2 would overflow
+    with pytest.raises(ValueError, match="w0"):
+        erm.fit_logistic(np.ones((3, 2)), np.ones(3), 0.5, w0="x")

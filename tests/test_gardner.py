@@ -6,11 +6,13 @@ import re
 import numpy as np
 import pytest
 from _reference import reference, reference_rows
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.integrate import quad
 from scipy.special import log_ndtr
 
 from solvable import gardner
-from solvable.errors import ConvergenceWarning
+from solvable.errors import ConvergenceWarning, DivergenceError
 
 REF = "perceptron.csv"
 
@@ -196,3 +198,62 @@ def test_bad_finite_size_arguments_raise():
         gardner.cover_probability(5, 2.5)
     with pytest.raises(ValueError, match="q must be a number in"):
         gardner.binary_entropy_potential(1.0, 1.0, 0.5)
+
+
+# -------------------------------------------------------------------------------------------- hard edges
+
+def test_binary_entropy_far_beyond_capacity_is_minus_infinity():
+    # issue 11: margin = 1e8 returned NaN with only a warning. No binary w stores anything with that margin:
+    # the RS overlap runs to q -> 1, along which the RS entropy diverges to -inf (no solutions).
+    with pytest.warns(ConvergenceWarning, match="q -> 1"):
+        res = gardner.binary_storage_entropy(0.5, margin=1e8)
+    assert res.entropy == -math.inf and res.q == 1.0 and not res.converged
+    with pytest.warns(ConvergenceWarning, match="-inf"):
+        assert gardner.binary_storage_entropy(1.5).entropy == -math.inf
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    ({"tol": math.inf}, "tol"), ({"tol": 0.0}, "tol"), ({"max_iter": 0}, "max_iter"), ({"damping": 1.0}, "damping"),
+    ({"q0": 1.0}, "q0"), ({"q0": math.nan}, "q0"),
+])
+def test_binary_entropy_validates_its_controls(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        gardner.binary_storage_entropy(0.5, **kwargs)
+
+
+def test_binary_entropy_reports_its_iteration_cap():
+    with pytest.warns(ConvergenceWarning, match="did not converge in 2 iterations"):
+        res = gardner.binary_storage_entropy(0.5, max_iter=2)
+    assert not res.converged and res.iterations == 2 and math.isfinite(res.entropy)
+    with pytest.raises(ValueError, match="xtol"):
+        gardner.binary_capacity(xtol=math.inf)
+
+
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(a=st.floats(0.0, 1e3), b=st.floats(0.0, 1e3))
+def test_spherical_capacity_is_positive_decreasing_and_below_one_over_kappa_squared(a, b):
+    lo, hi = sorted((a, b))
+    c_lo, c_hi = gardner.spherical_capacity(lo), gardner.spherical_capacity(hi)
+    assert 0.0 < c_hi <= c_lo <= 2.0
+    assert c_lo <= 1.0 / (lo * lo * 0.5 + 0.5)  # int_{-k}^inf Dt (t + k)^2 >= (k^2 + 1)/2
+
+
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(a=st.floats(0.01, 0.4), b=st.floats(0.01, 0.4), kappa=st.floats(0.0, 0.5))
+def test_binary_entropy_is_below_log2_and_decreasing_below_capacity(a, b, kappa):
+    # below the capacity: alpha_c = 0.8331 at kappa = 0, 0.4557 at kappa = 0.5
+    lo, hi = sorted((a, b))
+    s_lo, s_hi = (gardner.binary_storage_entropy(x, kappa) for x in (lo, hi))
+    assert s_lo.converged and s_hi.converged
+    assert s_hi.entropy <= s_lo.entropy + 1e-12 <= math.log(2) + 1e-12
+    # annealed bound: s <= log 2 + alpha log Phi(-kappa)
+    assert s_lo.entropy <= math.log(2) + lo * float(log_ndtr(-kappa)) + 1e-9
+
+
+def test_huge_margins_do_not_overflow_silently():
+    assert gardner.spherical_capacity(1e300) == 0.0  # 1/kappa^2 rounds to 0; was an OverflowError
+    assert gardner.spherical_capacity(1e10) == pytest.approx(1e-20, rel=1e-12)
+    with pytest.raises(DivergenceError, match="overflows"):
+        gardner.binary_entropy_potential(0.3, 1.0, 0.5, margin=1e300)

@@ -6,12 +6,15 @@ import warnings
 import numpy as np
 import pytest
 from _reference import reference, reference_rows
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solvable import glm
 from solvable.amp import iterate_state_evolution
 from solvable.channels import get_channel
 from solvable.errors import ConvergenceWarning, DivergenceError
 from solvable.priors import get_prior
+from solvable.regression import gaussian_linear_mse
 
 REF = "perceptron.csv"
 
@@ -58,8 +61,8 @@ def test_spinodal_agrees_with_state_evolution_from_zero():
     P, C = get_prior("rademacher"), get_channel("sign")
     below = iterate_state_evolution(P, C, alpha_alg - 0.003, 1e-6, max_iter=20000)
     above = iterate_state_evolution(P, C, alpha_alg + 0.003, 1e-6, max_iter=20000)
-    assert below.converged and below.overlap < 0.99
-    assert above.overlap > 0.999
+    assert below.converged and below.value < 0.99
+    assert above.value > 0.999
 
 
 def test_bayes_error_of_binary_perceptron_jumps_to_zero_at_alpha_it():
@@ -70,8 +73,8 @@ def test_bayes_error_of_binary_perceptron_jumps_to_zero_at_alpha_it():
     assert after.branch == "informed" and after.gen_error == 0.0
     assert after.free_entropy == pytest.approx(-math.log(2), abs=1e-12)
     # In the hard phase GAMP (the uninformed fixed point) is stuck at a finite error.
-    assert after.algorithmic_gen_error > 0.15
-    assert glm.state_evolution(a_alg + 0.01, "rademacher", "sign").algorithmic_gen_error < 1e-6
+    assert after.algorithmic_error > 0.15
+    assert glm.state_evolution(a_alg + 0.01, "rademacher", "sign").algorithmic_error < 1e-6
 
 
 def test_free_entropy_of_branches_crosses_log2_at_alpha_it():
@@ -94,7 +97,7 @@ def test_linear_channel_weight_mmse(alpha, delta):
 def test_linear_closed_form_equals_iterated_state_evolution(alpha, delta):
     traj = iterate_state_evolution(get_prior("gaussian"), get_channel("linear", delta), alpha, 1e-6)
     assert traj.converged
-    assert 1 - traj.overlap == pytest.approx(glm.bayes_gen_error(alpha, "gaussian", "linear", delta), abs=1e-10)
+    assert 1 - traj.value == pytest.approx(glm.bayes_gen_error(alpha, "gaussian", "linear", delta), abs=1e-10)
 
 
 def test_mutual_information_of_the_sign_perceptron_is_minus_free_entropy():
@@ -120,11 +123,11 @@ def test_gamp_reproduces_the_reference_simulation():
         res = glm.gamp(data, max_iter=60, tol=0.0, rng=rng)
     assert res.iterations == 60
     # The reference run of this seed gave an angle error of 0.1785 (same draws, same algorithm).
-    assert res.gen_error == pytest.approx(0.1785, abs=5e-4)
-    assert res.gen_error == pytest.approx(value, abs=tol)
+    assert res.error == pytest.approx(0.1785, abs=5e-4)
+    assert res.error == pytest.approx(value, abs=tol)
     se = glm.state_evolution(2.0, "gaussian", "sign")
     # Done means: within 0.01 of state evolution at d = 2000 (fluctuations O(1/sqrt(d)) ~ 0.003 here).
-    assert abs(res.gen_error - se.gen_error) < 0.01
+    assert abs(res.error - se.error) < 0.01
 
 
 def test_gamp_follows_state_evolution_iteration_by_iteration():
@@ -151,7 +154,7 @@ def test_gamp_linear_channel_matches_mmse():
     res = glm.gamp(data, rng=rng)
     theory = glm.bayes_gen_error(1.2, "gaussian", "linear", 0.1)
     # weight MSE fluctuates by O(theory * sqrt(2/d)) ~ 0.006 here
-    assert res.converged and abs(res.gen_error - theory) < 0.02
+    assert res.converged and abs(res.error - theory) < 0.02
 
 
 def test_gamp_warns_at_its_iteration_cap_and_reports_divergence():
@@ -160,15 +163,17 @@ def test_gamp_warns_at_its_iteration_cap_and_reports_divergence():
     with pytest.warns(ConvergenceWarning, match="3 iterations"):
         res = glm.gamp(data, max_iter=3, rng=rng)
     assert not res.converged and res.iterations == 3
-    bad = glm.Dataset(X=data.X * np.nan, y=data.y, w_star=data.w_star)
-    with pytest.raises(DivergenceError, match="iteration 1"):
-        glm.gamp(bad, rng=rng)
+    huge = glm.Dataset(X=data.X * 1e300, y=data.y, w_star=data.w_star)  # finite data whose products overflow
+    with pytest.raises(DivergenceError, match="iteration 1"), np.errstate(over="ignore", invalid="ignore"):
+        glm.gamp(huge, rng=rng)
+    with pytest.raises(ValueError, match="X must contain finite numbers"):
+        glm.Dataset(X=data.X * np.nan, y=data.y, w_star=data.w_star)
 
 
 @pytest.mark.parametrize("kwargs,name", [
-    (dict(alpha=-1.0), "alpha"), (dict(alpha=float("nan")), "alpha"), (dict(alpha=float("inf")), "alpha"),
-    (dict(alpha=1.0, prior="laplace"), "prior"), (dict(alpha=1.0, channel="relu"), "channel"),
-    (dict(alpha=1.0, channel="linear", delta=-0.5), "delta"),
+    ({"alpha": -1.0}, "alpha"), ({"alpha": float("nan")}, "alpha"), ({"alpha": float("inf")}, "alpha"),
+    ({"alpha": 1.0, "prior": "laplace"}, "prior"), ({"alpha": 1.0, "channel": "relu"}, "channel"),
+    ({"alpha": 1.0, "channel": "linear", "delta": -0.5}, "delta"),
 ])
 def test_state_evolution_rejects_bad_input(kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -200,3 +205,184 @@ def test_sampling_is_reproducible_and_labels_follow_the_channel():
     assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y)
     assert a.n == 100 and a.alpha == 2.0 and set(np.unique(a.w_star)) == {-1.0, 1.0}
     assert set(np.unique(a.y)) <= {-1.0, 1.0}
+
+
+# ------------------------------------------------------------------------------ one engine: result types
+
+def test_state_evolution_returns_the_engine_result_with_error_history():
+    from solvable.amp import SEResult
+
+    res = glm.state_evolution(2.0, "gaussian", "sign")
+    assert isinstance(res, SEResult) and res.gen_error == res.error
+    q_t = res.overlap_history
+    assert q_t[0] == glm.Q0_UNINFORMED and q_t.size == res.iterations + 1
+    np.testing.assert_allclose(res.history, np.arccos(np.sqrt(q_t)) / np.pi, rtol=0, atol=1e-15)
+    assert res.conjugate == pytest.approx(2.0 * float(get_channel("sign").se_mhat_factor(res.overlap)), rel=1e-12)
+    np.testing.assert_array_equal(glm.se_trajectory(2.0, iterations=10), q_t[:11])
+    lin = glm.state_evolution(0.5, "gaussian", "linear", 0.1)
+    np.testing.assert_allclose(lin.history, 1.0 - lin.overlap_history, atol=1e-15)
+
+
+def test_gamp_returns_the_engine_result():
+    from solvable.amp import GAMPResult
+
+    rng = np.random.default_rng(1)
+    res = glm.gamp(glm.sample(200, 2.0, rng=rng), max_iter=5, tol=0.0, rng=rng)
+    assert isinstance(res, GAMPResult) and res.error == res.history[-1]
+    assert res.overlap.shape == res.norm.shape == (5,)
+
+
+# ------------------------------------------------------------------------------ hard edges (issue 11)
+
+def test_mutual_information_of_noiseless_continuous_observations_raises():
+    # a Gaussian teacher seen through y = z exactly: I = +inf; refused with a message naming delta
+    with pytest.raises(ValueError, match="delta must be > 0"):
+        glm.mutual_information(1.0, "gaussian", "linear", 0.0)
+    assert glm.mutual_information(0.0, "gaussian", "linear", 0.0) == 0.0
+    # a binary teacher through the same channel is recovered exactly: all of its entropy, log 2
+    assert glm.mutual_information(0.5, "rademacher", "linear", 0.0) == math.log(2)
+
+
+@pytest.mark.parametrize("channel", ["linear", "probit"])
+def test_mutual_information_of_a_binary_teacher_stays_below_log2(channel):
+    # issue 11: +2.6e-4 above log 2 at alpha = 500, delta = 1e-8 (the channel's 1e-14 floor on rho - q,
+    # multiplied by alpha/delta); now the alpha-growing terms cancel in closed form
+    values = [glm.mutual_information(a, "rademacher", channel, delta)
+              for a in (0.3, 1.0, 3.0, 50.0, 500.0, 2000.0) for delta in (1e-8, 1e-3, 0.5)]
+    assert all(0.0 <= v <= math.log(2) for v in values)
+    assert glm.mutual_information(500.0, "rademacher", channel, 1e-8) == pytest.approx(math.log(2), abs=1e-12)
+
+
+def test_free_entropy_validates_every_argument():
+    with pytest.raises(ValueError, match="mhat"):
+        glm.free_entropy(0.3, -1.0, -1.0)  # issue 11: returned inf
+    for args, name in [((0.3, 1.0, -1.0), "alpha"), ((1.5, 1.0, 1.0), "q"), ((-0.1, 1.0, 1.0), "q"),
+                       ((float("nan"), 1.0, 1.0), "q"), ((0.3, float("inf"), 1.0), "mhat"),
+                       ((0.3, 1.0, float("inf")), "alpha")]:
+        with pytest.raises(ValueError, match=name):
+            glm.free_entropy(*args)
+    with pytest.raises(ValueError, match="q must be < rho"):
+        glm.free_entropy(1.0, 1.0, 1.0, "gaussian", "linear", 0.0)
+    # at a fixed point it is the free entropy that state evolution reports
+    res = glm.state_evolution(1.0, "gaussian", "sign")
+    assert glm.free_entropy(res.overlap, res.conjugate, 1.0) == pytest.approx(res.free_entropy, abs=1e-10)
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    ({"tol": math.inf}, "tol"), ({"tol": 0.0}, "tol"), ({"tol": -1e-3}, "tol"), ({"tol": float("nan")}, "tol"),
+    ({"max_iter": 0}, "max_iter"), ({"max_iter": 2.5}, "max_iter"), ({"damping": 1.0}, "damping"),
+    ({"damping": -0.1}, "damping"),
+])
+def test_state_evolution_validates_its_controls(kwargs, name):
+    # issue 11: glm.state_evolution(1.0, tol=inf) reported converged=True after one step
+    with pytest.raises(ValueError, match=name):
+        glm.state_evolution(1.0, **kwargs)
+
+
+def test_trajectory_gamp_and_branch_controls_are_validated():
+    with pytest.raises(ValueError, match="iterations"):
+        glm.se_trajectory(1.0, iterations=0)
+    with pytest.raises(ValueError, match="q0"):
+        glm.se_trajectory(1.0, q0=2.0)
+    rng = np.random.default_rng(0)
+    data = glm.sample(20, 1.0, rng=rng)
+    for kwargs, name in [({"tol": math.inf}, "tol"), ({"max_iter": 0}, "max_iter"), ({"damping": 1.0}, "damping"),
+                         ({"init_scale": float("nan")}, "init_scale"), ({"variance": "diag"}, "variance")]:
+        with pytest.raises(ValueError, match=name):
+            glm.gamp(data, rng=rng, **kwargs)
+    with pytest.raises(ValueError, match="data must be"):
+        glm.gamp("data", rng=rng)
+    for q in ([], [0.5, 1.0], [[0.1]], [float("nan")], "abc"):
+        with pytest.raises(ValueError, match="q must be"):
+            glm.branch_curve(q=q)
+    with pytest.raises(ValueError, match="channel must be 'sign' or 'probit'"):
+        glm.gibbs_gen_error(1.0, "gaussian", "linear", 0.1)
+
+
+def test_sample_refuses_an_absurd_size():
+    with pytest.raises(ValueError, match="design X"):
+        glm.sample(20, 1e8, rng=0)  # issue 11: tried to allocate 298 GiB
+    with pytest.raises(ValueError, match="d must be an integer"):
+        glm.sample(2.5, 1.0, rng=0)
+
+
+# ------------------------------------------------------------------------------ property-based tests
+
+
+
+MODELS = [("gaussian", "sign"), ("gaussian", "probit"), ("gaussian", "linear"),
+          ("rademacher", "sign"), ("rademacher", "probit"), ("rademacher", "linear")]
+_alphas = st.floats(0.0, 50.0, allow_nan=False)
+
+
+def _delta(channel, u):
+    """A noise level for the channel from u in [0, 1]: 0 (sign), (0, 2] (probit), [0, 2] (linear)."""
+    return 0.0 if channel == "sign" else (1e-3 + 2 * u if channel == "probit" else 2 * u)
+
+
+def _at_zero(prior, channel):
+    return 1.0 if channel == "linear" else 0.5  # rho = 1 for both priors
+
+
+@pytest.mark.parametrize("prior,channel", MODELS)
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(a=_alphas, b=_alphas, u=st.floats(0.0, 1.0))
+def test_bayes_error_is_finite_bounded_and_non_increasing(prior, channel, a, b, u):
+    delta = _delta(channel, u)
+    lo, hi = sorted((a, b))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # critical slowing down at a spinodal
+        r_lo, r_hi = glm.state_evolution(lo, prior, channel, delta), glm.state_evolution(hi, prior, channel, delta)
+    top = _at_zero(prior, channel)
+    for r in (r_lo, r_hi):
+        assert math.isfinite(r.error) and 0.0 <= r.error <= top
+        assert 0.0 <= r.overlap <= 1.0 and r.error <= r.algorithmic_error <= top
+        assert np.all(np.isfinite(r.history)) and np.all((r.history >= 0) & (r.history <= top))
+    assert r_hi.error <= r_lo.error + 1e-9
+    assert r_hi.algorithmic_error <= r_lo.algorithmic_error + 1e-9
+
+
+@pytest.mark.parametrize("prior,channel", MODELS)
+def test_values_at_alpha_zero(prior, channel):
+    delta = _delta(channel, 0.25)
+    res = glm.state_evolution(0.0, prior, channel, delta)
+    assert res.error == _at_zero(prior, channel)
+    assert res.overlap == pytest.approx(0.0, abs=1e-12) and res.free_entropy == pytest.approx(0.0, abs=1e-12)
+    assert glm.mutual_information(0.0, prior, channel, delta) == 0.0
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(alpha=_alphas, delta=st.floats(0.0, 2.0))
+def test_gaussian_linear_bayes_error_is_the_ridge_closed_form(alpha, delta):
+    assert glm.bayes_gen_error(alpha, "gaussian", "linear", delta) == pytest.approx(
+        gaussian_linear_mse(alpha, delta), abs=1e-12)
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(alpha=st.floats(20.0, 50.0), delta=st.floats(1e-3, 2.0))
+def test_gaussian_linear_mse_at_large_alpha_is_delta_over_alpha(alpha, delta):
+    # mmse = delta/(alpha - 1 + delta + ...): alpha mmse / delta -> 1 with corrections O((1 + delta)/alpha)
+    ratio = alpha * glm.bayes_gen_error(alpha, "gaussian", "linear", delta) / delta
+    assert abs(ratio - 1.0) <= 2.0 * (1.0 + delta) / alpha
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(alpha=st.floats(1.26, 50.0))
+def test_binary_teacher_is_learned_exactly_above_alpha_it(alpha):
+    res = glm.state_evolution(alpha, "rademacher", "sign")
+    assert res.error == 0.0 and res.free_entropy == -math.log(2) and res.conjugate == math.inf
+    # in the hard phase only the informed start finds it; above alpha_alg = 1.4926 GAMP does too
+    assert res.branch == ("informed" if alpha < 1.49 else "uninformed")
+    assert (res.algorithmic_error > 0.1) if alpha < 1.49 else (res.algorithmic_error == 0.0)
+
+
+@pytest.mark.parametrize("channel", ["probit", "linear"])
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(a=st.floats(0.0, 1000.0), b=st.floats(0.0, 1000.0), log_delta=st.floats(-8.0, 0.3))
+def test_mutual_information_of_a_binary_teacher_in_zero_log2_and_increasing(channel, a, b, log_delta):
+    lo, hi = sorted((a, b))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        i_lo = glm.mutual_information(lo, "rademacher", channel, 10.0**log_delta)
+        i_hi = glm.mutual_information(hi, "rademacher", channel, 10.0**log_delta)
+    assert 0.0 <= i_lo <= i_hi + 1e-9 and i_hi <= math.log(2)

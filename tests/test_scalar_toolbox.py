@@ -1,12 +1,23 @@
 """Gaussian integration, priors and channels: the scalar building blocks of state evolution."""
 
+import math
+
 import numpy as np
 import pytest
 from scipy.integrate import quad
 from scipy.special import expit, log_ndtr
 
+from solvable import metrics
 from solvable.channels import SignChannel, get_channel
-from solvable.integration import gaussian_expectation, hermite_rule, mills_ratio, sign_channel_fisher
+from solvable.integration import (
+    gaussian_expectation,
+    half_normal_rule,
+    hermite_rule,
+    legendre_rule,
+    mills_ratio,
+    phi_log_phi_expectation,
+    sign_channel_fisher,
+)
 from solvable.priors import GaussianPrior, RademacherPrior, get_prior
 
 PRIORS = [GaussianPrior(), RademacherPrior()]
@@ -127,3 +138,97 @@ def test_unknown_names_and_inconsistent_noise_raise():
         get_channel("linear", -0.1)
     with pytest.raises(ValueError, match="delta"):
         get_channel("linear", float("nan"))
+
+
+# ------------------------------------------------------------------------------ hard edges (issue 11)
+
+
+
+
+def test_metrics_validate_their_overlaps():
+    with pytest.raises(ValueError, match="rho"):
+        metrics.bayes_classification_error(0.3, rho=0)  # issue 11: ZeroDivisionError
+    for f in (metrics.bayes_classification_error, metrics.gibbs_classification_error):
+        for q, rho, name in [(0.3, -1.0, "rho"), (0.3, math.inf, "rho"), (-0.1, 1.0, "q"), (1.5, 1.0, "q"),
+                             (math.nan, 1.0, "q"), ("x", 1.0, "q")]:
+            with pytest.raises(ValueError, match=name):
+                f(q, rho)
+        assert f(0.0) == 0.5 and f(1.0) == 0.0
+    for m, Q, rho, name in [(2.0, 1.0, 1.0, "m"), (math.nan, 1.0, 1.0, "m"), (0.5, 0.0, 1.0, "Q"), (0.5, 1.0, 0.0, "rho")]:
+        with pytest.raises(ValueError, match=name):
+            metrics.classification_error(m, Q, rho)
+    assert metrics.classification_error(1.0 + 1e-12, 1.0) == 0.0  # round-off on Cauchy-Schwarz is clipped
+
+
+def test_angle_error_refuses_what_has_no_angle():
+    with pytest.raises(ValueError, match="w_star must be non-zero"):
+        metrics.angle_error(np.ones(3), np.zeros(3))
+    with pytest.raises(ValueError, match="same shape"):
+        metrics.angle_error(np.ones(3), np.ones((3, 1)))
+    with pytest.raises(ValueError, match="finite"):
+        metrics.angle_error(np.array([1.0, np.nan]), np.ones(2))
+    with pytest.raises(ValueError, match="non-empty"):
+        metrics.angle_error(np.ones(0), np.ones(0))
+    assert metrics.angle_error(np.zeros(3), np.ones(3)) == 0.5  # a zero estimator is a random guess
+
+
+def test_priors_validate_and_reduce_their_free_entropy():
+    with pytest.raises(ValueError, match="rho"):
+        GaussianPrior(rho=-1.0)
+    with pytest.raises(ValueError, match="rho"):
+        GaussianPrior(rho=math.nan)
+    for p in PRIORS:
+        for bad in (-1.0, math.nan, math.inf, "x"):
+            for f in (p.se_overlap, p.se_mse, p.psi, p.psi_reduced):
+                with pytest.raises(ValueError, match="mhat"):
+                    f(bad)
+        m = np.array([0.0, 0.3, 4.0, 50.0])
+        np.testing.assert_allclose(p.psi_reduced(m), p.psi(m) - 0.5 * p.rho * m, atol=1e-12)
+        assert p.psi_reduced(0.0) == pytest.approx(0.0, abs=1e-15)
+    assert GaussianPrior().entropy == math.inf and RademacherPrior().entropy == math.log(2)
+    # -H as mhat -> inf, without cancellation
+    assert float(RademacherPrior().psi_reduced(1e12)) == -math.log(2)
+    with pytest.raises(ValueError, match="prior"):
+        get_prior(3)
+
+
+def test_quadrature_rules_validate_their_sizes():
+    for bad in (0, -1, 2.5, True, 301):
+        with pytest.raises(ValueError, match="n must be an integer"):
+            hermite_rule(bad)
+    with pytest.raises(ValueError, match="half_width"):
+        legendre_rule(10, math.inf)
+    with pytest.raises(ValueError, match="upper"):
+        half_normal_rule(10, -1.0)
+    with pytest.raises(ValueError, match="n must be an integer"):
+        legendre_rule(0)
+    with pytest.raises(TypeError, match="callable"):
+        gaussian_expectation(3.0)
+    with pytest.raises(ValueError, match="one value per node"):
+        gaussian_expectation(lambda x: 1.0)
+    with pytest.raises(ValueError, match="NaN"):
+        gaussian_expectation(lambda x: x * np.nan)
+    for bad in (-1.0, math.nan, math.inf):
+        with pytest.raises(ValueError, match="k must"):
+            sign_channel_fisher(bad)
+    with pytest.raises(ValueError, match="k must"):
+        phi_log_phi_expectation(-0.5)
+    # elementwise helpers behave like ufuncs: limits at +-inf, NaN stays where it was (GAMP reports divergence)
+    r = mills_ratio(np.array([-np.inf, np.nan, np.inf]))
+    assert r[0] == np.inf and np.isnan(r[1]) and r[2] == 0.0
+
+
+@pytest.mark.parametrize("k", [0.0, 0.4, 1.0, 3.0, 1e3])
+def test_phi_log_phi_expectation_matches_adaptive_quadrature(k):
+    def integrand(u):  # in u = k xi (for k = 0 the integrand is constant in xi)
+        lp = log_ndtr(u)
+        return np.exp(lp) * lp * (np.exp(-(u / k) ** 2 / 2) / (k * np.sqrt(2 * np.pi)) if k > 0 else 1.0)
+
+    ref = integrand(0.0) if k == 0 else quad(integrand, -40, 40, points=[0.0], limit=400, epsabs=1e-15,
+                                             epsrel=1e-12)[0]
+    assert float(phi_log_phi_expectation(k)[0]) == pytest.approx(ref, rel=1e-8, abs=1e-14)
+    assert phi_log_phi_expectation(np.inf)[0] == 0.0
+    # the channel's own psi_out uses the same integral
+    q = 0.6
+    C = get_channel("probit", 0.3)
+    assert float(C.psi_out(q)) == pytest.approx(2 * float(phi_log_phi_expectation(np.sqrt(q / 0.7))[0]), rel=1e-13)

@@ -32,12 +32,21 @@ import numpy as np
 from scipy.optimize import brentq, minimize, minimize_scalar
 from scipy.special import expit, ndtr
 
+from .amp import iterate_fixed_point
 from .errors import ConvergenceWarning, DivergenceError
 from .gardner import hard_margin_weights
 from .integration import half_normal_rule, hermite_rule, log_Phi, log_phi_pdf
 from .metrics import angle_error, classification_error
 from .regression import fit_ridge
-from .validation import check_choice, check_design, check_in_range, check_int, check_positive, check_rng
+from .validation import (
+    check_choice,
+    check_design,
+    check_in_range,
+    check_int,
+    check_positive,
+    check_rng,
+    check_size,
+)
 
 __all__ = [
     "LOSSES",
@@ -81,8 +90,9 @@ class ERMResult:
         Squared norm ``|w_hat|^2 / d``.
     V : float
         Prox variance ``1 / (lam + Vhat)`` (the linear response of the preactivations).
-    gen_error : float
-        Classification test error ``arccos(m / sqrt(Q)) / pi``.
+    error : float
+        Classification test error ``arccos(m / sqrt(Q)) / pi`` (also :attr:`gen_error`, the name of
+        :class:`solvable.amp.SEResult`, whose naming this saddle-point result follows).
     train_loss : float
         Average training loss ``(1/n) sum_mu l(y_mu, x_mu . w_hat / sqrt(d))`` (penalty excluded):
         ``E l(y, h(y, omega, V))``, with ``h`` the prox of the loss at the fixed point (the training
@@ -97,10 +107,24 @@ class ERMResult:
     m: float
     Q: float
     V: float
-    gen_error: float
+    error: float
     train_loss: float
     converged: bool
     iterations: int
+
+    def __post_init__(self):
+        if not (math.isfinite(self.m) and math.isfinite(self.Q) and math.isfinite(self.error)):
+            raise DivergenceError(f"ERM fixed point is not finite: m = {self.m}, Q = {self.Q}, error = {self.error}")
+
+    @property
+    def gen_error(self) -> float:
+        """``error`` under the library's stable name (``erm_state_evolution(...).gen_error``)."""
+        return self.error
+
+    @property
+    def overlap(self) -> float:
+        """The teacher-student overlap ``m`` (the order parameter, as ``SEResult.overlap``)."""
+        return self.m
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -260,23 +284,35 @@ _CONJUGATES = {"teacher": _conjugates_teacher, "student": _conjugates_student}
 
 
 def _ridge_closed_form(alpha: float, lam: float) -> ERMResult:
-    """Closed-form ridge fixed point (Sec. 6 of the notes); see :func:`erm_state_evolution`."""
+    """Closed-form ridge fixed point (Sec. 6 of the notes); see :func:`erm_state_evolution`.
+
+    Written so that no intermediate overflows or underflows at extreme ``alpha`` or ``lam``: the discriminant as
+    ``hypot(b, 2 sqrt(lam))``, ``Q = [m^2 + c (1 - 2 m sqrt(2/pi))]/(1 - c)``, and the error from
+    ``cos^2 = m^2/Q = (1 - c)/(1 + r)``, ``sin^2 = (c + r)/(1 + r)``, ``r = pi (1 - 2 m sqrt(2/pi)) / (2 alpha)``
+    (with ``(1 + V) mhat = alpha sqrt(2/pi)``; ``V`` cancels between ``m = mhat V`` and ``Q ~ V^2``), as
+    ``atan2(sin, cos)/pi``, which keeps its relative precision when the error is small.
+    """
     b = lam + alpha - 1.0
     # V = [-b + sqrt(b^2 + 4 lam)]/(2 lam), written without cancellation for b > 0.
-    disc = math.sqrt(b * b + 4.0 * lam)
+    disc = math.hypot(b, 2.0 * math.sqrt(lam))
     V = 2.0 / (b + disc) if b > 0 else (disc - b) / (2.0 * lam)
     mhat = alpha * _SQRT_2_OVER_PI / (1.0 + V)
     m = mhat * V
-    c = alpha * V**2 / (1.0 + V) ** 2
+    c = (alpha * V / (1.0 + V)) * (V / (1.0 + V))  # alpha V^2/(1 + V)^2 without underflow of V^2
     if not c < 1.0:  # pragma: no cover - c < 1 for every lam > 0
         raise DivergenceError(f"ridge fixed point has no finite norm (c = {c} >= 1)")
-    Q = (V**2 * mhat**2 + c * (1.0 - 2.0 * m * _SQRT_2_OVER_PI)) / (1.0 - c)
+    residual = 1.0 - 2.0 * m * _SQRT_2_OVER_PI
+    Q = (m * m + c * residual) / (1.0 - c)  # V^2 mhat^2 = m^2
     train = (1.0 - 2.0 * m * _SQRT_2_OVER_PI + Q) / (2.0 * (1.0 + V) ** 2)
+    # cos^2 = (1 - c)/(1 + r), sin^2 = (c + r)/(1 + r) with r = pi (1 - 2 m sqrt(2/pi))/(2 alpha): the angle as
+    # atan2(sin, cos) keeps its relative precision when it is small (acos(1 - eps) loses it)
+    r = residual * math.pi / (2.0 * alpha)  # (1 + V) mhat = alpha sqrt(2/pi)
+    angle = math.atan2(math.sqrt(max(c + r, 0.0)), math.sqrt(1.0 - c))
     return ERMResult(
         m=float(m),
         Q=float(Q),
         V=float(V),
-        gen_error=classification_error(m, Q),
+        error=float(angle / math.pi),
         train_loss=float(train),
         converged=True,
         iterations=0,
@@ -354,9 +390,10 @@ def erm_state_evolution(
         Quadrature form of the conjugate equations (see above).
     damping : float in [0, 1)
         ``x <- damping * x + (1 - damping) * x_new`` for ``x`` in ``(m, Q, V)``.
-    tol : float
-        Stop when ``max |x_new - x| / max(1, |x|) < tol`` over ``(m, Q, V)``.
-    max_iter : int
+    tol : float in (0, 1)
+        Stop when ``max |x_new - x| / max(1, |x_new|) < tol`` over ``(m, Q, V)`` (the engine's driver,
+        :func:`solvable.amp.iterate_fixed_point` with ``relative=True``).
+    max_iter : int >= 1
         Iteration cap; reaching it warns with :class:`~solvable.errors.ConvergenceWarning`.
     init : (m, Q, V)
         Starting point, ``Q > m^2`` and ``V > 0``.
@@ -380,13 +417,18 @@ def erm_state_evolution(
     method = check_choice("method", method, ("auto", "iterate"))
     form = check_choice("form", form, _FORMS)
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_positive("tol", tol)
+    tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
     max_iter = check_int("max_iter", max_iter)
     if n_hermite is None:
         n_hermite = 61 if form == "teacher" else 201
     n_hermite = check_int("n_hermite", n_hermite, minimum=2)
+    if n_hermite > 300:
+        raise ValueError(f"n_hermite must be an integer in [2, 300], got {n_hermite!r}")
     n_half = check_int("n_half", n_half, minimum=2)
-    m, Q, V = (float(x) for x in init)
+    try:
+        m, Q, V = (float(x) for x in init)
+    except (TypeError, ValueError):
+        raise ValueError(f"init must be (m, Q, V) with Q > m^2 and V > 0 finite, got {init!r}") from None
     if not (math.isfinite(m) and math.isfinite(Q) and V > 0 and math.isfinite(V) and Q > m * m):
         raise ValueError(f"init must be (m, Q, V) with Q > m^2 and V > 0 finite, got {init!r}")
 
@@ -399,38 +441,34 @@ def erm_state_evolution(
     prox = _PROX[loss]
     # hinge: exact eta integrals (teacher form only)
     conjugates = _conjugates_hinge_teacher if loss == "hinge" else _CONJUGATES[form]
-    converged = False
-    train = math.nan
-    for it in range(1, max_iter + 1):
+
+    def update(x):
+        """One step of the saddle-point equations: (m, Q, V) -> conjugates -> (m, Q, V); observed: train loss."""
+        m, Q, V = x
+        if not (V > 0 and Q >= m * m):  # left the domain of the equations: report it as a divergence
+            return np.full(3, math.nan), math.nan
         mhat, Qhat, Vhat, train = conjugates(m, Q, V, alpha, prox, n_hermite, n_half)
         r = lam + Vhat
-        new = (mhat / r, (mhat * mhat + Qhat) / r**2, 1.0 / r)
-        if not all(math.isfinite(x) for x in new) or r <= 0:
-            raise DivergenceError(f"ERM state evolution diverged at iteration {it}: (m, Q, V) = {new}")
-        m_new, Q_new, V_new = (damping * a + (1.0 - damping) * b for a, b in zip((m, Q, V), new))
-        change = max(abs(a - b) / max(1.0, abs(a)) for a, b in zip((m_new, Q_new, V_new), (m, Q, V)))
-        m, Q, V = m_new, Q_new, V_new
-        if change < tol:
-            converged = True
-            break
-    if converged:
+        if not r > 0:
+            return np.full(3, math.nan), train
+        return np.array([mhat / r, (mhat * mhat + Qhat) / r**2, 1.0 / r]), train
+
+    fp = iterate_fixed_point(update, [m, Q, V], damping=damping, tol=tol, max_iter=max_iter, relative=True,
+                             what=f"ERM state evolution ({loss}, alpha={alpha}, lam={lam})", stacklevel=3)
+    m, Q, V = (float(x) for x in fp.state)
+    if fp.converged:
         # train loss at the converged point (the last evaluation used the previous iterate)
         train = conjugates(m, Q, V, alpha, prox, n_hermite, n_half)[3]
     else:
-        warnings.warn(
-            f"ERM state evolution ({loss}, alpha={alpha}, lam={lam}) did not converge in {it} iterations "
-            f"(last relative change {change:.2e} > tol={tol:.1e}); returning the last iterate",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
+        train = float(fp.observed[-1])
     return ERMResult(
-        m=float(m),
-        Q=float(Q),
-        V=float(V),
-        gen_error=classification_error(m, Q),
+        m=m,
+        Q=Q,
+        V=V,
+        error=classification_error(m, Q),
         train_loss=float(train),
-        converged=converged,
-        iterations=it,
+        converged=fp.converged,
+        iterations=fp.iterations,
     )
 
 
@@ -442,7 +480,7 @@ def erm_gen_error(alpha: float, loss: str = "ridge", *, lam: float) -> float:
     ``w* ~ N(0, I)``, labels ``sign(x . w*/sqrt(d))``. Example: ``erm_gen_error(2.0, "ridge",
     lam=optimal_ridge_lambda())`` is 0.186028.
     """
-    return erm_state_evolution(alpha, loss, lam=lam).gen_error
+    return erm_state_evolution(alpha, loss, lam=lam).error
 
 
 def optimal_ridge_lambda() -> float:
@@ -467,6 +505,8 @@ def _max_margin_g(t):
 
 
 _MM_T_MAX = 12.0  # g(t) < 1e-33 beyond
+#: Largest sample ratio of :func:`max_margin_state_evolution`: the norm grows like ``Q ~ alpha^2`` and would overflow.
+_MM_ALPHA_MAX = 1e100
 _MM_NODES = np.polynomial.legendre.leggauss(200)
 
 
@@ -505,10 +545,11 @@ def max_margin_state_evolution(alpha: float, *, xtol: float = 1e-13) -> ERMResul
     Aubin et al. 2020), against 0.4417 for the Bayes-optimal error.
 
     Returns an :class:`ERMResult` with ``V = inf``, ``train_loss = 0`` (every margin is at least 1),
-    ``converged = True`` and ``iterations = 0`` (a root, not an iteration).
+    ``converged = True`` and ``iterations = 0`` (a root, not an iteration). ``alpha`` must lie in
+    ``(0, 1e100]`` (beyond, the norm ``Q ~ alpha^2`` overflows).
     """
-    alpha = check_positive("alpha", alpha)
-    xtol = check_positive("xtol", xtol)
+    alpha = check_in_range("alpha", alpha, 0.0, _MM_ALPHA_MAX, low_open=True)
+    xtol = check_in_range("xtol", xtol, 0.0, 1.0, low_open=True, high_open=True)
     grid = np.logspace(-4, 4, 161)
     values = np.array([_max_margin_residual(u, alpha) for u in grid])
     sign_change = np.nonzero(np.sign(values[:-1]) != np.sign(values[1:]))[0]
@@ -520,7 +561,7 @@ def max_margin_state_evolution(alpha: float, *, xtol: float = 1e-13) -> ERMResul
     s = 1.0 / u
     m = s / r
     Q = m * m + s * s
-    return ERMResult(m=float(m), Q=float(Q), V=math.inf, gen_error=float(math.atan(r) / math.pi),
+    return ERMResult(m=float(m), Q=float(Q), V=math.inf, error=float(math.atan(r) / math.pi),
                      train_loss=0.0, converged=True, iterations=0)
 
 
@@ -541,7 +582,7 @@ def max_margin_tail_constant() -> float:
 def max_margin_gen_error(alpha: float) -> float:
     """Asymptotic test error of the max-margin estimator, ``arccos(m/sqrt(Q))/pi`` at the fixed point of
     :func:`max_margin_state_evolution` (Aubin et al. 2020, arXiv:2006.06560)."""
-    return max_margin_state_evolution(alpha).gen_error
+    return max_margin_state_evolution(alpha).error
 
 
 @dataclass(frozen=True)
@@ -552,8 +593,14 @@ class OptimalLambda:
     result: ERMResult
 
     @property
+    def error(self) -> float:
+        """The test error at ``lam``, ``result.error``."""
+        return self.result.error
+
+    @property
     def gen_error(self) -> float:
-        return self.result.gen_error
+        """``error`` under the library's stable name."""
+        return self.result.error
 
 
 def optimal_lambda(
@@ -587,7 +634,11 @@ def optimal_lambda(
     """
     alpha = check_positive("alpha", alpha)
     loss = check_choice("loss", loss, LOSSES)
-    lo, hi = (check_positive("bounds", b) for b in bounds)
+    try:
+        lo, hi = bounds
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds must be a pair (low, high) of numbers > 0, got {bounds!r}") from None
+    lo, hi = check_positive("bounds", lo), check_positive("bounds", hi)
     if not lo < hi:
         raise ValueError(f"bounds must satisfy low < high, got {bounds!r}")
     n_scan = check_int("n_scan", n_scan, minimum=3)
@@ -605,7 +656,7 @@ def optimal_lambda(
             if res.Q > res.m**2:
                 last[0] = (res.m, res.Q, res.V)
             cache[log_lam] = res
-        return cache[log_lam].gen_error
+        return cache[log_lam].error
 
     grid = np.linspace(math.log10(lo), math.log10(hi), n_scan)
     # scan from large to small lam: the fixed point moves smoothly and warm starts stay good
@@ -614,7 +665,7 @@ def optimal_lambda(
     a, b = grid[max(i - 1, 0)], grid[min(i + 1, n_scan - 1)]
     last[0] = (cache[grid[i]].m, cache[grid[i]].Q, cache[grid[i]].V)
     minimize_scalar(error, bounds=(a, b), method="bounded", options={"xatol": xatol})
-    best = min(cache, key=lambda k: cache[k].gen_error)
+    best = min(cache, key=lambda k: cache[k].error)
     return OptimalLambda(lam=float(10.0**best), result=cache[best])
 
 
@@ -659,9 +710,12 @@ def fit_logistic(X, y, lam: float, *, tol: float = 1e-6, max_iter: int = 10_000,
     max_iter = check_int("max_iter", max_iter)
     n, d = X.shape
     F = X / math.sqrt(d)
-    w0 = np.zeros(d) if w0 is None else np.asarray(w0, dtype=float).copy()
-    if w0.shape != (d,):
-        raise ValueError(f"w0 must have shape ({d},), got {w0.shape}")
+    try:
+        w0 = np.zeros(d) if w0 is None else np.asarray(w0, dtype=float).copy()
+    except (TypeError, ValueError):
+        raise ValueError(f"w0 must be an array of shape ({d},) of finite numbers, got {w0!r}") from None
+    if w0.shape != (d,) or not np.all(np.isfinite(w0)):
+        raise ValueError(f"w0 must be an array of shape ({d},) of finite numbers, got shape {w0.shape}")
 
     def objective(w):
         margins = y * (F @ w)
@@ -769,6 +823,7 @@ def erm_gen_error_simulation(d: int, alpha: float, loss: str, lam: float | None,
     lam = None if loss == "max-margin" else check_positive("lam", lam)
     rng = check_rng(rng)
     n = max(1, round(alpha * d))
+    check_size("the design X (n = alpha d, d)", n, d)
     w_star = rng.standard_normal(d)
     X = rng.standard_normal((n, d))
     y = np.where(X @ w_star >= 0.0, 1.0, -1.0)
@@ -809,12 +864,15 @@ def erm_simulation(d: int, alpha: float, loss: str, lam: float | None, n_seeds: 
     loss = check_choice("loss", loss, ESTIMATORS)
     n_seeds = check_int("n_seeds", n_seeds)
     rng = check_rng(rng)
+    n = max(1, round(alpha * d))
+    check_size("the design X (n = alpha d, d)", n, d)
+    if loss == "ridge":
+        check_size("the stacked designs X (n_seeds, n = alpha d, d) of the batched ridge fit", n_seeds, n, d)
     children = rng.spawn(n_seeds)
     if loss != "ridge":
         errors = [erm_gen_error_simulation(d, alpha, loss, lam, child) for child in children]
         return ERMSimulation(d=d, alpha=alpha, errors=np.array(errors))
     lam = check_positive("lam", lam)
-    n = max(1, round(alpha * d))
     w_star = np.empty((n_seeds, d))
     X = np.empty((n_seeds, n, d))
     for k, child in enumerate(children):

@@ -31,10 +31,18 @@ from scipy.optimize import brentq, linprog, nnls
 from scipy.special import ndtr
 from scipy.stats import binom
 
+from .amp import iterate_fixed_point
 from .errors import ConvergenceWarning, DivergenceError
 from .integration import hermite_rule, legendre_rule, log_Phi, log_phi_pdf, mills_ratio
-from .validation import (check_choice, check_design, check_in_range, check_int, check_nonnegative, check_positive,
-                         check_rng)
+from .validation import (
+    check_choice,
+    check_design,
+    check_in_range,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_rng,
+)
 
 __all__ = [
     "WEIGHTS",
@@ -63,13 +71,16 @@ class BinaryEntropyResult:
     Attributes
     ----------
     entropy : float
-        ``s(alpha)``: (1/d) log of the number of binary ``w`` storing the labels (RS), at most ``log 2``.
+        ``s(alpha)``: (1/d) log of the number of binary ``w`` storing the labels (RS), at most ``log 2``;
+        ``-inf`` where the RS overlap runs to ``q -> 1`` (no fixed point with ``q < 1``: along that flow the
+        RS functional diverges to ``-inf``, i.e. no solutions), with ``converged = False``.
     q : float
         Overlap between two solutions, ``w . w' / d``.
     qhat : float
         Its conjugate.
     converged : bool
-        Whether the fixed-point iteration met its tolerance.
+        Whether the fixed-point iteration met its tolerance at an overlap ``q < 1``
+        (from the engine's driver, :func:`solvable.amp.iterate_fixed_point`).
     iterations : int
         Iterations used.
     """
@@ -90,7 +101,10 @@ def spherical_capacity(margin: float = 0.0) -> float:
     large ``kappa``.
     """
     kappa = check_nonnegative("margin", margin)
-    second_moment = (1.0 + kappa**2) * ndtr(kappa) + kappa * math.exp(float(log_phi_pdf(kappa)))
+    # kappa * kappa (not kappa**2, which raises OverflowError): beyond kappa ~ 1e154 the second moment is +inf
+    # in floating point and the capacity ~ 1/kappa^2 underflows to 0.0, its correctly rounded value.
+    with np.errstate(over="ignore"):
+        second_moment = (1.0 + kappa * kappa) * ndtr(kappa) + kappa * math.exp(float(log_phi_pdf(kappa)))
     return float(1.0 / second_moment)
 
 
@@ -118,7 +132,12 @@ def binary_entropy_potential(q: float, qhat: float, alpha: float, margin: float 
     qhat = check_nonnegative("qhat", qhat)
     alpha = check_nonnegative("alpha", alpha)
     kappa = check_nonnegative("margin", margin)
-    return _potential(q, qhat, alpha, kappa)
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = _potential(q, qhat, alpha, kappa)
+    if not math.isfinite(value):
+        raise DivergenceError(f"binary_entropy_potential overflows at q = {q}, qhat = {qhat}, alpha = {alpha}, "
+                              f"margin = {kappa} (log Phi of stabilities ~ -margin^2/(2 (1 - q)))")
+    return value
 
 
 def _potential(q, qhat, alpha, kappa):
@@ -187,7 +206,13 @@ def binary_storage_entropy(
     ``d/dqhat E log 2cosh``; the second from ``d u/dq = (xi - kappa sqrt(q)) / (2 sqrt(q) (1-q)^{3/2})`` and
     Stein's lemma on ``xi``). At ``kappa = 0`` this is the pair of ``science/perceptron.md``, Sec. 7
     (``E[r(u + r)] = E[k xi r + r^2]``). Iterated from ``q0`` with ``damping`` on ``q`` (Krauth and Mezard,
-    J. Phys. France 50:3057 (1989)).
+    J. Phys. France 50:3057 (1989)) on the engine's driver (:func:`solvable.amp.iterate_fixed_point`, ``q`` kept
+    in ``[1e-14, 1 - 1e-12]``).
+
+    Beyond the RS fixed point (e.g. ``alpha > 4/pi`` at ``kappa = 0``, or any ``alpha`` at a margin far above
+    the capacity, such as ``margin = 1e8``) the overlap runs to ``q -> 1`` (a ``qhat`` that overflows counts as
+    ``q = 1``, its limit): the result then has ``entropy = -inf`` (the RS functional along that flow), ``q = 1``
+    and ``converged = False``, with a :class:`~solvable.errors.ConvergenceWarning` that says so.
 
     Parameters
     ----------
@@ -196,8 +221,8 @@ def binary_storage_entropy(
     margin : float
         Stability threshold ``kappa >= 0``.
     q0, damping, tol, max_iter
-        Start, damping on ``q``, tolerance on ``|q_new - q|`` and iteration cap (reaching it warns with
-        :class:`~solvable.errors.ConvergenceWarning`).
+        Start in ``(0, 1)``, damping on ``q`` in ``[0, 1)``, tolerance on ``|q_new - q|`` in ``(0, 1)`` and
+        iteration cap ``>= 1`` (reaching it warns with :class:`~solvable.errors.ConvergenceWarning`).
 
     Returns
     -------
@@ -207,7 +232,7 @@ def binary_storage_entropy(
     kappa = check_nonnegative("margin", margin)
     q = check_in_range("q0", q0, 0.0, 1.0, low_open=True, high_open=True)
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_positive("tol", tol)
+    tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
     max_iter = check_int("max_iter", max_iter)
     return _binary_entropy(alpha, kappa, q, damping, tol, max_iter, warn=True)
 
@@ -217,38 +242,41 @@ _Q_MAX = 1.0 - 1e-12
 
 def _binary_entropy(alpha, kappa, q, damping, tol, max_iter, *, warn):
     xi, w = hermite_rule()
-    converged = False
-    for it in range(1, max_iter + 1):
-        qhat = _qhat_of_q(q, alpha, kappa, xi, w)
-        q_new = 1.0 - _prior_integrals(qhat)[0]
-        if not math.isfinite(q_new):
-            raise DivergenceError(f"binary storage entropy diverged at iteration {it} (alpha={alpha})")
-        q_new = min(max(damping * q + (1.0 - damping) * q_new, 1e-14), _Q_MAX)
-        change = abs(q_new - q)
-        q = q_new
-        if change < tol:
-            converged = True
-            break
-    qhat = _qhat_of_q(q, alpha, kappa, xi, w)
+    what = f"binary storage entropy (alpha={alpha}, margin={kappa})"
+
+    def update(x):
+        with np.errstate(over="ignore", invalid="ignore"):
+            qhat = _qhat_of_q(float(x[0]), alpha, kappa, xi, w)
+        if not math.isfinite(qhat):  # overflow far beyond the capacity: qhat -> inf, whose limit is q = 1
+            return np.array([1.0])
+        return np.array([1.0 - _prior_integrals(qhat)[0]])
+
+    fp = iterate_fixed_point(update, [q], damping=damping, tol=tol, max_iter=max_iter, bounds=(1e-14, _Q_MAX),
+                             what=what, warn=False)
+    q = fp.value
     if q >= _Q_MAX:  # the iteration ran to q -> 1: there is no RS fixed point with q < 1
-        converged = False
-        reason = "the overlap ran to q -> 1 (no replica-symmetric fixed point with q < 1)"
-    else:
-        reason = f"last change {change:.2e}, q = {q:.6f}"
-    if not converged and warn:
+        if warn:
+            warnings.warn(
+                f"{what}: the overlap ran to q -> 1 after {fp.iterations} iterations (no replica-symmetric fixed "
+                "point with q < 1); the RS entropy along that flow is -inf (no solutions): returning -inf",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return BinaryEntropyResult(entropy=-math.inf, q=1.0, qhat=math.inf, converged=False,
+                                   iterations=fp.iterations)
+    if not fp.converged and warn:
         warnings.warn(
-            f"binary storage entropy (alpha={alpha}, margin={kappa}) did not converge in {it} iterations: "
-            f"{reason}; the entropy returned is not meaningful",
+            f"{what} did not converge in {fp.iterations} iterations: last change {fp.change:.2e}, q = {q:.6f}; "
+            "the entropy returned is not meaningful",
             ConvergenceWarning,
             stacklevel=3,
         )
-    return BinaryEntropyResult(
-        entropy=_potential(q, qhat, alpha, kappa),
-        q=float(q),
-        qhat=float(qhat),
-        converged=converged,
-        iterations=it,
-    )
+    qhat = _qhat_of_q(q, alpha, kappa, xi, w)
+    entropy = _potential(q, qhat, alpha, kappa)
+    if not math.isfinite(entropy):
+        raise DivergenceError(f"{what}: the RS entropy is not finite at q = {q}, qhat = {qhat}")
+    return BinaryEntropyResult(entropy=entropy, q=float(q), qhat=float(qhat), converged=fp.converged,
+                               iterations=fp.iterations)
 
 
 def binary_capacity(margin: float = 0.0, *, xtol: float = 1e-10) -> float:
@@ -262,7 +290,7 @@ def binary_capacity(margin: float = 0.0, *, xtol: float = 1e-10) -> float:
     ``alpha_c(0) = 0.833079`` (classic value 0.833; there ``q = 0.5639``, ``qhat = 2.576``).
     """
     kappa = check_nonnegative("margin", margin)
-    xtol = check_positive("xtol", xtol)
+    xtol = check_in_range("xtol", xtol, 0.0, 1.0, low_open=True, high_open=True)
     upper = spherical_capacity(kappa)
 
     def entropy(alpha):

@@ -17,26 +17,26 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
-from .amp import DenseLinearMap, iterate_state_evolution, run_gamp
+from .amp import DenseLinearMap, GAMPResult, SEResult, iterate_state_evolution, run_gamp
 from .channels import LinearChannel, SignChannel, get_channel
 from .erm import erm_gen_error
-from .errors import ConvergenceWarning
+from .errors import ConvergenceWarning, DivergenceError
 from .gardner import gardner_capacity
+from .integration import phi_log_phi_expectation
 from .metrics import angle_error, bayes_classification_error, gibbs_classification_error
-from .regression import gaussian_linear_mse
 from .priors import GaussianPrior, RademacherPrior, get_prior
-from .validation import check_int, check_nonnegative, check_positive, check_rng
+from .regression import gaussian_linear_mse
+from .validation import check_in_range, check_int, check_nonnegative, check_positive, check_rng, check_size
 
 __all__ = [
     "Dataset",
     "sample",
-    "SEResult",
     "state_evolution",
     "se_trajectory",
     "free_entropy",
@@ -47,7 +47,6 @@ __all__ = [
     "perfect_learning_thresholds",
     "BranchCurve",
     "branch_curve",
-    "GAMPResult",
     "gamp",
     "gamp_gen_error",
     "erm_gen_error",
@@ -66,7 +65,10 @@ Q0_INFORMED_GAP = 1e-10
 @dataclass(frozen=True)
 class Dataset:
     """A teacher-student data set: inputs ``X`` (n x d), labels ``y`` (n,), the teacher ``w_star`` (d,),
-    and the prior / channel / noise it was drawn with (the Bayes-optimal student knows them)."""
+    and the prior / channel / noise it was drawn with (the Bayes-optimal student knows them).
+
+    Shapes must match and every entry must be finite (``ValueError`` naming the array otherwise).
+    """
 
     X: np.ndarray
     y: np.ndarray
@@ -84,6 +86,11 @@ class Dataset:
                 f"shapes do not match: X is {X.shape}, so y must have {X.shape[0]} entries (got {y.shape[0]}) "
                 f"and w_star {X.shape[1]} (got {w.shape[0]})"
             )
+        if X.size == 0:
+            raise ValueError(f"X must be non-empty, got shape {X.shape}")
+        for name, a in (("X", X), ("y", y), ("w_star", w)):
+            if not np.issubdtype(a.dtype, np.number) or not np.all(np.isfinite(a)):
+                raise ValueError(f"{name} must contain finite numbers only")
 
     @property
     def n(self) -> int:
@@ -103,13 +110,15 @@ def sample(d: int, alpha: float, prior="gaussian", channel="sign", delta: float 
     """Draw a teacher and ``n = round(alpha d)`` labelled samples.
 
     Draw order (so that a seed reproduces ``reference/perceptron.csv``): ``w* ~ P_w`` (d,),
-    ``X ~ N(0, 1)`` (n, d), then the channel noise; ``y = P_out(X w* / sqrt(d))``.
+    ``X ~ N(0, 1)`` (n, d), then the channel noise; ``y = P_out(X w* / sqrt(d))``. A design above
+    :data:`solvable.validation.MAX_ELEMENTS` numbers is refused with a ``ValueError`` before anything is drawn.
     """
     d = check_int("d", d)
     alpha = check_positive("alpha", alpha)
     rng = check_rng(rng)
     P, C = get_prior(prior), get_channel(channel, delta)
     n = max(1, int(round(alpha * d)))
+    check_size("the design X (n = alpha d, d)", n, d)
     w_star = P.sample(d, rng)
     X = rng.standard_normal((n, d))
     y = C.sample(X @ w_star / np.sqrt(d), rng)
@@ -119,11 +128,73 @@ def sample(d: int, alpha: float, prior="gaussian", channel="sign", delta: float 
 # --------------------------------------------------------------------------- replica theory
 
 
+def _check_alpha(alpha) -> float:
+    return check_nonnegative("alpha", alpha)
+
+
+def _psi_out(C, q: float, mse: float) -> float:
+    """Channel part of the free entropy, ``psi_out`` at overlap ``q`` with ``rho - q = mse`` given separately.
+
+    Same integrals as ``C.psi_out(q, rho)`` (:mod:`solvable.channels`): ``-log(2 pi W)/2 - 1/2`` (linear) and
+    ``2 E[Phi(k xi) log Phi(k xi)]``, ``k = sqrt(q / W)`` (sign, probit), with ``W = mse + delta``; but ``mse``
+    is not recomputed as ``rho - q`` (which cancels as ``q -> rho``) nor floored at ``1e-14`` (which the
+    channel's clip does, and which moved ``alpha psi_out`` by ``alpha 1e-14 / (2 delta)``: +2.6e-4 in the
+    mutual information at ``alpha = 500``, ``delta = 1e-8``). Exact limits at ``W = 0``: ``+inf`` (linear),
+    0 (sign).
+    """
+    W = mse + C.delta
+    if isinstance(C, LinearChannel):
+        return math.inf if W == 0 else -0.5 * math.log(2.0 * math.pi * W) - 0.5
+    if W == 0:
+        return 0.0
+    return 2.0 * float(phi_log_phi_expectation(math.sqrt(q / W))[0])
+
+
+def _channel_information(C, rho: float, q: float, mse: float) -> float:
+    """``E log P_out(y | z) - psi_out(q)`` (>= 0): what the labels tell about ``z`` beyond the estimate.
+
+    Linear: ``log(1 + mse/delta)/2``; sign: ``-2 E[Phi(k xi) log Phi(k xi)]``, ``k = sqrt(q/mse)``; probit:
+    ``2 E[Phi(k0 xi) log Phi(k0 xi)] - 2 E[Phi(k xi) log Phi(k xi)]``, ``k0 = sqrt(rho/delta)``,
+    ``k = sqrt(q/(mse + delta))``: differences taken in closed form or between two quadratures of the same rule,
+    so that ``alpha`` times them has no cancellation at large ``alpha``.
+    """
+    if mse == 0.0:
+        return 0.0
+    if isinstance(C, LinearChannel):
+        return math.inf if C.delta == 0 else 0.5 * math.log1p(mse / C.delta)
+    mean_log_lik = 0.0 if C.delta == 0 else 2.0 * float(phi_log_phi_expectation(math.sqrt(rho / C.delta))[0])
+    return mean_log_lik - _psi_out(C, q, mse)
+
+
+def _f_rs(mhat: float, mse: float, alpha: float, P, C) -> float:
+    """``f_RS = psi_w(mhat) - mhat q/2 + alpha psi_out(q)`` with ``q = rho - mse``, written as
+    ``[psi_w(mhat) - rho mhat/2] + mhat mse/2 + alpha psi_out`` (:meth:`~solvable.priors.GaussianPrior.psi_reduced`):
+    the two terms that grow like ``mhat`` cancel analytically, not in floating point."""
+    channel_part = alpha * _psi_out(C, P.rho - mse, mse) if alpha > 0 else 0.0
+    return float(P.psi_reduced(mhat) + 0.5 * mhat * mse + channel_part)
+
+
 def free_entropy(q: float, mhat: float, alpha: float, prior="gaussian", channel="sign", delta: float = 0.0) -> float:
     """Replica-symmetric free entropy ``f_RS(q, mhat) = psi_w(mhat) + alpha psi_out(q) - mhat q / 2``
-    (``science/perceptron.md``, Sec. 3; BKMMZ eq. for ``f_RS``)."""
+    (``science/perceptron.md``, Sec. 3; BKMMZ eq. for ``f_RS``).
+
+    Parameters
+    ----------
+    q : float in [0, rho]
+        Overlap (``q < rho`` for the noiseless linear channel, where ``psi_out`` diverges at ``q = rho``).
+    mhat : float >= 0, finite
+        Conjugate overlap.
+    alpha : float >= 0
+    prior, channel, delta : as in :func:`state_evolution`.
+    """
     P, C = get_prior(prior), get_channel(channel, delta)
-    return float(P.psi(mhat) + alpha * C.psi_out(q, P.rho) - 0.5 * mhat * q)
+    q = check_in_range("q", q, 0.0, P.rho)
+    mhat = check_nonnegative("mhat", mhat)
+    alpha = _check_alpha(alpha)
+    if isinstance(C, LinearChannel) and C.delta == 0 and q == P.rho and alpha > 0:
+        raise ValueError("q must be < rho for the noiseless linear channel (channel='linear', delta=0): "
+                         "f_RS diverges at q = rho")
+    return _f_rs(mhat, P.rho - q, alpha, P, C)
 
 
 def _error(q: float, P, C) -> float:
@@ -132,73 +203,76 @@ def _error(q: float, P, C) -> float:
     return bayes_classification_error(q, P.rho)
 
 
-@dataclass(frozen=True)
-class SEResult:
-    """Bayes-optimal fixed point of state evolution.
+def _error_history(q, P, C) -> np.ndarray:
+    """The predicted error ``rho - q_t`` (linear) or ``arccos(sqrt(q_t/rho))/pi`` (sign-type) of each iterate."""
+    q = np.clip(np.asarray(q, dtype=float), 0.0, P.rho)
+    if isinstance(C, LinearChannel):
+        return P.rho - q
+    return np.arccos(np.sqrt(q / P.rho)) / np.pi
 
-    Attributes
-    ----------
-    overlap : q at the Bayes-optimal fixed point (largest free entropy).
-    gen_error : ``arccos(sqrt(q))/pi`` (sign, probit) or weight MMSE ``rho - q`` (linear).
-    free_entropy : ``f_RS`` at that fixed point.
-    mhat : conjugate overlap there.
-    converged, iterations : of the uninformed iteration (the one GAMP follows).
-    history : ``q_t`` of the uninformed iteration from ``q_0 = 1e-6`` (GAMP iteration ``t`` <-> ``q_t``).
-    branch : ``"uninformed"`` or ``"informed"``: which initialisation reached the optimal fixed point.
-    algorithmic_overlap, algorithmic_gen_error : fixed point reached from ``q_0 ~ 0`` (what GAMP attains;
-        differs from the optimum in the hard phase).
+
+def _fixed_point(q: float, alpha: float, P, C, mse: float | None = None) -> tuple[float, float, float]:
+    """``(mhat, mse, f_RS)`` at a fixed point ``q``, with the exact limits at perfect recovery.
+
+    ``mhat = alpha se_mhat_factor(q)``, then ``mse = rho - q`` recomputed without cancellation as the prior's
+    ``se_mse(mhat)`` (the half step that closes the fixed point); ``mse`` may be given (closed forms).
     """
+    if mse is None:
+        if q >= P.rho - 1e-12:
+            if isinstance(C, SignChannel) and C.delta == 0 and isinstance(P, RademacherPrior):
+                # q = 1, mhat = inf: f_RS = -log 2 (science/perceptron.md, Sec. 8)
+                return math.inf, 0.0, -math.log(2.0)
+            if isinstance(C, LinearChannel) and C.delta == 0:
+                return math.inf, 0.0, math.inf  # noiseless continuous observations: f_RS diverges
+        mhat = alpha * float(C.se_mhat_factor(q, P.rho))
+        mse = float(P.se_mse(mhat))
+    else:
+        W = mse + C.delta
+        if W == 0:
+            return math.inf, 0.0, math.inf
+        mhat = alpha / W  # the linear channel's se_mhat_factor, 1/(mse + delta), without its floor
+        if math.isinf(mhat):  # alpha / W overflows for a subnormal delta: psi_reduced = -log(1 + alpha/W)/2 in logs
+            f = -0.5 * (math.log(W + alpha) - math.log(W)) + 0.5 * alpha * mse / W + alpha * _psi_out(C, P.rho - mse, mse)
+            return math.inf, mse, f
+    return mhat, mse, _f_rs(mhat, mse, alpha, P, C)
 
-    overlap: float
-    gen_error: float
-    free_entropy: float
-    mhat: float
-    converged: bool
-    iterations: int
-    history: np.ndarray = field(repr=False)
-    branch: str = "uninformed"
-    algorithmic_overlap: float = float("nan")
-    algorithmic_gen_error: float = float("nan")
 
-
-def _check_alpha(alpha) -> float:
-    return check_nonnegative("alpha", alpha)
-
-
-def _fixed_point_free_entropy(q: float, alpha: float, P, C) -> tuple[float, float]:
-    """(mhat, f_RS) at a fixed point q, with the exact limits at perfect recovery."""
-    if q >= P.rho - 1e-12:
-        if isinstance(C, SignChannel) and C.delta == 0 and isinstance(P, RademacherPrior):
-            return math.inf, -math.log(2.0)  # q = 1, mhat = inf: f_RS = -log 2 (science/perceptron.md, Sec. 8)
-        if isinstance(C, LinearChannel) and C.delta == 0:
-            return math.inf, math.inf  # noiseless continuous observations: f_RS diverges
-    mhat = alpha * float(C.se_mhat_factor(q, P.rho))
-    return mhat, float(P.psi(mhat) + alpha * C.psi_out(q, P.rho) - 0.5 * mhat * q)
+def _check_controls(tol, max_iter, damping) -> tuple[float, int, float]:
+    """Controls of a state evolution solved to its fixed point: ``tol`` in (0, 1) (``tol = 0`` would never stop
+    and ``tol >= 1`` would accept the first step), ``max_iter >= 1``, ``damping`` in [0, 1)."""
+    tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
+    max_iter = check_int("max_iter", max_iter)
+    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
+    return tol, max_iter, damping
 
 
 def se_trajectory(alpha: float, prior="gaussian", channel="sign", delta: float = 0.0, *, iterations: int = 60,
                   q0: float = Q0_UNINFORMED) -> np.ndarray:
     """The first ``iterations`` state-evolution overlaps ``q_0 .. q_T`` from ``q_0`` (no convergence test):
-    the iteration-by-iteration prediction that GAMP started at overlap ``q_0`` is compared with."""
+    the iteration-by-iteration prediction that GAMP started at overlap ``q_0`` is compared with.
+
+    Returns an array of length ``iterations + 1`` (``q_0`` first); the predicted error of iterate ``t`` is
+    ``arccos(sqrt(q_t/rho))/pi`` (sign-type channels) or ``rho - q_t`` (linear), as in
+    :attr:`~solvable.amp.SEResult.history` of :func:`state_evolution`.
+    """
     alpha = _check_alpha(alpha)
     iterations = check_int("iterations", iterations)
     P, C = get_prior(prior), get_channel(channel, delta)
-    traj = iterate_state_evolution(P, C, alpha, q0, rho=P.rho, tol=1e-300, max_iter=iterations, warn=False)
-    q = traj.q
-    if q.size < iterations + 1:  # reached an exact fixed point: pad
-        q = np.concatenate([q, np.full(iterations + 1 - q.size, q[-1])])
-    return q
+    q0 = check_in_range("q0", q0, 0.0, P.rho)
+    traj = iterate_state_evolution(P, C, alpha, q0, rho=P.rho, tol=0.0, max_iter=iterations, warn=False)
+    return traj.states[:, 0].copy()
 
 
 def state_evolution(alpha: float, prior="gaussian", channel="sign", delta: float = 0.0, *, tol: float = 1e-12,
-                    max_iter: int = 20000) -> SEResult:
+                    max_iter: int = 20000, damping: float = 0.0) -> SEResult:
     """Bayes-optimal state-evolution fixed point of the GLM.
 
     Iterates ``mhat_t = alpha E int dy Z_out g_out^2`` and ``q_{t+1} = E f_w^2`` (``science/perceptron.md``,
-    Sec. 3) from ``q_0 = 1e-6``; for the discrete (Rademacher) prior also from ``q_0 = 1 - 1e-10`` (the
-    informed branch), and keeps the fixed point with the larger free entropy. For the Gaussian prior and the
-    linear channel the fixed point is the closed form of Sec. 2 (the iteration is critically slow at
-    ``alpha = 1``, ``delta = 0``); ``history`` still holds the iterates.
+    Sec. 3) from ``q_0 = 1e-6`` on the engine's driver (:func:`solvable.amp.iterate_state_evolution`); for the
+    discrete (Rademacher) prior also from ``q_0 = 1 - 1e-10`` (the informed branch), and keeps the fixed point
+    with the larger free entropy. For the Gaussian prior and the linear channel the fixed point is the closed
+    form of Sec. 2 (:func:`solvable.regression.gaussian_linear_mse`; the iteration is critically slow at
+    ``alpha = 1``, ``delta = 0``); ``history`` still holds the iterates (at most 2000).
 
     Parameters
     ----------
@@ -208,29 +282,57 @@ def state_evolution(alpha: float, prior="gaussian", channel="sign", delta: float
     channel : {"sign", "probit", "linear"}
     delta : float >= 0
         Label-noise variance (0 for ``sign``, > 0 for ``probit``).
+    tol : float in (0, 1)
+        Stop when ``|q_{t+1} - q_t| < tol``.
+    max_iter : int >= 1
+        Iteration cap; reaching it warns (:class:`~solvable.errors.ConvergenceWarning`).
+    damping : float in [0, 1)
+        ``q <- damping q + (1 - damping) q_new``.
+
+    Returns
+    -------
+    SEResult
+        ``error``: the Bayes-optimal error (:func:`bayes_gen_error`; also ``gen_error``); ``overlap``: ``q``;
+        ``conjugate``: ``mhat`` (``inf`` at exact recovery of a binary teacher, or with a noiseless linear
+        channel once ``q = rho``); ``free_entropy``: ``f_RS`` there (``-log 2`` at exact recovery through the
+        sign channel; ``+inf`` where noiseless linear observations determine the signal, whose density is
+        singular); ``history``/``overlap_history``: the predicted error and ``q_t`` of the uninformed
+        iteration (GAMP iteration ``t`` <-> ``q_t``); ``branch`` and ``algorithmic_error`` (the fixed point
+        reached from ``q_0 ~ 0``, what GAMP attains; larger than ``error`` in the hard phase);
+        ``iterations``/``converged`` of the uninformed iteration.
     """
     alpha = _check_alpha(alpha)
     P, C = get_prior(prior), get_channel(channel, delta)
+    tol, max_iter, damping = _check_controls(tol, max_iter, damping)
     closed_form = isinstance(P, GaussianPrior) and isinstance(C, LinearChannel)
     with warnings.catch_warnings():
         if closed_form:
             warnings.simplefilter("ignore", ConvergenceWarning)
-        low = iterate_state_evolution(P, C, alpha, Q0_UNINFORMED, rho=P.rho, tol=tol,
-                                      max_iter=2000 if closed_form else max_iter, warn=not closed_form)
-    q_low = P.rho - gaussian_linear_mse(alpha, C.delta) if closed_form else low.overlap
+        low = iterate_state_evolution(P, C, alpha, Q0_UNINFORMED, rho=P.rho, damping=damping, tol=tol,
+                                      max_iter=min(max_iter, 2000) if closed_form else max_iter,
+                                      warn=not closed_form)
+    q_traj = low.states[:, 0]
+    if closed_form:
+        mse_low = gaussian_linear_mse(alpha, C.delta) * P.rho
+        q_low = P.rho - mse_low
+        mhat_low, _, f_low = _fixed_point(q_low, alpha, P, C, mse=mse_low)
+    else:
+        q_low = float(q_traj[-1])
+        mhat_low, _, f_low = _fixed_point(q_low, alpha, P, C)
     converged = True if closed_form else low.converged
-    mhat_low, f_low = _fixed_point_free_entropy(q_low, alpha, P, C)
     best = (q_low, mhat_low, f_low, "uninformed")
     if isinstance(P, RademacherPrior) and alpha > 0:
-        high = iterate_state_evolution(P, C, alpha, P.rho - Q0_INFORMED_GAP, rho=P.rho, tol=tol, max_iter=max_iter)
-        mhat_high, f_high = _fixed_point_free_entropy(high.overlap, alpha, P, C)
-        if f_high > f_low + 1e-12 and high.overlap > q_low + 1e-9:
-            best = (high.overlap, mhat_high, f_high, "informed")
+        high = iterate_state_evolution(P, C, alpha, P.rho - Q0_INFORMED_GAP, rho=P.rho, damping=damping, tol=tol,
+                                       max_iter=max_iter)
+        q_high = high.value
+        mhat_high, _, f_high = _fixed_point(q_high, alpha, P, C)
+        if f_high > f_low + 1e-12 and q_high > q_low + 1e-9:
+            best = (q_high, mhat_high, f_high, "informed")
     q, mhat, f, branch = best
     return SEResult(
-        overlap=float(q), gen_error=_error(q, P, C), free_entropy=float(f), mhat=float(mhat),
-        converged=converged, iterations=low.iterations, history=low.q, branch=branch,
-        algorithmic_overlap=float(q_low), algorithmic_gen_error=_error(q_low, P, C),
+        error=_error(q, P, C), overlap=float(q), history=_error_history(q_traj, P, C), iterations=low.iterations,
+        converged=converged, conjugate=float(mhat), free_entropy=float(f), branch=branch,
+        algorithmic_error=_error(q_low, P, C), overlap_history=q_traj.copy(),
     )
 
 
@@ -238,10 +340,11 @@ def bayes_gen_error(alpha: float, prior="gaussian", channel="sign", delta: float
     """Bayes-optimal error at sample ratio ``alpha``.
 
     Sign-type channels: classification error ``arccos(sqrt(q))/pi`` of the Bayes-optimal predictor
-    (for ``probit``, disagreement with the noiseless teacher ``sign(z)``). Linear channel: weight MMSE
-    ``rho - q`` (add ``delta`` for the test MSE on a noisy label). ``science/perceptron.md``, Sec. 4.
+    (for ``probit``, disagreement with the noiseless teacher ``sign(z)``); 1/2 at ``alpha = 0``. Linear channel:
+    weight MMSE ``rho - q`` (add ``delta`` for the test MSE on a noisy label); ``rho`` at ``alpha = 0``.
+    ``science/perceptron.md``, Sec. 4.
     """
-    return state_evolution(alpha, prior, channel, delta).gen_error
+    return state_evolution(alpha, prior, channel, delta).error
 
 
 def gibbs_gen_error(alpha: float, prior="gaussian", channel="sign", delta: float = 0.0) -> float:
@@ -249,15 +352,51 @@ def gibbs_gen_error(alpha: float, prior="gaussian", channel="sign", delta: float
     C = get_channel(channel, delta)
     if isinstance(C, LinearChannel):
         raise ValueError("channel must be 'sign' or 'probit' for the Gibbs classification error")
-    return gibbs_classification_error(state_evolution(alpha, prior, channel, delta).overlap)
+    P = get_prior(prior)
+    return gibbs_classification_error(state_evolution(alpha, prior, channel, delta).overlap, P.rho)
+
+
+#: Round-off allowed on the bounds ``0 <= I <= H(prior)`` of the mutual information before it counts as an error.
+_INFO_ROUNDOFF = 1e-10
 
 
 def mutual_information(alpha: float, prior="gaussian", channel="sign", delta: float = 0.0) -> float:
     """Mutual information per variable ``I(w*; y | X)/d = -f_RS + alpha E log P_out(y | z)``
-    (``science/perceptron.md``, Sec. 3)."""
-    res = state_evolution(alpha, prior, channel, delta)
+    (``science/perceptron.md``, Sec. 3).
+
+    Evaluated as ``-[psi_w(mhat) - rho mhat/2] - mhat (rho - q)/2 + alpha [E log P_out - psi_out(q)]`` at the
+    Bayes-optimal fixed point, with ``rho - q`` from the prior's ``se_mse`` (:func:`_psi_out`): the terms that grow
+    with ``alpha`` cancel in closed form. In ``[0, H(prior)]`` (``H = log 2`` for the binary prior; no upper bound
+    for the Gaussian one); 0 at ``alpha = 0``; ``log 2`` at exact recovery of a binary teacher.
+
+    Raises
+    ------
+    ValueError
+        For a Gaussian teacher seen through the noiseless linear channel (``channel="linear"``, ``delta=0``)
+        at ``alpha > 0``: noiseless real-valued observations of a continuous signal carry infinite
+        information (``I = +inf``; use ``delta > 0``). With a binary teacher the same channel gives ``log 2``.
+    DivergenceError
+        If the evaluation left ``[0, H(prior)]`` by more than round-off (a bug, not an input error).
+    """
+    alpha = _check_alpha(alpha)
     P, C = get_prior(prior), get_channel(channel, delta)
-    return float(-res.free_entropy + alpha * C.mean_log_likelihood(P.rho))
+    if alpha == 0:
+        return 0.0
+    if isinstance(C, LinearChannel) and C.delta == 0 and isinstance(P, GaussianPrior):
+        raise ValueError("delta must be > 0 for the mutual information of a Gaussian teacher through the linear "
+                         "channel: noiseless real-valued observations of a continuous signal carry infinite "
+                         "information (I = +inf)")
+    res = state_evolution(alpha, prior, channel, delta)
+    mhat = res.conjugate
+    if math.isinf(mhat):  # exact recovery of a discrete teacher: all of its entropy is learned
+        info = P.entropy
+    else:
+        mse = float(P.se_mse(mhat))
+        info = float(-P.psi_reduced(mhat) - 0.5 * mhat * mse + alpha * _channel_information(C, P.rho, P.rho - mse, mse))
+    if not (-_INFO_ROUNDOFF <= info <= P.entropy + _INFO_ROUNDOFF):
+        raise DivergenceError(f"mutual information {info!r} left [0, H(prior) = {P.entropy}] at alpha = {alpha}, "
+                              f"prior {P.name!r}, channel {C.name!r}, delta = {C.delta}")
+    return float(min(max(info, 0.0), P.entropy))
 
 
 # --------------------------------------------------------------------------- first-order transition
@@ -333,10 +472,19 @@ def branch_curve(prior="rademacher", channel="sign", delta: float = 0.0, q=None)
     """Fixed points of state evolution as a curve in ``(alpha, f_RS)``, parametrised by ``q``.
 
     Used to draw the free entropy of the competing branches against ``alpha`` (the uninformed/stable
-    part up to the spinodal, then the unstable part). ``q`` defaults to 200 points in ``(0, 0.995)``.
+    part up to the spinodal, then the unstable part). ``q`` defaults to 200 points in ``(0, 0.995)``; given, it
+    must be a non-empty 1-d array of overlaps in ``[0, rho)``.
     """
     P, C = get_prior(prior), get_channel(channel, delta)
-    q = np.linspace(0.005, 0.995, 200) if q is None else np.asarray(q, dtype=float)
+    if q is None:
+        q = np.linspace(0.005, 0.995, 200)
+    else:
+        try:
+            q = np.asarray(q, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"q must be a 1-d array of overlaps in [0, rho), got {q!r}") from None
+        if q.ndim != 1 or q.size == 0 or not np.all(np.isfinite(q)) or np.any(q < 0) or np.any(q >= P.rho):
+            raise ValueError(f"q must be a non-empty 1-d array of finite overlaps in [0, {P.rho}), got {q!r}")
     alphas = np.array([_branch_alpha(x, P, C) for x in q])
     fs = np.array([_branch_free_entropy(x, P, C) for x in q])
     stable = np.zeros(q.shape, dtype=bool)
@@ -349,29 +497,6 @@ def branch_curve(prior="rademacher", channel="sign", delta: float = 0.0, q=None)
 # --------------------------------------------------------------------------- GAMP
 
 
-@dataclass(frozen=True)
-class GAMPResult:
-    """Outcome of :func:`gamp`.
-
-    ``history`` is the error against the teacher after each iteration (angle error
-    ``arccos(cos(w_hat, w*))/pi`` for sign-type channels, ``|w_hat - w*|^2/d`` for the linear channel);
-    ``overlap`` and ``norm`` are ``m_t = w_hat.w*/d`` and ``Q_t = |w_hat|^2/d`` (state evolution predicts
-    ``m_t ~ Q_t ~ q_t``).
-    """
-
-    estimate: np.ndarray = field(repr=False)
-    history: np.ndarray
-    overlap: np.ndarray
-    norm: np.ndarray
-    iterations: int
-    converged: bool
-
-    @property
-    def gen_error(self) -> float:
-        """Last entry of ``history``."""
-        return float(self.history[-1])
-
-
 def gamp(data: Dataset, prior=None, channel=None, delta=None, *, damping: float = 0.0, tol: float = 1e-8,
          max_iter: int = 100, variance: str = "exact", init_scale: float = 1e-3, rng) -> GAMPResult:
     """Bayes-optimal GAMP on a perceptron data set (``science/perceptron.md``, Sec. 5; Rangan 2011).
@@ -380,7 +505,14 @@ def gamp(data: Dataset, prior=None, channel=None, delta=None, *, damping: float 
     start of :func:`se_trajectory`), ``c_0 = rho``, ``g = 0``. ``prior``, ``channel``, ``delta`` default to
     the ones the data were drawn with. ``tol = 0`` runs exactly ``max_iter`` iterations (for a comparison with
     state evolution iteration by iteration). Non-convergence within ``max_iter`` warns
-    (:class:`~solvable.errors.ConvergenceWarning`); divergence raises :class:`~solvable.errors.DivergenceError`.
+    (:class:`~solvable.errors.ConvergenceWarning`); divergence raises :class:`~solvable.errors.DivergenceError`;
+    ``damping``, ``tol``, ``max_iter`` are validated by :func:`solvable.amp.run_gamp`.
+
+    Returns the engine's :class:`~solvable.amp.GAMPResult`: ``history`` is the error against the teacher after
+    each iteration (angle error ``arccos(cos(w_hat, w*))/pi`` for sign-type channels, ``|w_hat - w*|^2/d`` for the
+    linear channel; ``error`` is its last value, to compare with :attr:`~solvable.amp.SEResult.history` ``[1:]``);
+    ``overlap`` and ``norm`` are ``m_t = w_hat.w*/d`` and ``Q_t = |w_hat|^2/d`` (state evolution predicts
+    ``m_t ~ Q_t ~ q_t``).
     """
     if not isinstance(data, Dataset):
         raise ValueError(f"data must be a solvable.glm.Dataset, got {type(data).__name__}")
@@ -398,11 +530,8 @@ def gamp(data: Dataset, prior=None, channel=None, delta=None, *, damping: float 
         err = float(np.mean((w - w_star) ** 2)) if linear else angle_error(w, w_star)
         return err, m, Q
 
-    res = run_gamp(DenseLinearMap(data.X, variance=variance), C, P, data.y, w0, np.full(d, P.rho),
-                   damping=damping, tol=tol, max_iter=max_iter, monitor=monitor)
-    h = res.history
-    return GAMPResult(estimate=res.estimate, history=h[:, 0], overlap=h[:, 1], norm=h[:, 2],
-                      iterations=res.iterations, converged=res.converged)
+    return run_gamp(DenseLinearMap(data.X, variance=variance), C, P, data.y, w0, np.full(d, P.rho),
+                    damping=damping, tol=tol, max_iter=max_iter, monitor=monitor)
 
 
 def gamp_gen_error(d: int, alpha: float, prior="gaussian", channel="sign", delta: float = 0.0, *, rng,
@@ -411,4 +540,4 @@ def gamp_gen_error(d: int, alpha: float, prior="gaussian", channel="sign", delta
     its final error (angle error for sign-type channels, weight MSE for the linear channel)."""
     rng = check_rng(rng)
     data = sample(d, alpha, prior, channel, delta, rng=rng)
-    return gamp(data, rng=rng, **gamp_kwargs).gen_error
+    return gamp(data, rng=rng, **gamp_kwargs).error

@@ -7,10 +7,17 @@ functions of the order parameters and can be root-found) and gives the numerical
 
 Conventions: ``phi`` is the standard normal density, ``Phi`` its CDF, ``H(x) = Phi(-x)``;
 ``xi ~ N(0, 1)``.  See ``science/perceptron.md``, Sec. 8 ("Robust numerics").
+
+Arguments: the rules take an integer number of nodes ``>= 1`` and a finite positive width (``ValueError``
+naming the argument otherwise); the integrals over ``k`` take ``k >= 0``. The elementwise functions
+(``log_phi_pdf``, ``log_Phi``, ``mills_ratio``) behave like NumPy ufuncs: ``+-inf`` give their limits and a NaN
+entry gives NaN at the same place, so that the GAMP loop that calls them can report the iteration that diverged
+(:class:`~solvable.errors.DivergenceError`) instead of a ``ValueError`` deep inside a channel.
 """
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -28,6 +35,7 @@ __all__ = [
     "log_Phi",
     "mills_ratio",
     "sign_channel_fisher",
+    "phi_log_phi_expectation",
 ]
 
 LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
@@ -39,7 +47,38 @@ U_MAX = 14.0
 DEFAULT_LEGENDRE_NODES = 400
 
 
-@lru_cache(maxsize=16)
+def _check_nodes(name: str, n, maximum: int | None = None) -> int:
+    if type(n) is int and 1 <= n and (maximum is None or n <= maximum):  # the common case, at every SE step
+        return n
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or (maximum is not None and n > maximum):
+        bound = f"in [1, {maximum}]" if maximum is not None else ">= 1"
+        raise ValueError(f"{name} must be an integer {bound} (quadrature nodes), got {n!r}")
+    return int(n)
+
+
+def _check_width(name: str, value) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}") from None
+    if not (math.isfinite(x) and x > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return x
+
+
+def _nonnegative_k(k, *, allow_inf: bool) -> np.ndarray:
+    """``k`` as a non-empty 1-d float array of numbers ``>= 0`` (finite unless ``allow_inf``); one ``min`` and one
+    ``max`` (NaN fails both comparisons), as these integrals run at every state-evolution step."""
+    try:
+        a = np.atleast_1d(np.asarray(k, dtype=float))
+    except (TypeError, ValueError):
+        raise ValueError(f"k must be a number >= 0 or an array of them, got {k!r}") from None
+    ok = a.size > 0 and 0.0 <= a.min() and (allow_inf or a.max() < math.inf)
+    if not ok:
+        raise ValueError(f"k must contain {'' if allow_inf else 'finite '}numbers >= 0, got {k!r}")
+    return a
+
+
 def hermite_rule(n: int = DEFAULT_HERMITE_NODES) -> tuple[np.ndarray, np.ndarray]:
     """Nodes and weights such that ``sum(w * f(x)) ~ E_xi f(xi)``, ``xi ~ N(0, 1)``.
 
@@ -47,8 +86,11 @@ def hermite_rule(n: int = DEFAULT_HERMITE_NODES) -> tuple[np.ndarray, np.ndarray
     normalised to sum to one. Exact for polynomials of degree ``< 2n``. The arrays are read-only.
     ``n`` is limited to 300: beyond about 350 nodes numpy's ``hermegauss`` overflows into NaN weights.
     """
-    if not 1 <= n <= 300:
-        raise ValueError(f"n must be an integer in [1, 300] (Gauss-Hermite nodes), got {n!r}")
+    return _hermite_rule(_check_nodes("n", n, 300))
+
+
+@lru_cache(maxsize=16)
+def _hermite_rule(n: int) -> tuple[np.ndarray, np.ndarray]:
     x, w = hermegauss(n)
     w = w / w.sum()
     x.setflags(write=False)
@@ -56,9 +98,13 @@ def hermite_rule(n: int = DEFAULT_HERMITE_NODES) -> tuple[np.ndarray, np.ndarray
     return x, w
 
 
-@lru_cache(maxsize=16)
 def legendre_rule(n: int = DEFAULT_LEGENDRE_NODES, half_width: float = U_MAX) -> tuple[np.ndarray, np.ndarray]:
     """Gauss-Legendre nodes and weights on ``[-half_width, half_width]`` (read-only arrays)."""
+    return _legendre_rule(_check_nodes("n", n), _check_width("half_width", half_width))
+
+
+@lru_cache(maxsize=16)
+def _legendre_rule(n: int, half_width: float) -> tuple[np.ndarray, np.ndarray]:
     x, w = leggauss(n)
     x = x * half_width
     w = w * half_width
@@ -67,7 +113,6 @@ def legendre_rule(n: int = DEFAULT_LEGENDRE_NODES, half_width: float = U_MAX) ->
     return x, w
 
 
-@lru_cache(maxsize=16)
 def half_normal_rule(n: int = 64, upper: float = 10.0) -> tuple[np.ndarray, np.ndarray]:
     """Nodes ``z >= 0`` and weights such that ``sum(w * g(z)) ~ E_xi g(|xi|) = 2 int_0^inf phi(z) g(z) dz``.
 
@@ -77,6 +122,11 @@ def half_normal_rule(n: int = 64, upper: float = 10.0) -> tuple[np.ndarray, np.n
     nodes cluster near ``z = 0``, where integrands of the form ``g(m z + ...)`` with large ``m`` vary
     fastest. The arrays are read-only.
     """
+    return _half_normal_rule(_check_nodes("n", n), _check_width("upper", upper))
+
+
+@lru_cache(maxsize=16)
+def _half_normal_rule(n: int, upper: float) -> tuple[np.ndarray, np.ndarray]:
     x, w = leggauss(n)
     z = 0.5 * upper * (x + 1.0)
     w = 0.5 * upper * w * 2.0 * np.exp(log_phi_pdf(z))
@@ -86,29 +136,40 @@ def half_normal_rule(n: int = 64, upper: float = 10.0) -> tuple[np.ndarray, np.n
 
 
 def gaussian_expectation(f, n: int = DEFAULT_HERMITE_NODES) -> float:
-    """``E_xi f(xi)`` for ``xi ~ N(0, 1)`` by Gauss-Hermite quadrature; ``f`` must accept arrays."""
+    """``E_xi f(xi)`` for ``xi ~ N(0, 1)`` by Gauss-Hermite quadrature; ``f`` must accept arrays and return one
+    value per node (ValueError if it returns NaN or the wrong shape)."""
+    if not callable(f):
+        raise TypeError(f"f must be a callable, got {type(f).__name__}")
     x, w = hermite_rule(n)
-    return float(np.dot(w, f(x)))
+    values = np.asarray(f(x), dtype=float)
+    if values.shape != x.shape:
+        raise ValueError(f"f must return one value per node, shape {x.shape}; got shape {values.shape}")
+    if np.isnan(values).any():
+        raise ValueError("f returned NaN at some quadrature nodes")
+    return float(np.dot(w, values))
 
 
 def log_phi_pdf(x):
-    """``log phi(x) = -x^2/2 - log sqrt(2 pi)``."""
+    """``log phi(x) = -x^2/2 - log sqrt(2 pi)`` (elementwise)."""
     x = np.asarray(x, dtype=float)
     return -0.5 * x * x - LOG_SQRT_2PI
 
 
 def log_Phi(x):
-    """``log Phi(x)``, accurate for very negative ``x`` (``scipy.special.log_ndtr``)."""
+    """``log Phi(x)``, accurate for very negative ``x`` (``scipy.special.log_ndtr``; elementwise)."""
     return log_ndtr(x)
 
 
 def mills_ratio(u):
     """``phi(u) / Phi(u)``, computed as ``exp(log phi(u) - log Phi(u))`` so that it never overflows.
 
-    For ``u -> -inf`` it behaves like ``-u``; for ``u -> +inf`` like ``phi(u)``.
+    For ``u -> -inf`` it behaves like ``-u`` (``+inf`` at ``u = -inf``); for ``u -> +inf`` like ``phi(u)``
+    (elementwise).
     """
     u = np.asarray(u, dtype=float)
-    return np.exp(log_phi_pdf(u) - log_ndtr(u))
+    with np.errstate(invalid="ignore"):
+        r = np.exp(log_phi_pdf(u) - log_ndtr(u))
+    return np.where(u == -np.inf, np.inf, r) if np.isneginf(u).any() else r
 
 
 def _sign_fisher_integrand(u):
@@ -125,9 +186,9 @@ def sign_channel_fisher(k) -> np.ndarray:
     smooth on the scale of ``xi`` and Gauss-Hermite is used. For ``k >= 1`` it becomes sharp
     (width ``1/k``), so we substitute ``u = k xi``:
     ``I(k) = (1/k) int du phi(u/k) phi(u)^2 / (Phi(u) Phi(-u))`` on a Gauss-Legendre grid.
-    ``I(0) = 2/pi``.
+    ``I(0) = 2/pi``; ``k`` must be ``>= 0`` and finite.
     """
-    k = np.atleast_1d(np.asarray(k, dtype=float))
+    k = _nonnegative_k(k, allow_inf=False)
     out = np.empty_like(k)
     small = k < 1.0
     if np.any(small):
@@ -138,4 +199,30 @@ def sign_channel_fisher(k) -> np.ndarray:
         kk = k[~small][:, None]
         vals = np.exp(log_phi_pdf(u / kk)) / kk * _sign_fisher_integrand(u)[None, :]
         out[~small] = vals @ w
+    return out
+
+
+def phi_log_phi_expectation(k) -> np.ndarray:
+    """``E_xi[Phi(k xi) log Phi(k xi)]``, vectorised over ``k >= 0`` (1-d array out).
+
+    The free entropy of every sign-type channel, ``psi_out = 2 E[Phi(k xi) log Phi(k xi)]`` with
+    ``k = sqrt(q / (rho - q + delta))`` (``science/perceptron.md``, Sec. 3). ``-log(2)/2`` at ``k = 0``; 0 at
+    ``k = inf`` (``Phi`` in ``{0, 1}``). For ``k < 1`` Gauss-Hermite in ``xi``; for ``k >= 1`` the integrand has
+    width ``1/k`` and we substitute ``u = k xi``: ``(1/k) int du phi(u/k) Phi(u) log Phi(u)`` on the Gauss-Legendre
+    grid of :func:`legendre_rule` (``Phi log Phi`` decays like ``phi(u)`` on both sides), which stays accurate as
+    ``k -> inf`` (the value is ``~ c/k``).
+    """
+    k = _nonnegative_k(k, allow_inf=True)
+    out = np.zeros_like(k)
+    small = k < 1.0
+    large = ~small & np.isfinite(k)
+    if np.any(small):
+        x, w = hermite_rule()
+        lp = log_ndtr(np.outer(k[small], x))
+        out[small] = (np.exp(lp) * lp) @ w
+    if np.any(large):
+        u, w = legendre_rule()
+        lp = log_ndtr(u)
+        kk = k[large][:, None]
+        out[large] = (np.exp(log_phi_pdf(u / kk)) / kk * (np.exp(lp) * lp)[None, :]) @ w
     return out

@@ -7,7 +7,16 @@ A prior ``P_w`` enters message passing only through the scalar denoising problem
   ``Z_w(A, B) = int dP_w(w) exp(B w - A w^2/2)``;
 - ``se_overlap(mhat)`` is the state-evolution map ``q = E[f_w(mhat, mhat w* + sqrt(mhat) xi)^2]``;
 - ``psi(mhat)`` is the prior part of the replica free entropy,
-  ``psi_w(mhat) = E log Z_w(mhat, mhat w* + sqrt(mhat) xi)``, whose derivative is ``q/2``.
+  ``psi_w(mhat) = E log Z_w(mhat, mhat w* + sqrt(mhat) xi)``, whose derivative is ``q/2``;
+  ``psi_reduced(mhat) = psi_w(mhat) - rho mhat/2`` is the same without its linear growth, computed without the
+  cancellation that ``psi(mhat) - mhat q/2`` suffers at large ``mhat`` (``<= 0``, ``-H`` as ``mhat -> inf`` for a
+  discrete prior of entropy ``H``);
+- ``entropy`` is the prior's Shannon entropy per variable (``log 2`` for Rademacher), the largest possible mutual
+  information ``I(w*; y | X)/d``; ``+inf`` for a continuous prior (no such bound).
+
+The state-evolution maps take a conjugate overlap ``mhat``: a finite number ``>= 0`` (or an array of them);
+anything else raises ``ValueError`` naming ``mhat``. ``denoise`` is GAMP's inner loop and does not validate
+(the engine checks what it returns).
 
 Equations: ``science/perceptron.md``, Secs. 2-3; Barbier et al., PNAS 116:5451 (2019), arXiv:1708.03395.
 The matrix models of later chapters plug a rotationally invariant denoiser into the same slots.
@@ -15,6 +24,7 @@ The matrix models of later chapters plug a rotationally invariant denoiser into 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,15 +32,27 @@ from scipy.optimize import brentq
 from scipy.special import expit
 
 from .integration import hermite_rule
-from .validation import check_choice, check_in_range
+from .validation import check_choice, check_in_range, check_positive
 
 __all__ = ["GaussianPrior", "RademacherPrior", "PRIORS", "get_prior"]
 
 
-def _log_cosh(x):
-    """``log cosh(x) = |x| + log1p(exp(-2|x|)) - log 2`` (no overflow)."""
-    ax = np.abs(x)
-    return ax + np.log1p(np.exp(-2.0 * ax)) - np.log(2.0)
+def _check_mhat(mhat) -> np.ndarray:
+    """``mhat`` as a float array of finite numbers ``>= 0`` (ValueError naming ``mhat`` otherwise).
+
+    Called at every state-evolution step: one ``min`` and one ``max`` (NaN fails both comparisons).
+    """
+    try:
+        m = np.asarray(mhat, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"mhat must be a finite number >= 0 (or an array of them), got {mhat!r}") from None
+    if m.ndim == 0:
+        ok = 0.0 <= float(m) < math.inf
+    else:
+        ok = m.size == 0 or (0.0 <= m.min() and m.max() < math.inf)
+    if not ok:
+        raise ValueError(f"mhat must be a finite number >= 0 (or an array of them), got {mhat!r}")
+    return m
 
 
 @dataclass(frozen=True)
@@ -39,10 +61,19 @@ class GaussianPrior:
 
     Denoiser ``f_w = B / (1/rho + A)``, ``c_w = 1 / (1/rho + A)``; state evolution
     ``q = rho^2 mhat / (1 + rho mhat)``; free entropy ``psi_w = rho mhat/2 - log(1 + rho mhat)/2``.
+    ``rho`` must be a finite number ``> 0``.
     """
 
     rho: float = 1.0
     name: str = "gaussian"
+
+    def __post_init__(self):
+        object.__setattr__(self, "rho", check_positive("rho", self.rho))
+
+    @property
+    def entropy(self) -> float:
+        """``+inf``: a continuous signal has no finite Shannon entropy (the mutual information is unbounded)."""
+        return math.inf
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
         """Draw i.i.d. entries ``N(0, rho)``."""
@@ -55,17 +86,21 @@ class GaussianPrior:
 
     def se_overlap(self, mhat):
         """``q(mhat) = rho^2 mhat / (1 + rho mhat)``."""
-        mhat = np.asarray(mhat, dtype=float)
+        mhat = _check_mhat(mhat)
         return self.rho**2 * mhat / (1.0 + self.rho * mhat)
 
     def se_mse(self, mhat):
         """``rho - q(mhat) = rho / (1 + rho mhat)`` (no cancellation)."""
-        return self.rho / (1.0 + self.rho * np.asarray(mhat, dtype=float))
+        return self.rho / (1.0 + self.rho * _check_mhat(mhat))
 
     def psi(self, mhat):
         """``psi_w(mhat) = rho mhat/2 - log(1 + rho mhat)/2``."""
-        x = self.rho * np.asarray(mhat, dtype=float)
+        x = self.rho * _check_mhat(mhat)
         return 0.5 * x - 0.5 * np.log1p(x)
+
+    def psi_reduced(self, mhat):
+        """``psi_w(mhat) - rho mhat/2 = -log(1 + rho mhat)/2``."""
+        return -0.5 * np.log1p(self.rho * _check_mhat(mhat))
 
     def mhat_of_overlap(self, q: float) -> float:
         """Inverse of :meth:`se_overlap`: ``mhat = q / (rho (rho - q))``."""
@@ -80,7 +115,9 @@ class RademacherPrior:
     Denoiser ``f_w = tanh(B)``, ``c_w = 1 - tanh(B)^2``; state evolution
     ``q = E tanh(mhat + sqrt(mhat) xi)``; free entropy ``psi_w = -mhat/2 + E log cosh(mhat + sqrt(mhat) xi)``
     (no ``log 2``: perfect recovery has ``f_RS = -log 2``). ``1 - q`` is computed as
-    ``E[2 expit(-2 (mhat + sqrt(mhat) xi))]`` to avoid cancellation when ``q -> 1``.
+    ``E[2 expit(-2 (mhat + sqrt(mhat) xi))]`` to avoid cancellation when ``q -> 1``, and ``psi_w`` as
+    ``mhat/2 + E log(1 + e^{-2h}) - log 2`` with ``h = mhat + sqrt(mhat) xi`` (using ``log cosh h =
+    h + log(1 + e^{-2h}) - log 2`` and ``E h = mhat``), whose last two terms are :meth:`psi_reduced`.
     """
 
     rho: float = 1.0
@@ -89,6 +126,11 @@ class RademacherPrior:
     def __post_init__(self):
         if self.rho != 1.0:
             raise ValueError(f"rho must be 1 for the Rademacher prior, got {self.rho!r}")
+
+    @property
+    def entropy(self) -> float:
+        """``log 2``: the Shannon entropy of a sign, the largest mutual information per variable."""
+        return math.log(2.0)
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
         """Draw i.i.d. signs."""
@@ -103,7 +145,7 @@ class RademacherPrior:
     @staticmethod
     def _fields(mhat):
         x, w = hermite_rule()
-        mhat = np.asarray(mhat, dtype=float)
+        mhat = _check_mhat(mhat)
         h = mhat[..., None] + np.sqrt(mhat)[..., None] * x
         return h, w
 
@@ -117,9 +159,14 @@ class RademacherPrior:
         return 1.0 - self.se_mse(mhat)
 
     def psi(self, mhat):
-        """``psi_w(mhat) = -mhat/2 + E log cosh(mhat + sqrt(mhat) xi)``."""
+        """``psi_w(mhat) = -mhat/2 + E log cosh(mhat + sqrt(mhat) xi) = mhat/2 + psi_reduced(mhat)``."""
+        return 0.5 * _check_mhat(mhat) + self.psi_reduced(mhat)
+
+    def psi_reduced(self, mhat):
+        """``psi_w(mhat) - mhat/2 = E log(1 + e^{-2h}) - log 2``, ``h = mhat + sqrt(mhat) xi``: in
+        ``[-log 2, 0]``, 0 at ``mhat = 0`` and ``-log 2`` (minus the entropy) as ``mhat -> inf``."""
         h, w = self._fields(mhat)
-        return -0.5 * np.asarray(mhat, dtype=float) + _log_cosh(h) @ w
+        return np.logaddexp(0.0, -2.0 * h) @ w - math.log(2.0)
 
     def mhat_of_overlap(self, q: float) -> float:
         """Inverse of :meth:`se_overlap` (bracketed root in ``log mhat``)."""
@@ -143,7 +190,8 @@ PRIORS = {"gaussian": GaussianPrior, "rademacher": RademacherPrior}
 
 
 def get_prior(prior) -> GaussianPrior | RademacherPrior:
-    """Return the prior object for a name in ``PRIORS`` (or the object itself)."""
+    """Return the prior object for a name in ``PRIORS`` (or the object itself); ValueError naming ``prior``
+    for anything else."""
     if isinstance(prior, (GaussianPrior, RademacherPrior)):
         return prior
     name = check_choice("prior", prior, PRIORS)
