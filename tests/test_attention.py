@@ -1,5 +1,5 @@
-"""Attention: the AIM's Bayes-optimal error and thresholds, GAMP-RIE on raw tokens, Adam on tied students,
-and the sequence multi-index model's rank-one softmax layer."""
+"""Attention: the AIM's Bayes-optimal error and thresholds, its state evolution, the softmax and hardmax channels,
+GAMP-RIE on raw tokens and Adam on tied students (the sequence multi-index model: tests/test_smi.py)."""
 
 import math
 from fractions import Fraction
@@ -7,10 +7,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from _reference import reference_rows
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solvable import attention as at
-from solvable import quadratic as qn
-from solvable.errors import ConvergenceWarning
+from solvable import channels as ch
+from solvable import gd, matrix_sensing, smi
+from solvable.amp import GAMPResult, SEResult
+from solvable.errors import ConvergenceWarning, DivergenceError
 
 REF = "attention.csv"
 MMSE_TOL = 3e-4  # the issue's tolerance on the Bayes MMSE (table hint 2e-4; the stricter one applies)
@@ -29,7 +33,7 @@ def _check_row(r):
         got = at.perfect_recovery_threshold(float(r["rho"]), int(r["T"]))
         assert got == pytest.approx(value, abs=1e-12), r  # exact (the table gives all digits)
     elif q == "alpha_c_weak_recovery":
-        got = at.sequence_weak_recovery_threshold(int(r["T"]))
+        got = smi.weak_recovery_threshold(int(r["T"]))
         assert got == pytest.approx(value, abs=hint), r  # the table rounds 1/6 to 7 digits
     else:
         raise AssertionError(f"unknown quantity {q!r} in {REF}: add a check for it")
@@ -44,8 +48,6 @@ def test_every_reference_row_is_reproduced():
 
 def test_thresholds_are_exact_fractions():
     assert Fraction(at.perfect_recovery_threshold(0.5, 2)) == Fraction(3, 16)
-    assert at.sequence_weak_recovery_threshold(2) == 1 / 6  # the float nearest to 1/6
-    assert at.sequence_weak_recovery_threshold(3) == 1 / 12
     assert at.perfect_recovery_threshold(2.0, 3) == 0.5 / 5  # rho >= 1: (1/2)/K
 
 
@@ -63,11 +65,11 @@ def test_perfect_recovery_threshold_decays_like_two_over_T_squared():
     assert np.all((ratio > 0.85) & (ratio <= 1.0)) and ratio[-1] == pytest.approx(1.0, abs=0.011)
 
 
-def test_bayes_mmse_is_the_quadratic_equation_at_alpha_K():
+def test_bayes_mmse_is_the_wishart_sensing_equation_at_alpha_K():
     for alpha, rho, T in [(0.02, 0.5, 3), (0.05, 1.5, 2), (0.01, 0.25, 5)]:
         K = T * (T + 1) // 2 - 1
         assert at.n_effective_indices(T) == K
-        assert at.bayes_optimal_mmse(alpha, rho, T) == qn.bayes_optimal_mmse(alpha * K, rho)
+        assert at.bayes_optimal_mmse(alpha, rho, T) == matrix_sensing.bayes_optimal_mmse(alpha * K, rho)
 
 
 @pytest.mark.parametrize("T", [2, 3, 4])
@@ -83,11 +85,27 @@ def test_mmse_limits_and_monotonicity(T):
 
 def test_state_evolution_reaches_the_bayes_fixed_point():
     se = at.state_evolution(0.05, 0.5, 3)
-    assert se.converged and se.mmse[0] == pytest.approx(1.5)  # m0 = Q0 = 1 + rho
-    assert se.final == pytest.approx(at.bayes_optimal_mmse(0.05, 0.5, 3), abs=1e-6)
-    assert np.all(np.diff(se.mmse[1:]) <= 1e-12)  # monotone from the uninformative start
+    assert isinstance(se, SEResult)
+    assert se.converged and se.history[0] == pytest.approx(1.5)  # m0 = Q0 = 1 + rho
+    assert se.error == pytest.approx(at.bayes_optimal_mmse(0.05, 0.5, 3), abs=1e-6) and se.gen_error == se.error
+    assert se.overlap == pytest.approx(1.5 - se.error)
+    assert np.all(np.diff(se.history[1:]) <= 1e-12)  # monotone from the uninformative start
     undamped = at.state_evolution(0.05, 0.5, 3, damping=0.0)
-    assert undamped.final == pytest.approx(se.final, abs=1e-6) and undamped.iterations < se.iterations
+    assert undamped.error == pytest.approx(se.error, abs=1e-6) and undamped.iterations < se.iterations
+
+
+def test_state_evolution_is_the_damped_recursion():
+    """v_t = eta v_{t-1} + (1 - eta) m_{t-1}, m_t = F(v_t/(2 alpha K)) with v_1 = m_0 (the former hand-written
+    loop), written out for six steps."""
+    alpha, rho, T, eta = 0.04, 0.5, 3, 0.5
+    K = at.n_effective_indices(T)
+    se = at.state_evolution(alpha, rho, T, damping=eta, tol=0.0, max_iter=6)
+    from solvable.rie import symmetric_rie_mmse
+    ms, v = [1.5], 1.5
+    for _ in range(6):
+        v = eta * v + (1 - eta) * ms[-1]
+        ms.append(symmetric_rie_mmse(v / (2 * alpha * K), rho))
+    assert np.allclose(se.history, ms, rtol=1e-12, atol=0) and se.iterations == 6 and not se.converged
 
 
 def test_output_gen_error():
@@ -115,7 +133,7 @@ def test_sample_follows_the_model():
     h_ab = X[mu, a] @ S @ X[mu, b] / math.sqrt(40)
     h_aa = (X[mu, a] @ S @ X[mu, a] - np.trace(S)) / math.sqrt(40)
     assert data.indices[mu, a, b] == pytest.approx(h_ab) and data.indices[mu, a, a] == pytest.approx(h_aa)
-    assert np.allclose(data.y.sum(axis=2), 1.0) and np.allclose(data.y, at.row_softmax(data.indices))
+    assert np.allclose(data.y.sum(axis=2), 1.0) and np.allclose(data.y, ch.row_softmax(data.indices))
     ev = np.linalg.eigvalsh(data.S_star)
     assert ev.mean() == pytest.approx(math.sqrt(0.5), rel=0.1)
     assert np.mean(ev**2) == pytest.approx(1.5, rel=0.15)
@@ -143,7 +161,7 @@ def test_sensing_map_matches_the_explicit_tensor():
     M = at.AttentionSensingMap(X)
     assert np.allclose(M.forward(S), np.einsum("mkij,ij->mk", Phi, S))
     assert np.allclose(M.adjoint(g), np.einsum("mk,mkij->ij", g, Phi))
-    assert np.allclose(M.forward(S) / at.index_weights(T), at.pack_indices(at.attention_indices(X, S)))
+    assert np.allclose(M.forward(S) / ch.index_weights(T), ch.pack_indices(at.attention_indices(X, S)))
     # the variance convention of the quadratic network: E <Phi, A>^2 = 2 |A|_F^2/d for every component
     Xb = np.random.default_rng(1).standard_normal((4000, 2, 30))
     A = np.random.default_rng(2).standard_normal((30, 30))
@@ -156,8 +174,8 @@ def test_pack_unpack_round_trip():
     rng = np.random.default_rng(3)
     M = rng.standard_normal((4, 3, 3))
     M = M + np.swapaxes(M, 1, 2)
-    assert np.array_equal(at.unpack_indices(at.pack_indices(M), 3), M)
-    assert np.sum(at.index_weights(5) ** 2) == pytest.approx(25)
+    assert np.array_equal(ch.unpack_indices(ch.pack_indices(M), 3), M)
+    assert np.sum(ch.index_weights(5) ** 2) == pytest.approx(25)
 
 
 # --------------------------------------------------------------------------- the softmax channel
@@ -166,10 +184,10 @@ def test_pack_unpack_round_trip():
 def _channel_draw(T, V, n, rng, Q0=1.5):
     """Bayes-optimal channel input in tau units: omega ~ N(0, 2 Q0 - V), z = omega + sqrt(V) u,
     y = softmax(z/tau)."""
-    tau = at.index_weights(T)
+    tau = ch.index_weights(T)
     omega = math.sqrt(2 * Q0 - V) * rng.standard_normal((n, tau.size))
     z = omega + math.sqrt(V) * rng.standard_normal((n, tau.size))
-    y = at.row_softmax(at.unpack_indices(z / tau, T))
+    y = ch.row_softmax(ch.unpack_indices(z / tau, T))
     return omega, z, y
 
 
@@ -177,23 +195,23 @@ def test_softmax_channel_observation_is_the_indices_up_to_a_shift():
     rng = np.random.default_rng(4)
     T = 4
     _, z, y = _channel_draw(T, 0.7, 50, rng)
-    h0 = at.SoftmaxChannel(T).observe(y)
-    shift = h0 - z / at.index_weights(T)
+    h0 = ch.SoftmaxChannel(T).observe(y)
+    shift = h0 - z / ch.index_weights(T)
     assert np.allclose(shift, shift[:, :1])  # one global constant per sample
 
 
 def test_softmax_channel_invariances():
     rng = np.random.default_rng(5)
     T, V = 3, 0.8
-    ch = at.SoftmaxChannel(T)
-    tau = at.index_weights(T)
+    channel = ch.SoftmaxChannel(T)
+    tau = ch.index_weights(T)
     omega, _, y = _channel_draw(T, V, 40, rng)
-    h0 = ch.observe(y)
-    g, dg = ch.g_out(h0, omega, V)
+    h0 = channel.observe(y)
+    g, dg = channel.g_out(h0, omega, V)
     c = rng.standard_normal((40, 1))
-    assert np.allclose(ch.g_out(h0 + c, omega, V)[0], g)  # another h consistent with y
-    assert np.allclose(ch.g_out(h0, omega + c * tau, V)[0], g)  # global shift of omega in tau units
-    assert np.allclose(ch.g_out(y, omega, V)[0], g)  # raw outputs accepted
+    assert np.allclose(channel.g_out(h0 + c, omega, V)[0], g)  # another h consistent with y
+    assert np.allclose(channel.g_out(h0, omega + c * tau, V)[0], g)  # global shift of omega in tau units
+    assert np.allclose(channel.g_out(y, omega, V)[0], g)  # raw outputs accepted
     assert np.allclose(g @ tau, 0.0)  # no information along the shift direction
     assert dg.shape == g.shape and np.allclose(dg[0], (tau**2 / T**2 - 1) / V)
 
@@ -205,7 +223,7 @@ def test_softmax_channel_fisher_identity(T):
     V = 0.6
     K = at.n_effective_indices(T)
     omega, _, y = _channel_draw(T, V, 20000, rng)
-    g, dg = at.SoftmaxChannel(T).g_out(at.SoftmaxChannel(T).observe(y), omega, V)
+    g, dg = ch.SoftmaxChannel(T).g_out(ch.SoftmaxChannel(T).observe(y), omega, V)
     e = np.sum(g * g, axis=1)
     assert np.mean(e) == pytest.approx(K / V, abs=4 * np.std(e) / math.sqrt(e.size))
     assert -np.sum(dg[0]) == pytest.approx(K / V)
@@ -226,7 +244,8 @@ def test_gamp_rie_at_d80_is_within_006_of_theory():
         data = at.sample(80, 3, 0.5, 0.05, rng=rng)
         res = at.gamp_rie(data, rng=rng, warn=False)
         assert len(res.history) == res.iterations
-        errs.append(res.mse)
+        assert isinstance(res, GAMPResult) and res.error == res.history[-1]
+        errs.append(res.error)
     errs = np.array(errs)
     assert np.all(np.abs(errs - theory) < 0.06), errs
     assert abs(errs.mean() - theory) < 0.045, errs
@@ -239,7 +258,7 @@ def test_gamp_rie_small_alpha_needs_both_dampings():
     rng = np.random.default_rng(0)
     data = at.sample(80, 3, 0.5, 0.02, rng=rng)
     res = at.gamp_rie(data, rng=rng, warn=False)
-    assert abs(res.mse - theory) < 0.08
+    assert abs(res.error - theory) < 0.08
 
 
 def test_gamp_rie_auto_damping_avoids_the_oscillating_plateau():
@@ -250,7 +269,7 @@ def test_gamp_rie_auto_damping_avoids_the_oscillating_plateau():
     rng = np.random.default_rng(5).spawn(3)[2]
     data = at.sample(80, 3, 0.5, 0.05, rng=rng)
     res = at.gamp_rie(data, rng=rng, warn=False)
-    assert abs(res.mse - theory) < 0.06
+    assert abs(res.error - theory) < 0.06
 
 
 def test_gamp_rie_warns_at_its_cap():
@@ -267,33 +286,33 @@ def test_gamp_rie_warns_at_its_cap():
 def test_hardmax_channel_derivatives_and_nishimori_identity():
     """g_out = grad log Phi2 and dg = its Hessian diagonal (finite differences); at the Bayes point
     E[g.(z - omega)]/V = E||g||^2 = -E sum dg (only the exact posterior mean satisfies the first equality)."""
-    ch = at.HardmaxChannel()
+    hard = ch.HardmaxChannel()
     rng = np.random.default_rng(10)
     V = 0.7
     omega = rng.standard_normal((6, 3))
-    y = ch.signs_of(rng.standard_normal((6, 3)))
-    assert np.allclose(ch.observe(at.row_hardmax(at.unpack_indices(omega / at.index_weights(2), 2))),
-                       ch.signs_of(omega))
+    y = hard.signs_of(rng.standard_normal((6, 3)))
+    assert np.allclose(hard.observe(ch.row_hardmax(ch.unpack_indices(omega / ch.index_weights(2), 2))),
+                       hard.signs_of(omega))
 
     def log_z(om):
         sig = math.sqrt(1.5 * V)
         k1 = y[:, 0] * (om[:, 0] - om[:, 1] / math.sqrt(2)) / sig
         k2 = y[:, 2] * (om[:, 2] - om[:, 1] / math.sqrt(2)) / sig
-        return np.log(at._bvn_orthant(k1, k2, y[:, 0] * y[:, 2] / 3))
+        return np.log(ch._bvn_orthant(k1, k2, y[:, 0] * y[:, 2] / 3))
 
-    g, dg = ch.g_out(y, omega, V)
+    g, dg = hard.g_out(y, omega, V)
     eps = 1e-5
     for j in range(3):
         e = np.zeros(3)
         e[j] = eps
         assert np.allclose((log_z(omega + e) - log_z(omega - e)) / (2 * eps), g[:, j], atol=1e-8)
-        fd = (ch.g_out(y, omega + e, V)[0][:, j] - ch.g_out(y, omega - e, V)[0][:, j]) / (2 * eps)
+        fd = (hard.g_out(y, omega + e, V)[0][:, j] - hard.g_out(y, omega - e, V)[0][:, j]) / (2 * eps)
         assert np.allclose(fd, dg[:, j], atol=1e-8)
     n, Q0 = 100_000, 1.5
     for V in (2.0, 0.3):
         om = math.sqrt(2 * Q0 - V) * rng.standard_normal((n, 3))
         z = om + math.sqrt(V) * rng.standard_normal((n, 3))
-        g, dg = ch.g_out(ch.signs_of(z), om, V)
+        g, dg = hard.g_out(hard.signs_of(z), om, V)
         e2 = np.sum(g * g, axis=1)
         tol = 4 * np.std(e2) / math.sqrt(n)
         assert np.mean(np.sum(g * (z - om), axis=1)) / V == pytest.approx(np.mean(e2), abs=tol)
@@ -307,12 +326,12 @@ def test_hardmax_g_out_is_the_monte_carlo_posterior_mean():
     its place, with the same factor for both rows (what issue 10 reports of the authors' public
     state-evolution code), misses it by more than 0.05 in every sign pattern tried (by 0.23 to 0.62 at seed
     21). Tolerance 5 standard errors of each conditional mean (about 0.01 at 4e5 draws)."""
-    ch = at.HardmaxChannel()
+    hard = ch.HardmaxChannel()
     rng = np.random.default_rng(21)
     n = 400_000
     for omega, V in ((np.array([0.3, -0.4, 0.8]), 1.0), (np.array([-0.4, 0.3, 0.2]), 0.5)):
         z = omega + math.sqrt(V) * rng.standard_normal((n, 3))
-        signs = ch.signs_of(z)
+        signs = hard.signs_of(z)
         for s1 in (-1.0, 1.0):
             for s2 in (-1.0, 1.0):
                 keep = (signs[:, 0] == s1) & (signs[:, 2] == s2)
@@ -320,14 +339,14 @@ def test_hardmax_g_out_is_the_monte_carlo_posterior_mean():
                 assert count > 5_000
                 mc = (z[keep].mean(axis=0) - omega) / V
                 se = z[keep].std(axis=0) / math.sqrt(count) / V
-                g, _ = ch.g_out(np.array([[s1, 0.0, s2]]), omega[None, :], V)
+                g, _ = hard.g_out(np.array([[s1, 0.0, s2]]), omega[None, :], V)
                 assert np.all(np.abs(g[0] - mc) < 5 * se + 1e-3), (omega, V, s1, s2, g[0], mc)
                 # the bivariate-density variant (same factor for both rows) is far off
                 sig = math.sqrt(1.5 * V)
                 k1 = s1 * (omega[0] - omega[1] / math.sqrt(2)) / sig
                 k2 = s2 * (omega[2] - omega[1] / math.sqrt(2)) / sig
                 r = s1 * s2 / 3
-                p2 = at._bvn_orthant(np.array([k1]), np.array([k2]), r)[0]
+                p2 = ch._bvn_orthant(np.array([k1]), np.array([k2]), r)[0]
                 dens = math.exp(-(k1 * k1 - 2 * r * k1 * k2 + k2 * k2) / (2 * (1 - r * r))) / (
                     2 * math.pi * math.sqrt(1 - r * r))
                 a1, a2 = np.array([1, -1 / math.sqrt(2), 0]), np.array([0, -1 / math.sqrt(2), 1])
@@ -340,12 +359,13 @@ def test_hardmax_gamp_follows_its_state_evolution():
     evolution (0.216); at d = 80 seeds 0-1 give 0.216, 0.233. The hardmax learns more slowly than the softmax
     (which is exact above alpha_PR = 0.1875)."""
     se = at.hardmax_state_evolution(0.5, 0.5, n_samples=20000, rng=11)
-    assert se.converged and se.final == pytest.approx(0.216, abs=0.01)
+    assert isinstance(se, SEResult) and se.history[0] == 1.5 and se.overlap == pytest.approx(1.5 - se.error)
+    assert se.converged and se.error == pytest.approx(0.216, abs=0.01)
     assert at.bayes_optimal_mmse(0.5, 0.5, 2) == 0.0
     rng = np.random.default_rng(0)
     data = at.sample(60, 2, 0.5, 0.5, output="hardmax", rng=rng)
     res = at.gamp_rie(data, rng=rng, warn=False)
-    assert abs(res.mse - se.final) < 0.05
+    assert abs(res.error - se.error) < 0.05
 
 
 # --------------------------------------------------------------------------- gradient descent / Adam
@@ -367,7 +387,7 @@ def test_student_gradient_matches_finite_differences():
     assert l0[0] < 1e-25 and np.max(np.abs(g0)) < 1e-12
     # loss definition: sum_mu ||y_hat - y||_F^2/d for one student
     S = W[0] @ W[0].T / math.sqrt(4 * 7)
-    y_hat = at.row_softmax(at.attention_indices(data.X, S))
+    y_hat = ch.row_softmax(at.attention_indices(data.X, S))
     assert loss[0] == pytest.approx(np.sum((y_hat - data.y) ** 2) / 7)
 
 
@@ -388,32 +408,55 @@ def test_averaged_adam_is_closer_to_bayes_than_single_students():
     assert np.allclose(res.error_history[-1], res.errors) and np.all(res.error_history[0] > 1.0)
 
 
-# --------------------------------------------------------------------------- sequence multi-index model
+# --------------------------------------------------------------------------- hard edges (issue 11)
 
 
-def test_sequence_sample_and_fisher_factor():
-    data = at.sample_sequence(50, 2, 0.4, rng=np.random.default_rng(8))
-    z = data.z
-    assert data.X.shape == (20, 50, 2) and data.alpha == pytest.approx(0.4)
-    assert np.allclose(data.y, at.row_softmax(z[:, :, None] * z[:, None, :]))
-    for T in (2, 3):
-        mean, se = at.sequence_fisher_factor(T, n_samples=200_000, rng=np.random.default_rng(T))
-        assert abs(mean - T * (T + 1)) < 4 * se  # E||z z^T - I||_F^2 = T(T+1): alpha_c = 1/(T(T+1))
+def test_undamped_gamp_rie_does_not_report_a_false_fixed_point():
+    """Issue 11: gamp_rie(..., damping=0) reported converged=True at error 0.139 where the damped run reaches
+    1.6e-5. The undamped loop stops when its variance C_hat collapses (here to 9e-7) while the error stays at
+    0.135: the updates shrink with C_hat and the change falls below tol. The self-consistency ratio (training
+    residual over the predicted one) is then far above 1; the run is reported as not converged, with a warning."""
+    data = at.sample(40, 2, 0.5, 0.3, rng=np.random.default_rng(0))
+    with pytest.warns(ConvergenceWarning, match="false fixed point"):
+        bad = at.gamp_rie(data, damping=0.0, rng=np.random.default_rng(7))
+    assert not bad.converged and bad.error > 0.1 and float(bad.variance) < 1e-5
+    channel = ch.SoftmaxChannel(2)
+    sensing = at.AttentionSensingMap(data.X)
+    y = channel.observe(data.y)
+    assert at.self_consistency(sensing, channel, y, bad.estimate, bad.variance) > 1e3
+    good = at.gamp_rie(data, damping=0.5, max_iter=60, rng=np.random.default_rng(7), warn=False)
+    assert good.error < 1e-3  # above alpha_PR = 0.1875: near-exact recovery
+    assert at.self_consistency(sensing, channel, y, good.estimate, good.variance) < at.SELF_CONSISTENCY_MAX
 
 
-def test_sequence_overlap_curve_shows_weak_and_perfect_recovery():
-    curve = at.sequence_overlap_curve([0.1, 0.3, 0.7], 2, n_samples=20000, rng=np.random.default_rng(9))
-    assert curve.alpha_c == pytest.approx(1 / 6) and curve.alpha_pr == 0.5
-    assert curve.converged.all()
-    assert curve.overlap[0] < 1e-4  # below alpha_c: no weak recovery
-    assert 0.2 < curve.overlap[1] < 0.35  # between the thresholds (0.27 at 1e5 samples)
-    assert curve.overlap[2] > 0.999  # above alpha_pr = 1/T
+def test_plain_gd_with_a_huge_step_says_so():
+    """Issue 11: train_students(..., lr=1e6, optimizer='gd') returned an average error of 1e18 without a warning.
+    The softmax saturates, the loss stays finite (4 against 1.7 at the start) and the weights explode: run_gd
+    warns that the runs ended above their initial loss, and the exploded students raise DivergenceError."""
+    data = at.sample(20, 2, 0.5, 0.2, rng=0)
+    with (pytest.warns(ConvergenceWarning, match="larger training loss"),
+          pytest.raises(DivergenceError, match="too large")):
+        at.train_students(data, n_students=4, steps=200, lr=1e6, optimizer="gd", rng=1)
 
 
-def test_sequence_state_evolution_warns_at_cap():
-    with pytest.warns(ConvergenceWarning, match="3 iterations"):
-        res = at.sequence_state_evolution(0.3, 2, n_samples=1000, max_iter=3, rng=0)
-    assert res.iterations == 3 and len(res.history) == 4 and not res.converged
+def test_train_students_is_run_gd_on_the_student_loss():
+    """train_students = gd.run_gd(StudentLoss, Adam, tol=0): same draws, same arithmetic, same result."""
+    data = at.sample(12, 2, 0.5, 0.3, rng=3)
+    res = at.train_students(data, n_students=3, steps=20, record_every=5, rng=4)
+    assert isinstance(res, gd.GDResult) and np.array_equal(res.steps, [20, 20, 20]) and not res.converged.any()
+    obj = at.StudentLoss(data.X, data.y, data.r)
+    W0 = np.random.default_rng(4).standard_normal((3, 12, data.r))
+    ref = gd.run_gd(obj, (W0,), optimiser=gd.Adam(0.1), tol=0.0, max_steps=20, record_every=5,
+                    target=data.S_star, error=obj.error)
+    assert np.array_equal(res.estimates, ref.estimates) and np.array_equal(res.loss_history, ref.loss_history)
+    # loss_scale: the uniform prediction's loss; error: (1/d)||S - S*||_F^2 (rie.symmetric_error)
+    assert obj.loss_scale == pytest.approx(np.sum((data.y - 0.5) ** 2) / 12)
+    from solvable.rie import symmetric_error
+    assert res.errors[1] == pytest.approx(symmetric_error(res.estimates[1], data.S_star), rel=1e-12)
+    assert res.average_error == pytest.approx(symmetric_error(res.average, data.S_star), rel=1e-12)
+    loss, (grad,) = obj.loss_and_gradient((W0,))
+    l2, g2 = at.student_loss_and_gradient(W0, data.X, data.y)
+    assert np.array_equal(loss, l2) and np.array_equal(grad, g2)
 
 
 def test_state_evolution_warns_at_cap():
@@ -422,41 +465,179 @@ def test_state_evolution_warns_at_cap():
     assert not se.converged
 
 
+def test_hardmax_state_evolution_warns_at_cap():
+    with pytest.warns(ConvergenceWarning, match="2 iterations"):
+        se = at.hardmax_state_evolution(0.5, 0.5, n_samples=500, max_iter=2, rng=0)
+    assert not se.converged and se.iterations == 2 and se.history.size == 3
+
+
+# --------------------------------------------------------------------------- properties (hypothesis)
+
+RHOS = st.floats(min_value=0.01, max_value=5.0)
+TS = st.integers(min_value=2, max_value=12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rho=RHOS, T=TS, u=st.floats(min_value=0.0, max_value=1.5), v=st.floats(min_value=0.0, max_value=1.5))
+def test_bayes_mmse_properties(rho, T, u, v):
+    """Finite, in [0, 1], 1 at alpha = 0, 0 above alpha_PR, non-increasing in alpha (alpha = u alpha_PR)."""
+    a_pr = at.perfect_recovery_threshold(rho, T)
+    lo, hi = sorted((u, v))
+    m_lo, m_hi = at.bayes_optimal_mmse(lo * a_pr, rho, T), at.bayes_optimal_mmse(hi * a_pr, rho, T)
+    for m in (m_lo, m_hi):
+        assert math.isfinite(m) and 0.0 <= m <= 1.0
+    assert m_hi <= m_lo + 1e-12
+    assert at.bayes_optimal_mmse(0.0, rho, T) == 1.0
+    if hi >= 1.0:
+        assert m_hi == 0.0
+
+
+@settings(max_examples=25, deadline=None)
+@given(rho=st.floats(min_value=0.05, max_value=3.0), T=st.integers(min_value=2, max_value=8),
+       u=st.floats(min_value=0.02, max_value=0.9))
+def test_state_evolution_properties(rho, T, u):
+    """Finite, every iterate in [0, 1 + rho] (the start m0 = 1 + rho is the prior's error in this recursion),
+    decreasing from the uninformative start, ending at the Bayes MMSE below alpha_PR (alpha = u alpha_PR) and at
+    ~0 above it."""
+    a_pr = at.perfect_recovery_threshold(rho, T)
+    se = at.state_evolution(u * a_pr, rho, T, damping=0.0, tol=1e-9, max_iter=20000, warn=False)
+    assert np.all(np.isfinite(se.history)) and np.all((se.history >= 0) & (se.history <= 1 + rho + 1e-12))
+    assert np.all(np.diff(se.history[1:]) <= 1e-12)
+    if se.converged:
+        assert se.error == pytest.approx(at.bayes_optimal_mmse(u * a_pr, rho, T), abs=1e-5)
+    above = at.state_evolution(a_pr * (1.2 + u), rho, T, damping=0.0, warn=False)
+    assert above.converged and 0.0 <= above.error < 1e-8
+
+
+def test_state_evolution_small_alpha_limit():
+    """alpha -> 0: no information, the first step already gives F(inf) = 1 (the prior mean's error)."""
+    se = at.state_evolution(1e-9, 0.5, 3, damping=0.0)
+    assert se.error == pytest.approx(1.0, abs=1e-6)
+
+
 # --------------------------------------------------------------------------- validation
+
+_DATA = at.sample(10, 2, 0.5, 0.2, rng=0)
+NAN, INF = math.nan, math.inf
 
 
 @pytest.mark.parametrize("call,name", [
     (lambda: at.bayes_optimal_mmse(-0.1, 0.5, 2), "alpha"),
-    (lambda: at.bayes_optimal_mmse(float("nan"), 0.5, 2), "alpha"),
+    (lambda: at.bayes_optimal_mmse(NAN, 0.5, 2), "alpha"),
+    (lambda: at.bayes_optimal_mmse(INF, 0.5, 2), "alpha"),
     (lambda: at.bayes_optimal_mmse(0.1, 0.0, 2), "rho"),
+    (lambda: at.bayes_optimal_mmse(0.1, NAN, 2), "rho"),
+    (lambda: at.bayes_optimal_mmse(0.1, INF, 2), "rho"),
+    (lambda: at.bayes_optimal_mmse(0.1, 1e-6, 2), "rho"),
+    (lambda: at.state_evolution(0.1, 1e9, 2), "rho"),
     (lambda: at.bayes_optimal_mmse(0.1, 0.5, 1), "T"),
     (lambda: at.bayes_optimal_mmse(0.1, 0.5, 2.5), "T"),
     (lambda: at.perfect_recovery_threshold(-1.0, 2), "rho"),
     (lambda: at.perfect_recovery_threshold(0.5, 1), "T"),
+    (lambda: at.n_effective_indices(True), "T"),
     (lambda: at.state_evolution(0.0, 0.5, 2), "alpha"),
-    (lambda: at.sequence_weak_recovery_threshold(1), "T"),
-    (lambda: at.sequence_state_evolution(0.2, 2, q0=0.0, rng=0), "q0"),
+    (lambda: at.state_evolution(NAN, 0.5, 2), "alpha"),
+    (lambda: at.state_evolution(0.1, 0.5, 2, m0=-1.0), "m0"),
+    (lambda: at.state_evolution(0.1, 0.5, 2, m0=NAN), "m0"),
+    (lambda: at.state_evolution(0.1, 0.5, 2, tol=INF), "tol"),
+    (lambda: at.state_evolution(0.1, 0.5, 2, tol=1.0), "tol"),
+    (lambda: at.state_evolution(0.1, 0.5, 2, max_iter=0), "max_iter"),
+    (lambda: at.state_evolution(0.1, 0.5, 2, max_iter=2.5), "max_iter"),
+    (lambda: at.state_evolution(0.1, 0.5, 2, damping=1.0), "damping"),
+    (lambda: at.state_evolution(0.1, 0.5, 2, damping=-0.1), "damping"),
+    (lambda: at.hardmax_state_evolution(0.5, -1.0, rng=0), "rho"),
+    (lambda: at.hardmax_state_evolution(0.0, 0.5, rng=0), "alpha"),
+    (lambda: at.hardmax_state_evolution(0.5, 0.5, tol=INF, rng=0), "tol"),
+    (lambda: at.hardmax_state_evolution(0.5, 0.5, max_iter=0, rng=0), "max_iter"),
+    (lambda: at.hardmax_state_evolution(0.5, 0.5, damping=1.0, rng=0), "damping"),
+    (lambda: at.hardmax_state_evolution(0.5, 0.5, n_samples=1, rng=0), "n_samples"),
+    (lambda: at.hardmax_state_evolution(0.5, 0.5, n_samples=10**10, rng=0), "limit"),
+    (lambda: at.hardmax_state_evolution(0.5, 0.5, rng=None), "rng"),
     (lambda: at.output_gen_error(0.1, 0.5, 2, estimator="map", rng=0), "estimator"),
     (lambda: at.output_gen_error(0.1, 0.5, 2, rng=None), "rng"),
+    (lambda: at.output_gen_error(0.1, 0.5, 2, n_samples=1, rng=0), "n_samples"),
+    (lambda: at.output_gen_error(0.1, 0.5, 2, n_inner=0, rng=0), "n_inner"),
+    (lambda: at.output_gen_error(0.1, 0.5, 10**6, rng=0), "limit"),
+    (lambda: at.output_gen_error(-0.1, 0.5, 2, rng=0), "alpha"),
     (lambda: at.sample(10, 2, 0.5, -0.2, rng=0), "alpha"),
+    (lambda: at.sample(10, 2, 0.5, NAN, rng=0), "alpha"),
+    (lambda: at.sample(10, 2, 0.5, INF, rng=0), "alpha"),
+    (lambda: at.sample(10, 2, -0.5, 0.2, rng=0), "rho"),
+    (lambda: at.sample(1, 2, 0.5, 0.2, rng=0), "d"),
+    (lambda: at.sample(10.0, 2, 0.5, 0.2, rng=0), "d"),
+    (lambda: at.sample(10, 2, 0.01, 0.2, rng=0), "round"),
     (lambda: at.sample(10, 2, 0.5, 0.2, rng=None), "rng"),
     (lambda: at.sample(10, 3, 0.5, 0.2, output="hardmax", rng=0), "T must be 2"),
     (lambda: at.sample(10, 2, 0.5, 0.2, output="argmax", rng=0), "output"),
-    (lambda: at.gamp_rie(qn.sample(10, 0.5, 0.2, rng=0), rng=0), "attention.Dataset"),
-    (lambda: at.gamp_rie(at.sample(10, 2, 0.5, 0.2, rng=0), damp="estimate", rng=0), "damp"),
-    (lambda: at.train_students(at.sample(10, 2, 0.5, 0.2, rng=0), lr=0.0, rng=0), "lr"),
+    (lambda: at.sample(1000, 2, 0.5, 1e3, rng=0), "limit"),  # 4e9 token entries: refused, not allocated
+    (lambda: at.sample(10**6, 2, 1e-3, 1e-9, rng=0), "limit"),  # the teacher alone: 1e9 entries
+    (lambda: at.fresh_samples(_DATA, 0, rng=0), "n"),
+    (lambda: at.fresh_samples(_DATA, 10**9, rng=0), "limit"),
+    (lambda: at.output_error(np.eye(3), _DATA), "S_hat must be"),
+    (lambda: at.output_error(np.full((10, 10), NAN), _DATA), "finite"),
+    (lambda: at.gamp_rie(_DATA, damp="estimate", rng=0), "damp"),
+    (lambda: at.gamp_rie(_DATA, damping=1.0, rng=0), "damping"),
+    (lambda: at.gamp_rie(_DATA, damping=NAN, rng=0), "damping"),
+    (lambda: at.gamp_rie(_DATA, tol=INF, rng=0), "tol"),
+    (lambda: at.gamp_rie(_DATA, tol=-1.0, rng=0), "tol"),
+    (lambda: at.gamp_rie(_DATA, max_iter=0, rng=0), "max_iter"),
+    (lambda: at.gamp_rie(_DATA, C0=0.0, rng=0), "C0"),
+    (lambda: at.gamp_rie(_DATA, V0=INF, rng=0), "V0"),
+    (lambda: at.gamp_rie(_DATA, omega0=NAN, rng=0), "omega0"),
+    (lambda: at.gamp_rie(_DATA, rng=None), "rng"),
+    (lambda: at.train_students(_DATA, lr=0.0, rng=0), "lr"),
+    (lambda: at.train_students(_DATA, lr=INF, rng=0), "lr"),
+    (lambda: at.train_students(_DATA, n_students=0, rng=0), "n_students"),
+    (lambda: at.train_students(_DATA, steps=-1, rng=0), "steps"),
+    (lambda: at.train_students(_DATA, optimizer="sgd", rng=0), "optimizer"),
+    (lambda: at.train_students(_DATA, width=0, rng=0), "width"),
+    (lambda: at.train_students(_DATA, betas=(1.0, 0.999), rng=0), "betas"),
+    (lambda: at.train_students(_DATA, betas=0.9, rng=0), "betas"),
+    (lambda: at.train_students(_DATA, eps=0.0, rng=0), "eps"),
+    (lambda: at.train_students(_DATA, record_every=0, rng=0), "record_every"),
+    (lambda: at.train_students(_DATA, n_students=10**8, rng=0), "limit"),
+    (lambda: at.train_students(_DATA, rng=None), "rng"),
     (lambda: at.student_loss_and_gradient(np.ones((2, 4, 3)), np.ones((5, 2, 6)), np.ones((5, 2, 2))),
      "same d"),
+    (lambda: at.student_loss_and_gradient(np.full((6, 3), NAN), np.ones((5, 2, 6)), np.ones((5, 2, 2))), "W"),
+    (lambda: at.student_loss_and_gradient(np.ones((6, 3)), np.ones((5, 2, 6)), np.ones((5, 3, 3))), "y must"),
+    (lambda: at.student_loss_and_gradient(np.ones((6, 3)), np.ones((5, 2, 6)), np.full((5, 2, 2), 1e300)), "y must"),
+    (lambda: at.attention_indices(np.full((5, 2, 6), 1e300), np.eye(6)), "non-finite"),
+    (lambda: at.student_loss_and_gradient(np.ones((6, 3)), np.full((5, 2, 6), INF), np.ones((5, 2, 2))), "X"),
+    (lambda: at.StudentLoss(np.ones((5, 2, 6)), np.full((5, 2, 2), 0.5), 3), "uniform"),
+    (lambda: at.StudentLoss(np.ones((5, 2, 6)), np.ones((5, 2, 2)), 0), "r"),
+    (lambda: at.StudentLoss(_DATA.X, _DATA.y, 5).loss_and_gradient((np.ones((2, 10, 4)),)), "W must"),
     (lambda: at.attention_indices(np.ones((5, 6)), np.eye(6)), "X must be"),
+    (lambda: at.attention_indices(np.full((5, 2, 6), NAN), np.eye(6)), "X must"),
+    (lambda: at.attention_indices(np.ones((5, 2, 6)), np.eye(5)), "S must"),
+    (lambda: at.attention_indices(np.ones((5, 2, 6)), np.full((6, 6), INF)), "S must"),
+    (lambda: at.attention_indices(np.ones((0, 2, 6)), np.eye(6)), "X must"),
     (lambda: at.AttentionSensingMap(np.ones((5, 2, 6))).adjoint(np.ones((5, 2))), "g must have shape"),
-    (lambda: at.SoftmaxChannel(2).observe(np.zeros((3, 2, 2))), "> 0"),
-    (lambda: at.HardmaxChannel(3), "T must be 2"),
-    (lambda: at.HardmaxChannel().observe(np.full((3, 2, 2), 0.5)), "one-hot"),
-    (lambda: at.hardmax_state_evolution(0.5, -1.0, rng=0), "rho"),
+    (lambda: at.AttentionSensingMap(np.ones((5, 2, 6))).forward(np.eye(5)), "S must have shape"),
+    (lambda: at.AttentionSensingMap(np.ones((5, 1, 6))), "T"),
+    (lambda: at.AttentionSensingMap(np.full((5, 2, 6), NAN)), "X must"),
+    (lambda: ch.SoftmaxChannel(2).observe(np.zeros((3, 2, 2))), "> 0"),
+    (lambda: ch.HardmaxChannel(3), "T must be 2"),
+    (lambda: ch.HardmaxChannel().observe(np.full((3, 2, 2), 0.5)), "one-hot"),
     (lambda: at.Dataset(X=np.ones((4, 2, 3)), y=np.ones((4, 3, 3)), W_star=np.ones((3, 1)),
                         S_star=np.ones((3, 3))), "X must be"),
-    (lambda: at.sequence_overlap_curve([], 2, rng=0), "alphas"),
+    (lambda: at.Dataset(X=np.full((4, 2, 3), NAN), y=np.ones((4, 2, 2)), W_star=np.ones((3, 1)),
+                        S_star=np.ones((3, 3))), "X must contain finite"),
+    (lambda: at.Dataset(X=np.ones((4, 2, 3)), y=np.ones((4, 2, 2)), W_star=np.ones((3, 1)),
+                        S_star=np.ones((3, 3)), output="argmax"), "output"),
 ])
 def test_bad_input_raises(call, name):
     with pytest.raises(ValueError, match=name):
+        call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: at.gamp_rie(object(), rng=0),
+    lambda: at.train_students(_DATA.X, rng=0),
+    lambda: at.fresh_samples(None, 10, rng=0),
+    lambda: at.output_error(np.eye(10), "data"),
+    lambda: at.StudentLoss(_DATA.X, _DATA.y, 5).loss_and_gradient(np.ones((2, 10, 5))),
+])
+def test_wrong_types_raise_type_error(call):
+    with pytest.raises(TypeError, match="data|params"):
         call()

@@ -1,67 +1,64 @@
-"""Attention: the attention-indexed model (AIM) and the sequence multi-index (SMI) model.
+"""Attention: the attention-indexed model (AIM), one tied softmax (or hardmax) attention layer.
 
-**Attention-indexed model** (``science/attention.md``, Secs. 1-5; Boncoraglio, Troiani, Erba, Zdeborova,
-"Bayes optimal learning of attention-indexed models", arXiv:2506.01582). A sample is a sequence of ``T``
-tokens ``x_a ~ N(0, I_d)`` (``X`` in ``R^{T x d}``); a tied attention layer with weights ``W`` in
-``R^{d x r}`` (``r = rho d``, i.i.d. N(0, 1)) and ``S = W W^T/sqrt(r d)`` (O(1) spectrum, mean ``sqrt(rho)``,
-second moment ``Q0 = (1/d) Tr S^2 = 1 + rho``) computes the symmetric T x T matrix of **attention indices**
+**Model** (``science/attention.md``, Secs. 1-5; Boncoraglio, Troiani, Erba, Zdeborova, "Bayes optimal learning
+of attention-indexed models", arXiv:2506.01582). A sample is a sequence of ``T`` tokens ``x_a ~ N(0, I_d)``
+(``X`` in ``R^{T x d}``); a tied attention layer with weights ``W`` in ``R^{d x r}`` (``r = rho d``, i.i.d.
+N(0, 1)) and ``S = W W^T/sqrt(r d)`` (O(1) spectrum, mean ``sqrt(rho)``, second moment
+``Q0 = (1/d) Tr S^2 = 1 + rho``) computes the symmetric T x T matrix of **attention indices**
 
     h_ab = [x_a^T S x_b - delta_ab Tr S] / sqrt(d)              (Var h_ab = Q0, Var h_aa = 2 Q0)
 
 and outputs ``y = row-softmax(h)`` (inverse temperature 1, no noise). With ``n = alpha d^2`` samples,
-``d -> inf`` at fixed ``alpha, rho, T``, learning ``S`` is the same matrix-sensing problem as the quadratic
-network (:mod:`solvable.quadratic`, Wishart prior with ``kappa -> rho``) with ``T(T+1)/2`` indices per sample
-seen through the softmax, which keeps ``K = T(T+1)/2 - 1`` of them (each row is fixed up to a constant, and
-symmetry leaves one global constant). Hence the Bayes-optimal error solves
+``d -> inf`` at fixed ``alpha, rho, T``, learning ``S`` is the Wishart matrix-sensing problem of
+:mod:`solvable.matrix_sensing` (shared with the quadratic networks; ``kappa -> rho``) with ``T(T+1)/2``
+indices per sample seen through the softmax, which keeps ``K = T(T+1)/2 - 1`` of them (each row is fixed up
+to a constant, and symmetry leaves one global constant). Hence the Bayes-optimal error solves
 
     m = F( m / (2 alpha K) ),     F(Delta) = mmse_RIE(Delta; rho)   (symmetric RIE, :mod:`solvable.rie`)
 
-which is the quadratic-network equation at ``alpha K`` (:func:`bayes_optimal_mmse`). Errors are
-``m = (1/d)||S_hat - S||_F^2`` (1 for the prior mean ``sqrt(rho) I``, 0 at perfect recovery).
+which is the noiseless Wishart-sensing equation at sample ratio ``alpha K``
+(:func:`solvable.matrix_sensing.bayes_optimal_mmse`; here :func:`bayes_optimal_mmse`), and the state evolution
+of GAMP-RIE is :func:`solvable.matrix_sensing.state_evolution` at ``alpha K`` (:func:`state_evolution`).
+Errors are ``m = (1/d)||S_hat - S||_F^2`` (:func:`solvable.rie.symmetric_error`; 1 for the prior mean
+``sqrt(rho) I``, 0 at perfect recovery).
 
 GAMP-RIE (:func:`gamp_rie`) is the shared loop :func:`solvable.amp.run_gamp` with
 
 - :class:`AttentionSensingMap`: the ``P = T(T+1)/2`` symmetrised indices ``z_ab = tau_ab h_ab``
   (``tau = sqrt(2)`` off the diagonal, 1 on it) computed from the raw tokens with BLAS products (memory
   O(n T d), never a per-sample d x d tensor). The ``tau`` weights give every component output variance
-  ``2 c`` for an error ``c``, exactly as :class:`solvable.quadratic.QuadraticSensingMap`, so the precision
-  ``A = 2 sum(g^2)/d`` and :class:`solvable.quadratic.WishartRIEDenoiser` (``kappa = rho``) are reused
-  unchanged;
-- :class:`SoftmaxChannel`: the Gaussian projection of ``omega`` onto the line of indices consistent with
-  ``y``, done in the ``tau`` units of ``omega`` (``science/attention.md``, Sec. 3, step 2).
+  ``2 c`` for an error ``c``, exactly as the quadratic network's sensing map, so the precision
+  ``A = 2 sum(g^2)/d`` and :class:`solvable.rie.WishartRIEDenoiser` (``kappa = rho``) are reused unchanged;
+- :class:`solvable.channels.SoftmaxChannel`: the Gaussian projection of ``omega`` onto the line of indices
+  consistent with ``y``, done in the ``tau`` units of ``omega`` (``science/attention.md``, Sec. 3, step 2).
 
-Gradient descent / Adam on the tied student (:func:`train_students`) batches ``K`` initialisations in one
-computation per step; averaging their ``S`` is "averaged GD" (Sec. 5).
-
-**Sequence multi-index model** (Sec. 6; Troiani, Cui, Dandi, Krzakala, Zdeborova, arXiv:2502.00901):
-``y = g(w^T X / sqrt(D))`` at linear sample ratio ``alpha = N/D``. The worked case is one tied rank-one
-softmax layer, ``y = row-softmax(z z^T)`` with ``z = X^T w/sqrt(D)`` in ``R^T``: its weak-recovery threshold
-is ``alpha_c = 1/(T(T+1))`` (:func:`sequence_weak_recovery_threshold`) and its state evolution
-(:func:`sequence_state_evolution`, :func:`sequence_overlap_curve`) is a vectorised Monte Carlo over ``z``;
-it reaches perfect recovery at ``alpha = 1/T`` (:func:`sequence_perfect_recovery_threshold`, derived here).
-Multi-layer AIMs and the two-layer SMI thresholds (``science/attention.md``, Secs. 1 and 6) are not covered.
+Gradient descent / Adam on the tied student (:func:`train_students`) runs on the library's one optimiser loop
+:func:`solvable.gd.run_gd` with the objective :class:`StudentLoss` (``K`` initialisations batched in one
+computation per step); averaging their ``S`` is "averaged GD" (Sec. 5).
 
 The **hardmax** output (one-hot argmax rows, ``T = 2``) is the second example: :func:`sample` with
-``output="hardmax"``, the exact channel :class:`HardmaxChannel` (bivariate-normal orthant probabilities), its
-Monte-Carlo state evolution :func:`hardmax_state_evolution` and :func:`gamp_rie` on hardmax data. These are
-derived here, not taken from ``science/attention.md`` (which leaves them unverified): they are checked by the
-Nishimori identity and by GAMP-RIE on data against the state evolution, not against published values.
+``output="hardmax"``, the exact channel :class:`solvable.channels.HardmaxChannel` (bivariate-normal orthant
+probabilities), its Monte-Carlo state evolution :func:`hardmax_state_evolution` and :func:`gamp_rie` on hardmax
+data. These are derived here, not taken from ``science/attention.md`` (which leaves them unverified): they are
+checked by the Nishimori identity and by GAMP-RIE on data against the state evolution, not against published
+values.
 
-Related: Cui, Behrens, Krzakala, Zdeborova, arXiv:2402.03902 (positional vs semantic attention; not covered
-by this module).
+The sequence multi-index model of ``science/attention.md``, Sec. 6 (linear sample ratio) has its own module,
+:mod:`solvable.smi`. Multi-layer AIMs are not covered. Related: Cui, Behrens, Krzakala, Zdeborova,
+arXiv:2402.03902 (positional vs semantic attention; not covered by this module).
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import quadratic
-from .amp import run_gamp
+from . import gd as _gd
+from . import matrix_sensing
+from .amp import GAMPResult, SEResult, iterate_fixed_point, run_gamp
 from .channels import (
     HardmaxChannel,
     SoftmaxChannel,
@@ -72,8 +69,7 @@ from .channels import (
     unpack_indices,
 )
 from .errors import ConvergenceWarning, DivergenceError
-from .quadratic import GAMPResult, SEResult, WishartRIEDenoiser, matrix_error
-from .rie import symmetric_rie_mmse
+from .rie import WishartRIEDenoiser, symmetric_error, symmetric_rie_mmse
 from .validation import (
     check_choice,
     check_in_range,
@@ -81,46 +77,33 @@ from .validation import (
     check_nonnegative,
     check_positive,
     check_rng,
+    check_size,
+    check_tol,
 )
 
 __all__ = [
-    "OUTPUTS",
     "AUTO_DAMP_BOTH_BELOW",
-    "Dataset",
-    "sample",
-    "fresh_samples",
-    "attention_indices",
-    "row_softmax",
-    "row_hardmax",
-    "output_error",
-    "n_effective_indices",
-    "perfect_recovery_threshold",
-    "bayes_optimal_mmse",
-    "SEResult",
-    "state_evolution",
-    "OutputGenError",
-    "output_gen_error",
-    "hardmax_state_evolution",
-    "pack_indices",
-    "unpack_indices",
-    "index_weights",
+    "OUTPUTS",
+    "SELF_CONSISTENCY_MAX",
+    "STUDENT_NORM_MAX",
     "AttentionSensingMap",
-    "SoftmaxChannel",
-    "HardmaxChannel",
-    "GAMPResult",
+    "Dataset",
+    "OutputGenError",
+    "StudentLoss",
+    "attention_indices",
+    "bayes_optimal_mmse",
+    "fresh_samples",
     "gamp_rie",
+    "hardmax_state_evolution",
+    "n_effective_indices",
+    "output_error",
+    "output_gen_error",
+    "perfect_recovery_threshold",
+    "sample",
+    "self_consistency",
+    "state_evolution",
     "student_loss_and_gradient",
-    "StudentsResult",
     "train_students",
-    "SequenceDataset",
-    "sample_sequence",
-    "sequence_weak_recovery_threshold",
-    "sequence_perfect_recovery_threshold",
-    "sequence_fisher_factor",
-    "SequenceSEResult",
-    "sequence_state_evolution",
-    "OverlapCurve",
-    "sequence_overlap_curve",
 ]
 
 #: :func:`gamp_rie` with ``damp="auto"`` also damps the estimate when ``alpha K`` is below this value
@@ -133,6 +116,14 @@ __all__ = [
 #: where the estimate is far from 0.)
 AUTO_DAMP_BOTH_BELOW = 0.4
 
+#: :func:`gamp_rie` reports a run whose :func:`self_consistency` ratio exceeds this value as not converged: its
+#: variance has collapsed below the error that its own training residuals show (a false fixed point).
+SELF_CONSISTENCY_MAX = 1.0
+
+#: :func:`train_students` raises :class:`~solvable.errors.DivergenceError` when a student's ``|S_k|_F^2/d`` ends
+#: above this multiple of the teacher's ``1 + rho`` (exploded weights behind a saturated, finite loss).
+STUDENT_NORM_MAX = 1e6
+
 #: Output layers of the AIM sampler: the tied softmax (main model) and the hardmax (``T = 2`` only).
 OUTPUTS = ("softmax", "hardmax")
 
@@ -144,6 +135,23 @@ def _check_T(T, minimum: int = 2) -> int:
 
 def _check_rho(rho) -> float:
     return check_positive("rho", rho)
+
+
+def _check_flag(name: str, value) -> bool:
+    """A switch such as ``warn``: ``True`` or ``False`` (``TypeError`` naming it otherwise)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _check_rho_theory(rho) -> float:
+    """``rho`` in the range where the Wishart RIE's MMSE is computed reliably
+    (:data:`solvable.matrix_sensing.KAPPA_MIN` to :data:`~solvable.matrix_sensing.KAPPA_MAX`, ``kappa = rho``)."""
+    rho = _check_rho(rho)
+    if not matrix_sensing.KAPPA_MIN <= rho <= matrix_sensing.KAPPA_MAX:
+        raise ValueError(f"rho must be a number in [{matrix_sensing.KAPPA_MIN:g}, {matrix_sensing.KAPPA_MAX:g}] "
+                         f"(where the Wishart RIE's MMSE is reliable), got {rho!r}")
+    return rho
 
 
 # =========================================================================== data
@@ -162,13 +170,49 @@ def attention_indices(X, S):
     -------
     (n, T, T) array: symmetric in the last two axes. Cost: one ``(nT, d) @ (d, d)`` product.
     """
-    X = np.asarray(X, dtype=float)
-    S = np.asarray(S, dtype=float)
-    if X.ndim != 3:
-        raise ValueError(f"X must be a 3-d array (n, T, d), got shape {X.shape}")
-    n, T, d = X.shape
+    X = _check_tokens(X)
+    S = _check_square("S", S, X.shape[2])
+    with np.errstate(over="ignore", invalid="ignore"):
+        h = _indices(X, S)
+    if not np.all(np.isfinite(h)):
+        raise ValueError("X and S give non-finite attention indices (entries too large for float64)")
+    return h
+
+
+def _float_array(name, a) -> np.ndarray:
+    """``a`` as a float array (``ValueError`` naming it if it is not numeric)."""
+    try:
+        return np.asarray(a, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers, got {type(a).__name__}") from None
+
+
+def _check_square(name: str, S, d: int) -> np.ndarray:
+    """A finite (d, d) float array (``ValueError`` naming it otherwise)."""
+    S = _float_array(name, S)
     if S.shape != (d, d):
-        raise ValueError(f"S must be ({d}, {d}) to match X, got shape {S.shape}")
+        raise ValueError(f"{name} must be ({d}, {d}) to match X, got shape {S.shape}")
+    if not np.all(np.isfinite(S)):
+        raise ValueError(f"{name} must contain finite numbers only")
+    return S
+
+
+def _check_tokens(X) -> np.ndarray:
+    """Tokens ``X`` as a finite, non-empty (n, T, d) float array (``ValueError`` naming ``X`` otherwise)."""
+    try:
+        X = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"X must be a 3-d array of numbers (n, T, d), got {type(X).__name__}") from None
+    if X.ndim != 3 or X.size == 0:
+        raise ValueError(f"X must be a non-empty 3-d array (n, T, d), got shape {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X must contain finite numbers only")
+    return X
+
+
+def _indices(X, S):
+    """:func:`attention_indices` without the checks (the sensing map calls it every iteration)."""
+    n, T, d = X.shape
     XS = (X.reshape(n * T, d) @ S).reshape(n, T, d)
     h = np.matmul(XS, np.swapaxes(X, 1, 2))
     h[:, np.arange(T), np.arange(T)] -= np.trace(S)
@@ -195,12 +239,17 @@ class Dataset:
 
     def __post_init__(self):
         X, y, W, S = (np.asarray(a) for a in (self.X, self.y, self.W_star, self.S_star))
-        if X.ndim != 3 or y.shape != (X.shape[0], X.shape[1], X.shape[1]):
+        if X.ndim != 3 or X.size == 0 or y.shape != (X.shape[0], X.shape[1], X.shape[1]):
             raise ValueError(f"X must be (n, T, d) and y (n, T, T), got shapes {X.shape} and {y.shape}")
         d = X.shape[2]
-        if W.ndim != 2 or W.shape[0] != d or S.shape != (d, d):
+        if W.ndim != 2 or W.shape[0] != d or W.shape[1] < 1 or S.shape != (d, d):
             raise ValueError(f"W_star must be (d, r) and S_star (d, d) with d = {d}; "
                              f"got {W.shape} and {S.shape}")
+        for name, a in (("X", X), ("y", y), ("W_star", W), ("S_star", S)):
+            if not (np.issubdtype(a.dtype, np.number) and np.all(np.isfinite(a))):
+                raise ValueError(f"{name} must contain finite numbers only")
+        if not np.all((y >= 0) & (y <= 1)):
+            raise ValueError("y must hold attention outputs, numbers in [0, 1]")
         object.__setattr__(self, "output", check_choice("output", self.output, OUTPUTS))
 
     @property
@@ -234,7 +283,7 @@ class Dataset:
     @property
     def indices(self) -> np.ndarray:
         """The teacher's attention indices ``h`` (n, T, T) (recomputed: one BLAS product)."""
-        return attention_indices(self.X, self.S_star)
+        return _indices(np.asarray(self.X, dtype=float), np.asarray(self.S_star, dtype=float))
 
 
 def sample(d: int, T: int, rho: float, alpha: float, *, output: str = "softmax", rng) -> Dataset:
@@ -243,7 +292,8 @@ def sample(d: int, T: int, rho: float, alpha: float, *, output: str = "softmax",
     Draw order: ``W*`` (d, r) with ``r = round(rho d)``, then the tokens ``X`` (n, T, d). Outputs are
     ``row-softmax(h)`` (``output="softmax"``, the model of the theory) or one-hot rows at the argmax
     (``output="hardmax"``, only for ``T = 2``, the second example of arXiv:2506.01582; see
-    :class:`HardmaxChannel`).
+    :class:`~solvable.channels.HardmaxChannel`). Sizes above :data:`solvable.validation.MAX_ELEMENTS` numbers
+    are refused (``ValueError``).
     """
     d = check_int("d", d, minimum=2)
     T = _check_T(T)
@@ -256,10 +306,12 @@ def sample(d: int, T: int, rho: float, alpha: float, *, output: str = "softmax",
     r, n = round(rho * d), round(alpha * d * d)
     if r < 1 or n < 1:
         raise ValueError(f"rho d and alpha d^2 must round to at least 1; got r = {r}, n = {n} at d = {d}")
+    check_size("the teacher W* (d, r = rho d)", d, r)
+    check_size("the tokens X (n = alpha d^2, T, d)", n, T, d)
     W = rng.standard_normal((d, r))
     X = rng.standard_normal((n, T, d))
     S = W @ W.T / math.sqrt(r * d)
-    h = attention_indices(X, S)
+    h = _indices(X, S)
     y = row_softmax(h) if output == "softmax" else row_hardmax(h)
     return Dataset(X=X, y=y, W_star=W, S_star=S, output=output)
 
@@ -267,11 +319,12 @@ def sample(d: int, T: int, rho: float, alpha: float, *, output: str = "softmax",
 def fresh_samples(data: Dataset, n: int, *, rng) -> Dataset:
     """``n`` new samples of the same teacher as ``data`` (a test set): new tokens, same ``W*`` and output."""
     if not isinstance(data, Dataset):
-        raise ValueError(f"data must be a solvable.attention.Dataset, got {type(data).__name__}")
+        raise TypeError(f"data must be a solvable.attention.Dataset, got {type(data).__name__}")
     n = check_int("n", n)
     rng = check_rng(rng)
+    check_size("the tokens X (n, T, d)", n, data.T, data.d)
     X = rng.standard_normal((n, data.T, data.d))
-    h = attention_indices(X, data.S_star)
+    h = _indices(X, np.asarray(data.S_star, dtype=float))
     y = row_softmax(h) if data.output == "softmax" else row_hardmax(h)
     return Dataset(X=X, y=y, W_star=data.W_star, S_star=data.S_star, output=data.output)
 
@@ -283,8 +336,9 @@ def output_error(S_hat, data: Dataset) -> float:
     test set (Frobenius norm over the T x T output, averaged over samples; arXiv:2506.01582).
     """
     if not isinstance(data, Dataset):
-        raise ValueError(f"data must be a solvable.attention.Dataset, got {type(data).__name__}")
-    diff = row_softmax(attention_indices(data.X, S_hat)) - data.y
+        raise TypeError(f"data must be a solvable.attention.Dataset, got {type(data).__name__}")
+    S_hat = _check_square("S_hat", S_hat, data.d)
+    diff = row_softmax(_indices(np.asarray(data.X, dtype=float), S_hat)) - data.y
     return float(np.sum(diff * diff) / data.n)
 
 
@@ -303,10 +357,11 @@ def perfect_recovery_threshold(rho: float, T: int) -> float:
 
     ``alpha_PR = (rho - rho^2/2)/K`` for ``rho <= 1`` and ``(1/2)/K`` for ``rho >= 1``, ``K = T(T+1)/2 - 1``:
     free parameters of a rank-``r`` PSD matrix over the number of equations per sample (arXiv:2506.01582;
-    ``science/attention.md``, Sec. 4). It decays like ``2/T^2``: longer sequences give more equations.
+    ``science/attention.md``, Sec. 4), i.e. :func:`solvable.matrix_sensing.perfect_recovery_threshold` over
+    ``K``. It decays like ``2/T^2``: longer sequences give more equations.
     """
     rho = _check_rho(rho)
-    return quadratic.perfect_recovery_threshold(rho) / n_effective_indices(T)
+    return matrix_sensing.perfect_recovery_threshold(rho) / n_effective_indices(T)
 
 
 def bayes_optimal_mmse(alpha: float, rho: float, T: int) -> float:
@@ -316,48 +371,50 @@ def bayes_optimal_mmse(alpha: float, rho: float, T: int) -> float:
 
         m = F( m / (2 alpha K) ),      F(Delta) = mmse_RIE(Delta; rho),      K = T(T+1)/2 - 1,
 
-    i.e. ``qhat F(1/qhat) = 2 alpha K`` with ``qhat = 2 alpha K/m``: exactly the quadratic-network equation of
-    :func:`solvable.quadratic.bayes_optimal_mmse` (noiseless, ``kappa = rho``) at sample ratio ``alpha K``.
-    It is solved there by Brent's method in ``log qhat`` (unique root: ``qhat F(1/qhat)`` increases from 0 to
-    ``2 alpha_PR K``). Returns 0 for ``alpha >= alpha_PR`` (:func:`perfect_recovery_threshold`).
+    i.e. ``qhat F(1/qhat) = 2 alpha K`` with ``qhat = 2 alpha K/m``: exactly the noiseless Wishart-sensing
+    equation of :func:`solvable.matrix_sensing.bayes_optimal_mmse` (``kappa = rho``; the quadratic network's)
+    at sample ratio ``alpha K``. It is solved there by Brent's method in ``log qhat`` (unique root:
+    ``qhat F(1/qhat)`` increases from 0 to ``2 alpha_PR K``). Returns a value in ``[0, 1]``, non-increasing in
+    ``alpha``: 1 at ``alpha = 0`` and 0 for ``alpha >= alpha_PR`` (:func:`perfect_recovery_threshold`).
+    Domain: ``alpha >= 0``, ``T >= 2`` and ``rho`` in ``[1e-3, 1e6]`` (:data:`solvable.matrix_sensing.KAPPA_MIN`,
+    ``KAPPA_MAX``: where the Wishart RIE's MMSE is computed reliably).
     """
     alpha = check_nonnegative("alpha", alpha)
-    rho = _check_rho(rho)
+    rho = _check_rho_theory(rho)
     K = n_effective_indices(T)
-    return quadratic.bayes_optimal_mmse(alpha * K, rho)
+    return matrix_sensing.bayes_optimal_mmse(alpha * K, rho)
 
 
 def state_evolution(alpha: float, rho: float, T: int, *, m0: float | None = None, damping: float = 0.5,
-                    tol: float = 1e-10, max_iter: int = 5000) -> SEResult:
-    """Iterate the state evolution of GAMP-RIE (``science/attention.md``, Secs. 2-3) from ``m0 = 1 + rho``:
+                    tol: float = 1e-10, max_iter: int = 5000, warn: bool = True) -> SEResult:
+    """State evolution of GAMP-RIE (``science/attention.md``, Secs. 2-3) from ``m_0 = 1 + rho``:
 
         v_t = damping v_{t-1} + (1 - damping) m_{t-1},      m_t = F( v_t / (2 alpha K) ),
 
-    with ``v_0 = m_0`` and ``F = mmse_RIE(.; rho)``. ``v`` is half the output variance ``V`` of the loop,
+    with ``v_1 = m_0`` and ``F = mmse_RIE(.; rho)``. ``v`` is half the output variance ``V`` of the loop,
     damped as :func:`gamp_rie` damps ``V``; the fixed point does not depend on ``damping`` and is the
     Bayes-optimal one (:func:`bayes_optimal_mmse`), since the channel is Bayes-optimal and
-    ``m = F(m/(2 alpha K))`` has a single solution. Stops when ``|m_t - m_{t-1}| < tol``; the cap warns
-    (:class:`~solvable.errors.ConvergenceWarning`).
+    ``m = F(m/(2 alpha K))`` has a single solution. This is the Wishart-sensing state evolution
+    :func:`solvable.matrix_sensing.state_evolution` at sample ratio ``alpha K`` started from ``V_0 = 2 m_0``
+    (its state ``V_t = 2 v_{t+1}``), on the shared driver :func:`solvable.amp.iterate_fixed_point`: it stops
+    when ``|V_{t+1} - V_t| < tol`` and warns at ``max_iter`` (:class:`~solvable.errors.ConvergenceWarning`,
+    unless ``warn=False``).
+
+    Returns
+    -------
+    SEResult
+        ``history[t] = m_t`` (``history[0] = m_0``), ``error`` the last one, ``overlap = 1 + rho - error``.
     """
     alpha = check_positive("alpha", alpha)
-    rho = _check_rho(rho)
+    rho = _check_rho_theory(rho)
     K = n_effective_indices(T)
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     m0 = 1.0 + rho if m0 is None else check_positive("m0", m0)
+    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
+    tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
-    ms, v = [m0], m0
-    converged = False
-    for _ in range(max_iter):
-        v = damping * v + (1.0 - damping) * ms[-1]
-        ms.append(symmetric_rie_mmse(v / (2.0 * alpha * K), rho))
-        if abs(ms[-1] - ms[-2]) < tol:
-            converged = True
-            break
-    if not converged:
-        warnings.warn(f"AIM state evolution did not converge in {max_iter} iterations (alpha = {alpha:g}, "
-                      f"rho = {rho:g}, T = {T}, last change {abs(ms[-1] - ms[-2]):.1e})",
-                      ConvergenceWarning, stacklevel=2)
-    return SEResult(mmse=np.asarray(ms), iterations=len(ms) - 1, converged=converged)
+    warn = _check_flag("warn", warn)
+    return matrix_sensing.state_evolution(alpha * K, rho, V0=2.0 * m0, damping=damping, tol=tol,
+                                          max_iter=max_iter, warn=warn)
 
 
 @dataclass(frozen=True)
@@ -401,9 +458,13 @@ def output_gen_error(alpha: float, rho: float, T: int, *, n_samples: int = 20000
     uninformed network; above ``alpha_PR`` it is 0.
     """
     m = bayes_optimal_mmse(alpha, rho, T)
+    rho, T = _check_rho(rho), _check_T(T)
     n_samples = check_int("n_samples", n_samples, minimum=2)
     n_inner = check_int("n_inner", n_inner)
     estimator = check_choice("estimator", estimator, ("plugin", "bayes"))
+    check_size("the Monte-Carlo draws (n_samples, T, T)", n_samples, T, T)
+    if estimator == "bayes":
+        check_size("the inner Monte-Carlo draws (n_inner, n_samples, T, T)", n_inner, n_samples, T, T)
     rng = check_rng(rng)
     q = 1.0 + rho - m
     h_hat = _symmetric_gaussian((n_samples,), T, q, rng)
@@ -434,46 +495,57 @@ def hardmax_state_evolution(alpha: float, rho: float, *, n_samples: int = 100_00
         v_t = damping v_{t-1} + (1 - damping) m_{t-1},   V = 2 v_t,
         qhat = 4 alpha E ||g_out(y, omega, V)||^2,        m_t = F(1/qhat) = mmse_RIE(1/qhat; rho),
 
-    with :class:`HardmaxChannel`, ``omega`` i.i.d. ``N(0, 2 Q0 - V)`` and ``z = omega + sqrt(V) u`` in ``tau``
-    units (``Q0 = 1 + rho``), ``y`` the signs of ``h11 - h12`` and ``h22 - h12``. (For the softmax the same
-    recipe gives ``E||g||^2 = K/V`` and ``qhat = 2 alpha K/m``.) The ``n_samples`` draws of ``(omega, u)`` are
-    made once from ``rng`` (common random numbers, so the iteration is a deterministic map); the Monte-Carlo
-    error of ``qhat`` is about ``1/sqrt(n_samples)`` relative. Starts at ``m0 = Q0``; stops when
-    ``|m_t - m_{t-1}| < tol`` (default 1e-4: the map is piecewise constant in ``V`` through the signs of the
-    fixed draws and can end in a 2-cycle of amplitude ~1e-5, far below the Monte-Carlo error). No reference
-    values are available for this channel: it is checked by the Nishimori identity
-    ``E[g . (z - omega)] = V E||g||^2 = -V E sum dg`` and against :func:`gamp_rie` on hardmax data (d = 80,
-    seeds 0-1: 0.50, 0.54 against 0.526 at ``alpha = 0.2``; 0.216, 0.233 against 0.216 at 0.5; 0.097, 0.080
-    against 0.081 at 1, ``rho = 0.5``). The error keeps decreasing with ``alpha`` (0.0067 at ``alpha = 4``):
-    no finite perfect-recovery threshold was found.
+    with :class:`~solvable.channels.HardmaxChannel`, ``omega`` i.i.d. ``N(0, 2 Q0 - V)`` and
+    ``z = omega + sqrt(V) u`` in ``tau`` units (``Q0 = 1 + rho``), ``y`` the signs of ``h11 - h12`` and
+    ``h22 - h12``. (For the softmax the same recipe gives ``E||g||^2 = K/V`` and ``qhat = 2 alpha K/m``.) The
+    ``n_samples`` draws of ``(omega, u)`` are made once from ``rng`` (common random numbers, so the iteration is
+    a deterministic map); the Monte-Carlo error of ``qhat`` is about ``1/sqrt(n_samples)`` relative. Starts at
+    ``m_0 = Q0`` (``v_1 = m_0``). Runs on the shared driver :func:`solvable.amp.iterate_fixed_point` with the
+    state ``V_t = 2 v_{t+1}``: it stops when ``|V_{t+1} - V_t| < tol`` (default 1e-4: the map is piecewise
+    constant in ``V`` through the signs of the fixed draws and can end in a 2-cycle of amplitude ~1e-5, far
+    below the Monte-Carlo error) and warns at ``max_iter`` (:class:`~solvable.errors.ConvergenceWarning`, unless
+    ``warn=False``). No reference values are available for this channel: it is checked by the Nishimori
+    identity ``E[g . (z - omega)] = V E||g||^2 = -V E sum dg`` and against :func:`gamp_rie` on hardmax data
+    (d = 80, seeds 0-1: 0.50, 0.54 against 0.526 at ``alpha = 0.2``; 0.216, 0.233 against 0.216 at 0.5; 0.097,
+    0.080 against 0.081 at 1, ``rho = 0.5``). The error keeps decreasing with ``alpha`` (0.0067 at
+    ``alpha = 4``): no finite perfect-recovery threshold was found.
+
+    Returns
+    -------
+    SEResult
+        ``history[t] = m_t`` (``history[0] = Q0``), ``error`` the last one, ``overlap = Q0 - error``,
+        ``conjugate`` the last ``qhat``.
     """
     alpha = check_positive("alpha", alpha)
-    rho = _check_rho(rho)
+    rho = _check_rho_theory(rho)
     n_samples = check_int("n_samples", n_samples, minimum=2)
+    check_size("the Monte-Carlo draws (n_samples, 3)", n_samples, 3)
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
+    tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
+    warn = _check_flag("warn", warn)
     rng = check_rng(rng)
     Q0 = 1.0 + rho
     xi = rng.standard_normal((n_samples, 3))
     u = rng.standard_normal((n_samples, 3))
     channel = HardmaxChannel()
-    ms, v = [Q0], Q0
-    converged = False
-    for _ in range(max_iter):
-        v = damping * v + (1.0 - damping) * ms[-1]
-        V = 2.0 * v
+
+    def update(x):
+        V = float(x[0])
         omega = math.sqrt(max(2.0 * Q0 - V, 0.0)) * xi
         g, _ = channel.g_out(channel.signs_of(omega + math.sqrt(V) * u), omega, V)
         qhat = 4.0 * alpha * float(np.mean(np.sum(g * g, axis=1)))
-        ms.append(symmetric_rie_mmse(1.0 / qhat, rho))
-        if abs(ms[-1] - ms[-2]) < tol:
-            converged = True
-            break
-    if not converged and warn:
-        warnings.warn(f"hardmax state evolution did not converge in {max_iter} iterations "
-                      f"(alpha = {alpha:g}, rho = {rho:g}, last change {abs(ms[-1] - ms[-2]):.1e})",
-                      ConvergenceWarning, stacklevel=2)
-    return SEResult(mmse=np.asarray(ms), iterations=len(ms) - 1, converged=converged)
+        if not (math.isfinite(qhat) and qhat > 0):
+            return np.array([math.nan]), (math.nan, qhat)
+        mmse = symmetric_rie_mmse(1.0 / qhat, rho)
+        return np.array([2.0 * mmse]), (mmse, qhat)
+
+    fp = iterate_fixed_point(update, [2.0 * Q0], damping=damping, tol=tol, max_iter=max_iter, warn=warn,
+                             what=f"hardmax state evolution (alpha = {alpha:g}, rho = {rho:g})", stacklevel=3)
+    history = np.concatenate([[Q0], fp.observed[:, 0]])
+    error = float(history[-1])
+    return SEResult(error=error, overlap=Q0 - error, history=history, iterations=fp.iterations,
+                    converged=fp.converged, conjugate=float(fp.observed[-1, 1]))
 
 
 # =========================================================================== GAMP-RIE
@@ -494,14 +566,12 @@ class AttentionSensingMap:
 
     Variances: every component has ``E <Phi_ab, A>^2 = 2 |A|_F^2/d``, as the quadratic network's
     ``Tr(Z A)``, so ``forward_variance(c) = 2 c`` and ``adjoint_variance(a) = 2 sum(a)/d`` are those of
-    :class:`solvable.quadratic.QuadraticSensingMap`, and :class:`~solvable.quadratic.WishartRIEDenoiser`
+    :class:`solvable.quadratic.QuadraticSensingMap`, and :class:`solvable.rie.WishartRIEDenoiser`
     turns the precision into the noise ``Delta = d/(2A) = 1/(2 A_spec)`` of the spec.
     """
 
     def __init__(self, X):
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 3:
-            raise ValueError(f"X must be a 3-d array (n, T, d), got shape {X.shape}")
+        X = _check_tokens(X)
         self.X = X
         self.n, self.T, self.d = X.shape
         _check_T(self.T)
@@ -515,7 +585,10 @@ class AttentionSensingMap:
         return self.tau.size
 
     def forward(self, S):
-        return pack_indices(attention_indices(self.X, S)) * self.tau
+        S = np.asarray(S, dtype=float)
+        if S.shape != (self.d, self.d):
+            raise ValueError(f"S must have shape ({self.d}, {self.d}), got {S.shape}")
+        return pack_indices(_indices(self.X, S)) * self.tau
 
     def adjoint(self, g):
         g = np.asarray(g, dtype=float)
@@ -542,7 +615,7 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter
     """GAMP-RIE for the tied softmax AIM (arXiv:2506.01582; ``science/attention.md``, Sec. 3).
 
     The shared loop :func:`solvable.amp.run_gamp` with :class:`AttentionSensingMap` (the ``T(T+1)/2``
-    symmetrised indices), :class:`SoftmaxChannel` and :class:`solvable.quadratic.WishartRIEDenoiser`
+    symmetrised indices), :class:`solvable.channels.SoftmaxChannel` and :class:`solvable.rie.WishartRIEDenoiser`
     (``kappa = rho``); the precision is the empirical ``A = 2 sum(g^2)/d`` (``Delta = 1/(2 A_spec)`` of the
     spec) and the damping acts on the output state ``(V, omega)``. Start: ``S_hat`` a prior draw
     ``W W^T/sqrt(r d)`` with a fresh ``W`` from ``rng``, ``C_hat_0 = C0`` (so ``V_1 = 2 C0``), and the first
@@ -554,7 +627,7 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter
 
     ``damp``: ``"output"`` damps ``(V, omega)``; ``"both"`` also damps ``(S_hat, C_hat)`` (needed at small
     sample ratio, where output damping alone can stop at an overconfident fixed point, ``C_hat -> 0`` with an
-    error above 1); ``"auto"`` (default) picks ``"both"`` when ``alpha K < AUTO_DAMP_BOTH_BELOW = 0.2``
+    error above 1); ``"auto"`` (default) picks ``"both"`` when ``alpha K < AUTO_DAMP_BOTH_BELOW = 0.4``
     (``science/attention.md``, Sec. 3, says ``alpha < 0.03`` at ``T = 3``, i.e. ``alpha K < 0.15``; we
     measured stuck runs with output damping alone up to ``alpha K = 0.25``: see :data:`AUTO_DAMP_BOTH_BELOW`).
     With
@@ -562,12 +635,28 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter
     small ``alpha`` may have converged to the wrong point: compare with :func:`bayes_optimal_mmse`. Below
     ``alpha K ~ 0.06`` at ``d = 80`` (fewer than ~200 samples) some runs fail either way.
 
-    Hardmax data (``data.output == "hardmax"``, ``T = 2``) use :class:`HardmaxChannel` in the same loop
-    (compare with :func:`hardmax_state_evolution`; ``K = 2`` in the ``"auto"`` rule).
+    Hardmax data (``data.output == "hardmax"``, ``T = 2``) use :class:`solvable.channels.HardmaxChannel` in the
+    same loop (compare with :func:`hardmax_state_evolution`; ``K = 2`` in the ``"auto"`` rule).
+
+    ``damping = 0`` is allowed but fragile: the undamped loop can stop at a false fixed point whose variance
+    ``C_hat`` has collapsed (``converged`` was True at error 0.139 where the damped run reaches 1.6e-5). Such a
+    run fails the check :func:`self_consistency` and is returned with ``converged=False`` and a
+    :class:`~solvable.errors.ConvergenceWarning` (unless ``warn=False``).
+
+    Returns
+    -------
+    GAMPResult
+        ``estimate`` (d, d), ``variance`` ``C_hat``, ``history`` the error ``(1/d)||S_hat^t - S*||_F^2`` after
+        each iteration (:func:`solvable.rie.symmetric_error`), ``error`` its last value, ``iterations``,
+        ``converged``.
     """
     if not isinstance(data, Dataset):
-        raise ValueError(f"data must be a solvable.attention.Dataset, got {type(data).__name__}")
+        raise TypeError(f"data must be a solvable.attention.Dataset, got {type(data).__name__}")
     rng = check_rng(rng)
+    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
+    tol = check_tol(tol)
+    max_iter = check_int("max_iter", max_iter)
+    warn = _check_flag("warn", warn)
     C0, omega0, V0 = check_positive("C0", C0), check_nonnegative("omega0", omega0), check_positive("V0", V0)
     damp = check_choice("damp", damp, ("auto", "output", "both"))
     if damp == "auto":
@@ -581,30 +670,76 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter
     with warnings.catch_warnings():
         if not warn:
             warnings.simplefilter("ignore", ConvergenceWarning)
+        sensing = AttentionSensingMap(data.X)
         res = run_gamp(
-            AttentionSensingMap(data.X), channel, WishartRIEDenoiser(data.rho), y, S0, C0,
+            sensing, channel, WishartRIEDenoiser(data.rho), y, S0, C0,
             damping=damping, tol=tol / d, max_iter=max_iter, damp=damp, precision="empirical",
-            omega0=np.full(y.shape, omega0), V0=V0, monitor=lambda S: (matrix_error(S, S_star),), warn=warn,
+            omega0=np.full(y.shape, omega0), V0=V0, monitor=lambda S: symmetric_error(S, S_star), warn=warn,
         )
-    return GAMPResult(estimate=res.estimate, history=res.history[:, 0], iterations=res.iterations,
-                      converged=res.converged)
+    ratio = self_consistency(sensing, channel, y, res.estimate, res.variance)
+    if ratio > SELF_CONSISTENCY_MAX:
+        if warn:
+            warnings.warn(
+                f"GAMP-RIE stopped at a false fixed point after {res.iterations} iterations: its variance "
+                f"C_hat = {float(res.variance):.2e} collapsed below the error its own training residuals show "
+                f"(self-consistency ratio {ratio:.3g} > {SELF_CONSISTENCY_MAX:g}); reported as not converged "
+                f"(use damping > 0, e.g. the default 0.5)",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        res = replace(res, converged=False)
+    return res
+
+
+def self_consistency(sensing: AttentionSensingMap, channel, y, S_hat, C_hat) -> float:
+    """Ratio ``mean_mu ||g_mu||^2 / mean_mu sum_ab (-dg_mu_ab)`` of ``(g, dg) = g_out(y, M(S_hat), 2 C_hat)``.
+
+    The Nishimori identity of a Bayes-optimal channel, ``E||g_out||^2 = -E sum dg_out`` (``science/attention.md``,
+    Sec. 3, step 2), holds when the output variance ``V = 2 C_hat`` matches the actual error of ``S_hat``. On the
+    training data the estimate fits better than on fresh data, so a consistent GAMP-RIE fixed point has a ratio
+    below 1 (measured at d = 40-80, rho = 0.5, T = 2-4, 16 runs that reached the theory: at most 0.05 for the
+    softmax, 0.26 for the hardmax). For the softmax channel it is the training residual orthogonal to the shift
+    direction over the one predicted, ``(1/(2K)) mean||P(z(y) - M(S_hat))||^2 / C_hat``. Undamped GAMP-RIE
+    (``damping = 0``) can stop at a false fixed point where ``C_hat`` has collapsed (to 1e-5 - 1e-12) while the
+    error stays at 0.05-1: its updates shrink with ``C_hat`` and the change falls below ``tol``. In 16 such runs
+    (same sizes; two of them damped, at ``alpha K = 0.09`` and at ``alpha = 0.1 > alpha_PR``, error 0.008 with
+    ``C_hat = 9e-6``) the ratio was 3.6 to 2e13.
+    :func:`gamp_rie` reports a run with a ratio above :data:`SELF_CONSISTENCY_MAX` as not converged.
+    Returns ``inf`` if the ratio is not a finite number (``C_hat = 0``).
+    """
+    with np.errstate(all="ignore"):
+        g, dg = channel.g_out(y, sensing.forward(S_hat), sensing.forward_variance(C_hat))
+        ratio = float(np.mean(np.sum(g * g, axis=1)) / np.mean(np.sum(-dg, axis=1)))
+    return ratio if math.isfinite(ratio) and ratio >= 0 else math.inf
 
 
 # =========================================================================== gradient descent / Adam
 
 
 def _check_students(W, X, y):
-    W = np.asarray(W, dtype=float)
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
+    """``(W, X, y)`` as float arrays, ``W`` (K, d, r) (a (d, r) array is one student), ``X`` (n, T, d),
+    ``y`` (n, T, T), all finite (``ValueError`` naming the array otherwise)."""
+    X, y = _check_outputs(X, y)
+    W = _float_array("W", W)
     if W.ndim == 2:
         W = W[None]
-    if X.ndim != 3 or W.ndim != 3 or W.shape[1] != X.shape[2]:
+    if W.ndim != 3 or W.shape[1] != X.shape[2] or W.shape[0] < 1 or W.shape[2] < 1:
         raise ValueError(f"X must be (n, T, d) and W (K, d, r) or (d, r) with the same d; "
                          f"got {X.shape}, {W.shape}")
+    if not np.all(np.isfinite(W)):
+        raise ValueError("W must contain finite numbers only")
+    return W, X, y
+
+
+def _check_outputs(X, y):
+    """Tokens ``X`` (n, T, d) and outputs ``y`` (n, T, T), finite (``ValueError`` naming the array otherwise)."""
+    X = _check_tokens(X)
+    y = _float_array("y", y)
     if y.shape != (X.shape[0], X.shape[1], X.shape[1]):
         raise ValueError(f"y must have shape {(X.shape[0], X.shape[1], X.shape[1])}, got {y.shape}")
-    return W, X, y
+    if not np.all((y >= 0.0) & (y <= 1.0)):
+        raise ValueError("y must hold softmax outputs, numbers in [0, 1]")
+    return X, y
 
 
 def _students_forward(W, X):
@@ -615,7 +750,12 @@ def _students_forward(W, X):
     P = np.matmul(X.reshape(n * T, d), W).reshape(K, n, T, r)
     h = np.matmul(P, np.swapaxes(P, -1, -2))
     h[..., np.arange(T), np.arange(T)] -= np.sum(W * W, axis=(1, 2))[:, None, None]
-    return P, row_softmax(h * scale), scale
+    h *= scale
+    if not np.all(np.isfinite(h)):
+        raise DivergenceError("the students' attention indices overflowed (weights of size "
+                              f"{math.sqrt(float(np.max(np.sum(W * W, axis=(1, 2))))):.1e}): training diverged, "
+                              "lower lr")
+    return P, row_softmax(h), scale
 
 
 def student_loss_and_gradient(W, X, y):
@@ -658,295 +798,121 @@ def _loss_and_grad(W, X, y):
     return loss, grad * scale
 
 
-@dataclass(frozen=True)
-class StudentsResult:
-    """Outcome of :func:`train_students` (``K`` initialisations on the same data).
+class StudentLoss:
+    """The training loss of tied softmax students, as an objective of :func:`solvable.gd.run_gd`.
 
-    Attributes
-    ----------
-    estimates : (K, d, d) final ``S_k = W_k W_k^T/sqrt(r d)``; ``average`` (d, d) their mean (averaged GD).
-    errors : (K,) ``(1/d)||S_k - S*||_F^2``; ``average_error`` the same for ``average``.
-    losses : (K,) final relative training loss: ``sum_mu ||y_hat - y||_F^2`` over that of the uniform
-        prediction ``y_hat = 1/T``.
-    loss_history : (records, K) relative training loss every ``record_every`` steps (row 0: step 0).
-    steps : steps taken.
-    error_history : (records, K) ``(1/d)||S_k - S*||_F^2`` at the same steps as ``loss_history`` (what an
-        early-stopped student would have reached).
+    ``StudentLoss(X, y, r)``: tokens ``X`` (n, T, d), outputs ``y`` (n, T, T), student width ``r``. For batched
+    parameters ``params = (W,)`` with ``W`` (K, d, r):
+
+    - ``loss_and_gradient(params) -> (L (K,), (dL/dW,))``: the loss ``L_k = sum_mu ||y_hat_mu - y_mu||_F^2/d``
+      and its gradient (:func:`student_loss_and_gradient`, ``science/attention.md``, Sec. 5);
+    - ``matrix(params)``: ``S_k = W_k W_k^T/sqrt(r d)`` (K, d, d);
+    - ``loss_scale``: the loss of the uniform prediction ``y_hat = 1/T``, ``sum_mu ||y_mu - 1/T||_F^2/d``, so
+      that ``L/loss_scale`` is the relative training loss that :func:`train_students` reports;
+    - ``error(S, S_star)``: ``(1/d)||S_k - S*||_F^2`` per student (the error of :func:`gamp_rie` and of
+      :func:`bayes_optimal_mmse`), for ``run_gd``'s ``error`` argument.
     """
 
-    estimates: np.ndarray = field(repr=False)
-    average: np.ndarray = field(repr=False)
-    errors: np.ndarray
-    average_error: float
-    losses: np.ndarray
-    loss_history: np.ndarray = field(repr=False)
-    steps: int
-    error_history: np.ndarray = field(default=None, repr=False)
+    def __init__(self, X, y, r: int):
+        self.r = check_int("r", r)
+        X, y = _check_outputs(X, y)
+        self.X, self.y = X, y
+        self.n, self.T, self.d = X.shape
+        self.loss_scale = float(np.sum((y - 1.0 / self.T) ** 2)) / self.d
+        if not (math.isfinite(self.loss_scale) and self.loss_scale > 0):
+            raise ValueError("y must not be the uniform output 1/T everywhere (the relative loss divides by "
+                             "its loss)")
 
-    @property
-    def error(self) -> float:
-        """Mean error of a single student, ``mean_k errors_k``."""
-        return float(np.mean(self.errors))
+    def _W(self, params):
+        if not isinstance(params, (tuple, list)) or len(params) != 1:
+            raise TypeError("params must be a tuple (W,) with W of shape (K, d, r)")
+        W = params[0]
+        if W.ndim != 3 or W.shape[1:] != (self.d, self.r):
+            raise ValueError(f"W must have shape (K, {self.d}, {self.r}), got {W.shape}")
+        return W
+
+    def loss_and_gradient(self, params):
+        loss, grad = _loss_and_grad(self._W(params), self.X, self.y)
+        return loss, (grad,)
+
+    def matrix(self, params):
+        W = self._W(params)
+        return np.matmul(W, np.swapaxes(W, -1, -2)) / math.sqrt(self.r * self.d)
+
+    def error(self, S, S_star):
+        """``(1/d)||S_k - S*||_F^2`` for each of the (K, d, d) matrices ``S``."""
+        diff = S - S_star
+        return np.einsum("kij,kij->k", diff, diff) / self.d
 
 
 def train_students(data: Dataset, *, n_students: int = 32, steps: int = 1500, lr: float = 0.1,
                    optimizer: str = "adam", width: int | None = None,
                    betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, record_every: int = 50,
-                   rng) -> StudentsResult:
+                   warn: bool = True, rng) -> _gd.GDResult:
     """Full-batch Adam (or plain GD) on ``K = n_students`` tied softmax students, batched in one computation.
 
     Students have the teacher's architecture (width ``r = width``, default the teacher's), start from
-    ``W ~ N(0, 1)`` drawn from ``rng``, and minimise ``sum_mu ||y_hat_mu - y_mu||_F^2/d``
-    (:func:`student_loss_and_gradient`). Adam (Kingma and Ba, arXiv:1412.6980) with constant ``lr``:
-    ``m <- b1 m + (1 - b1) g``, ``v <- b2 v + (1 - b2) g^2``, ``W <- W - lr m_hat/(sqrt(v_hat) + eps)``,
-    elementwise, so each student has its own moments. ``optimizer="gd"``: ``W <- W - lr g`` (the loss is
-    O(alpha d), so ``lr`` must be much smaller than Adam's; plain GD is slow here, ``science/attention.md``,
-    Sec. 5).
+    ``W ~ N(0, 1)`` drawn from ``rng``, and minimise ``sum_mu ||y_hat_mu - y_mu||_F^2/d`` (:class:`StudentLoss`)
+    for exactly ``steps`` steps of the library's optimiser loop :func:`solvable.gd.run_gd` (``tol = 0``).
+    ``optimizer="adam"``: :class:`solvable.gd.Adam` (Kingma and Ba, arXiv:1412.6980) with constant ``lr`` and
+    ``betas``, ``eps``: ``m <- b1 m + (1 - b1) g``, ``v <- b2 v + (1 - b2) g^2``,
+    ``W <- W - lr m_hat/(sqrt(v_hat) + eps)``, elementwise, so each student has its own moments.
+    ``optimizer="gd"``: :class:`solvable.gd.GradientStep`, ``W <- W - lr g`` (the loss is O(alpha d), so ``lr``
+    must be much smaller than Adam's; plain GD is slow here, ``science/attention.md``, Sec. 5).
 
     Averaging ``S`` over students approaches the Bayes MMSE (arXiv:2506.01582, Sec. 5); single students reach
     zero error above ``alpha_PR``. Some students stall at a relative loss of 1e-5 to 1e-4: read ``losses``
-    next to ``errors``. The softmax is not a linear measurement of ``S``, so :mod:`solvable.gd` (square loss
-    on ``M(S)``) does not apply; this is the attention counterpart. Memory: about
-    ``3 K n T max(r, T) + K d r`` floats.
+    next to ``errors``. Memory: about ``3 K n T max(r, T) + K d r`` floats.
+
+    A step too large for the loss saturates the softmax: the weights explode while the loss stays finite
+    (``lr = 1e6`` with ``optimizer="gd"`` gave an average error of 1e18). ``run_gd`` then warns that the runs
+    ended above their initial loss (:class:`~solvable.errors.ConvergenceWarning`, unless ``warn=False``), and
+    students whose weights left any sensible scale (``|S_k|_F^2/d`` above 1e6 times the teacher's
+    ``1 + rho``) raise :class:`~solvable.errors.DivergenceError`.
+
+    Returns
+    -------
+    solvable.gd.GDResult
+        ``estimates`` (K, d, d) the final ``S_k``, ``average`` their mean (averaged GD), ``errors`` (K,) and
+        ``average_error`` ``(1/d)||S - S*||_F^2``, ``losses`` the final relative training loss (over the
+        uniform prediction's), ``loss_history`` and ``error_history`` (records, K) every ``record_every`` steps
+        (row 0 at step 0), ``steps`` (K,) (all equal to ``steps``).
 
     Raises
     ------
     DivergenceError
-        If the loss becomes non-finite (with the step number).
+        If the loss becomes non-finite (with the step number) or the weights explode (above).
     """
     if not isinstance(data, Dataset):
-        raise ValueError(f"data must be a solvable.attention.Dataset, got {type(data).__name__}")
+        raise TypeError(f"data must be a solvable.attention.Dataset, got {type(data).__name__}")
     K = check_int("n_students", n_students)
     steps = check_int("steps", steps, minimum=0)
     lr = check_positive("lr", lr)
     optimizer = check_choice("optimizer", optimizer, ("adam", "gd"))
     r = data.r if width is None else check_int("width", width)
-    b1 = check_in_range("betas[0]", betas[0], 0.0, 1.0, high_open=True)
-    b2 = check_in_range("betas[1]", betas[1], 0.0, 1.0, high_open=True)
+    try:
+        b1, b2 = betas
+    except (TypeError, ValueError):
+        raise ValueError(f"betas must be a pair (beta1, beta2) in [0, 1), got {betas!r}") from None
+    b1 = check_in_range("betas[0]", b1, 0.0, 1.0, high_open=True)
+    b2 = check_in_range("betas[1]", b2, 0.0, 1.0, high_open=True)
     eps = check_positive("eps", eps)
     record_every = check_int("record_every", record_every)
+    warn = _check_flag("warn", warn)
     rng = check_rng(rng)
-    X, y, d = data.X, data.y, data.d
-    baseline = float(np.sum((y - 1.0 / data.T) ** 2)) / d
+    d = data.d
+    check_size("the students' outputs (n_students, n, T, T)", K, data.n, data.T, data.T)
+    check_size("the students' projections (n_students, n, T, width)", K, data.n, data.T, r)
+    check_size("the students' estimates (n_students, d, d)", K, d, d)
+    objective = StudentLoss(data.X, data.y, r)
+    step = _gd.Adam(lr, beta1=b1, beta2=b2, eps=eps) if optimizer == "adam" else _gd.GradientStep(lr)
     W = rng.standard_normal((K, d, r))
-    mom, vel = np.zeros_like(W), np.zeros_like(W)
-    history, error_history = [], []
-    S_star = data.S_star
-
-    def student_errors(W):
-        diff = np.matmul(W, np.swapaxes(W, -1, -2)) / math.sqrt(r * d) - S_star
-        return np.einsum("kij,kij->k", diff, diff) / d
-
-    for t in range(steps + 1):
-        loss, grad = _loss_and_grad(W, X, y)
-        if not np.all(np.isfinite(loss)):
-            raise DivergenceError(f"training diverged at step {t} (non-finite loss; lower lr)")
-        if t % record_every == 0:
-            history.append(loss / baseline)
-            error_history.append(student_errors(W))
-        if t == steps:
-            break
-        if optimizer == "adam":
-            mom = b1 * mom + (1.0 - b1) * grad
-            vel = b2 * vel + (1.0 - b2) * grad * grad
-            W = W - lr * (mom / (1.0 - b1 ** (t + 1))) / (np.sqrt(vel / (1.0 - b2 ** (t + 1))) + eps)
-        else:
-            W = W - lr * grad
-    S = np.matmul(W, np.swapaxes(W, -1, -2)) / math.sqrt(r * d)
-    average = S.mean(axis=0)
-    diff = S - data.S_star
-    errors = np.einsum("kij,kij->k", diff, diff) / d
-    return StudentsResult(estimates=S, average=average, errors=errors,
-                          average_error=matrix_error(average, data.S_star), losses=loss / baseline,
-                          loss_history=np.array(history), steps=steps, error_history=np.array(error_history))
-
-
-# =========================================================================== sequence multi-index model
-
-
-@dataclass(frozen=True)
-class SequenceDataset:
-    """One tied rank-one softmax layer of the sequence multi-index model (arXiv:2502.00901): tokens ``X`` (N,
-    D, T) (``T`` columns of dimension ``D``), teacher ``w`` (D,), ``z = X^T w/sqrt(D)`` (N, T), outputs
-    ``y = row-softmax(z z^T)`` (N, T, T)."""
-
-    X: np.ndarray
-    y: np.ndarray
-    w_star: np.ndarray = field(repr=False)
-
-    def __post_init__(self):
-        X, y, w = (np.asarray(a) for a in (self.X, self.y, self.w_star))
-        if X.ndim != 3 or y.shape != (X.shape[0], X.shape[2], X.shape[2]) or w.shape != (X.shape[1],):
-            raise ValueError(f"X must be (N, D, T), y (N, T, T) and w_star (D,); "
-                             f"got {X.shape}, {y.shape}, {w.shape}")
-
-    @property
-    def alpha(self) -> float:
-        """Sample ratio ``N / D`` (linear scaling, unlike the AIM)."""
-        return self.X.shape[0] / self.X.shape[1]
-
-    @property
-    def z(self) -> np.ndarray:
-        """Teacher preactivations ``X^T w/sqrt(D)`` (N, T)."""
-        return np.einsum("ndt,d->nt", self.X, self.w_star) / math.sqrt(self.X.shape[1])
-
-
-def sample_sequence(D: int, T: int, alpha: float, *, rng) -> SequenceDataset:
-    """Draw ``w ~ N(0, I_D)`` and ``N = round(alpha D)`` sequences ``X`` (D x T, i.i.d. N(0, 1)) of the
-    sequence multi-index model ``y = g(w^T X/sqrt(D))`` with ``g(z) = row-softmax(z z^T)`` (one tied rank-one
-    softmax layer, p = 1; ``science/attention.md``, Sec. 6). Draw order: ``w``, then ``X``."""
-    D = check_int("D", D, minimum=2)
-    T = _check_T(T)
-    alpha = check_positive("alpha", alpha)
-    rng = check_rng(rng)
-    N = round(alpha * D)
-    if N < 1:
-        raise ValueError(f"alpha D must round to at least 1, got N = {N} at D = {D}")
-    w = rng.standard_normal(D)
-    X = rng.standard_normal((N, D, T))
-    z = np.einsum("ndt,d->nt", X, w) / math.sqrt(D)
-    return SequenceDataset(X=X, y=row_softmax(z[:, :, None] * z[:, None, :]), w_star=w)
-
-
-def sequence_weak_recovery_threshold(T: int) -> float:
-    """Weak-recovery threshold ``alpha_c = 1/(T(T+1))`` of one tied rank-one softmax layer (SMI, p = 1).
-
-    ``y = row-softmax(z z^T)`` fixes ``z`` up to a global sign, so near ``Q = 0`` the state evolution is
-    linear, ``Qhat = alpha E||z z^T - I||_F^2 Q``, and ``E||z z^T - I||_F^2 = E|z|^4 - 2 E|z|^2 + T = T(T+1)``
-    for ``z ~ N(0, I_T)`` (Troiani et al., arXiv:2502.00901, weak-recovery linearisation;
-    ``science/attention.md``, Sec. 6; checked by :func:`sequence_fisher_factor`). ``T = 2``: 1/6.
-    """
-    T = _check_T(T)
-    return 1.0 / (T * (T + 1))
-
-
-def sequence_perfect_recovery_threshold(T: int) -> float:
-    """Sample ratio ``alpha = N/D`` above which the state evolution of one tied rank-one softmax layer reaches
-    ``Q = 1`` (perfect recovery): ``1/T``.
-
-    Not in ``science/attention.md``; derived here and checked numerically by :func:`sequence_state_evolution`.
-    Counting: ``y`` fixes the ``T`` numbers ``z`` up to a global sign, so ``N`` samples give ``N T`` equations
-    for ``D`` unknowns. Stability: near ``Q = 1`` (``V = 1 - Q -> 0``) the sign is known and
-    ``E||g_out||^2 = T/V``, so ``1 - Q_new = (1 - Q)/(alpha T)`` and ``Q = 1`` attracts iff ``alpha T > 1``.
-    """
-    T = _check_T(T)
-    return 1.0 / T
-
-
-def sequence_fisher_factor(T: int, *, n_samples: int = 100_000, rng) -> tuple[float, float]:
-    """Monte-Carlo ``(mean, stderr)`` of ``E||z z^T - I||_F^2``, ``z ~ N(0, I_T)`` (exactly T(T+1))."""
-    T = _check_T(T)
-    n_samples = check_int("n_samples", n_samples, minimum=2)
-    rng = check_rng(rng)
-    z = rng.standard_normal((n_samples, T))
-    s = np.sum(z * z, axis=1)
-    v = s * s - 2.0 * s + T  # ||z z^T - I||_F^2
-    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(n_samples))
-
-
-@dataclass(frozen=True)
-class SequenceSEResult:
-    """State evolution of the rank-one softmax SMI: overlap ``Q = w_hat . w/D`` per iteration (``history[0]``
-    is the start), the final ``overlap``, its conjugate ``Qhat``, iterations and convergence."""
-
-    overlap: float
-    overlap_hat: float
-    history: np.ndarray
-    iterations: int
-    converged: bool
-
-
-def _smi_qhat(alpha, Q, z, xi):
-    """``alpha E||g_out||^2`` with the two-point posterior, on fixed draws ``z`` (teacher) and ``xi``."""
-    V = 1.0 - Q
-    omega = Q * z + math.sqrt(Q * V) * xi  # (omega, z) jointly Gaussian: Var omega = Q, Cov(omega, z) = Q
-    t = np.tanh(np.sum(z * omega, axis=1) / V)
-    g = (z * t[:, None] - omega) / V
-    return alpha * float(np.mean(np.sum(g * g, axis=1)))
-
-
-def sequence_state_evolution(alpha: float, T: int, *, q0: float = 1e-3, n_samples: int = 100_000,
-                             damping: float = 0.0, tol: float = 1e-7, max_iter: int = 3000, warn: bool = True,
-                             rng) -> SequenceSEResult:
-    """Bayes-optimal state evolution of one tied rank-one softmax layer of the SMI (p = 1).
-
-    (Troiani et al., arXiv:2502.00901; ``science/attention.md``, Sec. 6.) With ``V = 1 - Q``,
-    ``omega = sqrt(Q) xi`` and the teacher ``z = omega + sqrt(V) u`` (``z`` in ``R^T``), the posterior of
-    ``z`` given ``y = row-softmax(z z^T)`` and ``omega`` is the two-point law on ``{+z, -z}``:
-
-        E[z | y, omega] = z tanh(z . omega/V),   g_out = (E[z | y, omega] - omega)/V,
-        Qhat = alpha E||g_out||^2 (summed over tokens),   Q = Qhat/(1 + Qhat).
-
-    The expectation is a Monte Carlo over ``n_samples`` draws of ``(z, omega)`` made ONCE from ``rng`` (common
-    random numbers: the iteration is a deterministic map, so it converges). Starts at ``Q = q0 > 0``
-    (``Q = 0`` is always a fixed point); below ``alpha_c = 1/(T(T+1))`` ``Q`` decays to 0, above it grows to
-    the informative fixed point (critical slowing down near ``alpha_c``). Stops when ``|Q_new - Q| < tol``.
-    """
-    alpha = check_nonnegative("alpha", alpha)
-    T = _check_T(T)
-    q0 = check_in_range("q0", q0, 0.0, 1.0, low_open=True, high_open=True)
-    n_samples = check_int("n_samples", n_samples, minimum=2)
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    max_iter = check_int("max_iter", max_iter)
-    rng = check_rng(rng)
-    z = rng.standard_normal((n_samples, T))
-    xi = rng.standard_normal((n_samples, T))
-    Q, qhat = q0, 0.0
-    hist = [Q]
-    converged = False
-    for _ in range(max_iter):
-        qhat = _smi_qhat(alpha, Q, z, xi)
-        Q_new = damping * Q + (1.0 - damping) * qhat / (1.0 + qhat)
-        Q_new = min(max(Q_new, 0.0), 1.0 - 1e-12)
-        if not math.isfinite(Q_new):
-            raise DivergenceError(f"SMI state evolution diverged at iteration {len(hist)}")
-        hist.append(Q_new)
-        if abs(Q_new - Q) < tol:
-            Q = Q_new
-            converged = True
-            break
-        Q = Q_new
-    if not converged and warn:
-        warnings.warn(f"SMI state evolution did not converge in {max_iter} iterations (alpha = {alpha:g}, "
-                      f"T = {T}, Q = {Q:.3g})", ConvergenceWarning, stacklevel=2)
-    return SequenceSEResult(overlap=Q, overlap_hat=qhat, history=np.asarray(hist), iterations=len(hist) - 1,
-                            converged=converged)
-
-
-@dataclass(frozen=True)
-class OverlapCurve:
-    """Overlap ``Q(alpha)`` of :func:`sequence_overlap_curve`, with the weak-recovery threshold ``alpha_c``,
-    the perfect-recovery threshold ``alpha_pr`` and per-point convergence."""
-
-    alphas: np.ndarray
-    overlap: np.ndarray
-    alpha_c: float
-    alpha_pr: float
-    converged: np.ndarray
-
-
-def sequence_overlap_curve(alphas: Sequence[float], T: int, *, q0: float = 1e-3, n_samples: int = 100_000,
-                           tol: float = 1e-7, max_iter: int = 3000, rng) -> OverlapCurve:
-    """State-evolution overlap of the rank-one softmax SMI against ``alpha`` (:func:`sequence_state_evolution`
-    at each ``alpha``, all with the same Monte-Carlo draws from ``rng``): ~0 below ``alpha_c = 1/(T(T+1))``,
-    positive above (weak recovery; continuous transition), 1 above ``alpha_pr = 1/T``. Points that did not
-    converge in ``max_iter`` (critical slowing down next to ``alpha_c`` and ``alpha_pr``) are flagged in
-    ``converged`` instead of warning."""
-    T = _check_T(T)
-    alphas = np.asarray(alphas, dtype=float)
-    if alphas.ndim != 1 or alphas.size == 0:
-        raise ValueError(f"alphas must be a non-empty 1-d sequence, got shape {alphas.shape}")
-    for a in alphas:
-        check_nonnegative("alpha", a)
-    rng = check_rng(rng)
-    seed = rng.integers(2**63)
-    out, conv = [], []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for a in alphas:
-            res = sequence_state_evolution(a, T, q0=q0, n_samples=n_samples, tol=tol, max_iter=max_iter,
-                                           rng=np.random.default_rng(seed))
-            out.append(res.overlap)
-            conv.append(res.converged)
-    return OverlapCurve(alphas=alphas, overlap=np.asarray(out), alpha_c=sequence_weak_recovery_threshold(T),
-                        alpha_pr=sequence_perfect_recovery_threshold(T), converged=np.asarray(conv))
+    res = _gd.run_gd(objective, (W,), optimiser=step, tol=0.0, max_steps=steps, record_every=record_every,
+                     target=data.S_star, error=objective.error, warn=warn)
+    scale = np.einsum("kij,kij->k", res.estimates, res.estimates) / d
+    if np.any(scale > STUDENT_NORM_MAX * (1.0 + data.rho)):
+        raise DivergenceError(
+            f"training diverged: {int(np.sum(scale > STUDENT_NORM_MAX * (1.0 + data.rho)))} of {K} students "
+            f"ended with |S|_F^2/d up to {scale.max():.2e}, the teacher's is about {1.0 + data.rho:g} "
+            f"(lr = {lr:g} is too large for optimizer={optimizer!r})")
+    return res

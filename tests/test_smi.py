@@ -1,0 +1,127 @@
+"""The sequence multi-index model's rank-one softmax layer (solvable.smi): sampler, thresholds, state evolution."""
+
+import math
+
+import numpy as np
+import pytest
+from _reference import reference_rows
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solvable import smi
+from solvable.amp import SEResult
+from solvable.channels import row_softmax
+from solvable.errors import ConvergenceWarning
+
+REF = "attention.csv"
+
+
+def test_weak_recovery_reference_rows():
+    rows = [r for r in reference_rows(REF) if r["quantity"] == "alpha_c_weak_recovery"]
+    assert rows
+    for r in rows:  # the table rounds 1/6 to 7 digits
+        assert smi.weak_recovery_threshold(int(r["T"])) == pytest.approx(float(r["value"]),
+                                                                         abs=float(r["tolerance_hint"]))
+
+
+def test_thresholds_are_exact_fractions():
+    assert smi.weak_recovery_threshold(2) == 1 / 6  # the float nearest to 1/6
+    assert smi.weak_recovery_threshold(3) == 1 / 12
+    assert smi.perfect_recovery_threshold(2) == 0.5 and smi.perfect_recovery_threshold(4) == 0.25
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=2, max_value=10**6))
+def test_threshold_closed_forms(T):
+    a_c, a_pr = smi.weak_recovery_threshold(T), smi.perfect_recovery_threshold(T)
+    assert a_c == 1.0 / (T * (T + 1)) and a_pr == 1.0 / T
+    assert 0 < a_c < a_pr <= 0.5  # weak recovery before perfect recovery, for every T
+
+
+def test_sample_and_fisher_factor():
+    data = smi.sample(50, 2, 0.4, rng=np.random.default_rng(8))
+    z = data.z
+    assert data.X.shape == (20, 50, 2) and data.alpha == pytest.approx(0.4)
+    assert (data.N, data.D, data.T) == (20, 50, 2)
+    assert np.allclose(data.y, row_softmax(z[:, :, None] * z[:, None, :]))
+    for T in (2, 3):
+        mean, se = smi.fisher_factor(T, n_samples=200_000, rng=np.random.default_rng(T))
+        assert abs(mean - T * (T + 1)) < 4 * se  # E||z z^T - I||_F^2 = T(T+1): alpha_c = 1/(T(T+1))
+
+
+def test_overlap_curve_shows_weak_and_perfect_recovery():
+    curve = smi.overlap_curve([0.1, 0.3, 0.7], 2, n_samples=20000, rng=np.random.default_rng(9))
+    assert curve.alpha_c == pytest.approx(1 / 6) and curve.alpha_pr == 0.5
+    assert curve.converged.all()
+    assert curve.overlap[0] < 1e-4  # below alpha_c: no weak recovery
+    assert 0.2 < curve.overlap[1] < 0.35  # between the thresholds (0.27 at 1e5 samples)
+    assert curve.overlap[2] > 0.999  # above alpha_pr = 1/T
+
+
+def test_state_evolution_is_an_se_result():
+    res = smi.state_evolution(0.3, 2, n_samples=5000, rng=3)
+    assert isinstance(res, SEResult) and res.converged
+    assert res.error == pytest.approx(1 - res.overlap) and res.gen_error == res.error
+    assert res.overlap_history[0] == 1e-3 and res.overlap_history[-1] == res.overlap
+    assert np.allclose(res.history, 1 - res.overlap_history) and res.history.size == res.iterations + 1
+    assert res.conjugate / (1 + res.conjugate) == pytest.approx(res.overlap, abs=1e-6)  # Q = Qhat/(1 + Qhat)
+
+
+def test_state_evolution_warns_at_cap():
+    with pytest.warns(ConvergenceWarning, match="3 iterations"):
+        res = smi.state_evolution(0.3, 2, n_samples=1000, max_iter=3, rng=0)
+    assert res.iterations == 3 and len(res.history) == 4 and not res.converged
+
+
+def test_state_evolution_tol_zero_runs_exactly_max_iter():
+    res = smi.state_evolution(0.3, 2, n_samples=1000, tol=0.0, max_iter=7, rng=0)
+    assert res.iterations == 7 and not res.converged
+
+
+@settings(max_examples=30, deadline=None)
+@given(alpha=st.floats(min_value=0.0, max_value=5.0), T=st.integers(min_value=2, max_value=5),
+       q0=st.floats(min_value=1e-6, max_value=0.999), seed=st.integers(min_value=0, max_value=2**32 - 1))
+def test_state_evolution_overlap_is_in_the_unit_interval(alpha, T, q0, seed):
+    res = smi.state_evolution(alpha, T, q0=q0, n_samples=64, max_iter=30, warn=False, rng=seed)
+    Qs = res.overlap_history
+    assert np.all(np.isfinite(Qs)) and np.all((Qs >= 0) & (Qs <= 1))
+    assert 0 <= res.error <= 1 and math.isfinite(res.conjugate) and res.conjugate >= 0
+    if alpha == 0:
+        assert res.overlap == 0.0  # no data: Qhat = 0
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: smi.weak_recovery_threshold(1), "T"),
+    (lambda: smi.weak_recovery_threshold(2.0), "T"),
+    (lambda: smi.perfect_recovery_threshold("3"), "T"),
+    (lambda: smi.sample(10, 2, -0.2, rng=0), "alpha"),
+    (lambda: smi.sample(10, 2, math.nan, rng=0), "alpha"),
+    (lambda: smi.sample(10, 2, math.inf, rng=0), "alpha"),
+    (lambda: smi.sample(1, 2, 0.5, rng=0), "D"),
+    (lambda: smi.sample(10, 2, 0.01, rng=0), "alpha D"),
+    (lambda: smi.sample(10, 2, 0.5, rng=None), "rng"),
+    (lambda: smi.sample(10**5, 2, 1e5, rng=0), "limit"),  # 1e10 tokens: refused, not allocated
+    (lambda: smi.fisher_factor(2, n_samples=1, rng=0), "n_samples"),
+    (lambda: smi.fisher_factor(2, n_samples=10**10, rng=0), "limit"),
+    (lambda: smi.state_evolution(-0.1, 2, rng=0), "alpha"),
+    (lambda: smi.state_evolution(math.nan, 2, rng=0), "alpha"),
+    (lambda: smi.state_evolution(math.inf, 2, rng=0), "alpha"),
+    (lambda: smi.state_evolution(0.2, 2, q0=0.0, rng=0), "q0"),
+    (lambda: smi.state_evolution(0.2, 2, q0=1.0, rng=0), "q0"),
+    (lambda: smi.state_evolution(0.2, 2, tol=math.inf, rng=0), "tol"),
+    (lambda: smi.state_evolution(0.2, 2, tol=-1e-3, rng=0), "tol"),
+    (lambda: smi.state_evolution(0.2, 2, max_iter=0, rng=0), "max_iter"),
+    (lambda: smi.state_evolution(0.2, 2, damping=1.0, rng=0), "damping"),
+    (lambda: smi.state_evolution(0.2, 2, n_samples=10**10, rng=0), "limit"),
+    (lambda: smi.overlap_curve([], 2, rng=0), "alphas"),
+    (lambda: smi.overlap_curve([[0.1, 0.2]], 2, rng=0), "alphas"),
+    (lambda: smi.overlap_curve(["a"], 2, rng=0), "alphas"),
+    (lambda: smi.overlap_curve([0.1, -0.2], 2, rng=0), "alphas"),
+    (lambda: smi.overlap_curve([0.1, math.nan], 2, rng=0), "alphas"),
+    (lambda: smi.overlap_curve([0.1], 2, tol=math.inf, rng=0), "tol"),
+    (lambda: smi.overlap_curve([0.1], 2, max_iter=0, rng=0), "max_iter"),
+    (lambda: smi.Dataset(X=np.ones((4, 3, 2)), y=np.ones((4, 3, 3)), w_star=np.ones(3)), "X must be"),
+])
+def test_bad_input_raises(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
