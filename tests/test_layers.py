@@ -24,7 +24,7 @@ MODEL = {"glm": "perceptron", "erm": "perceptron", "gardner": "perceptron", "bsr
          "quadratic": "quadratic", "attention": "attention", "smi": "smi"}
 #: Toolboxes of the same layer that build on one another (never in a cycle): rie is built on spectra, priors and
 #: channels on integration, metrics on nothing of its layer.
-SAME_LAYER = {("rie", "spectra"), ("priors", "integration"), ("channels", "integration"), ("widgets", "plotting"),
+SAME_LAYER = {("validation", "errors"), ("rie", "spectra"), ("priors", "integration"), ("channels", "integration"), ("widgets", "plotting"),
               ("metrics", "integration"),
               ("spectra", "integration")}
 

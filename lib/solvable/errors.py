@@ -7,7 +7,7 @@ Nothing returns NaN silently.
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning", "DivergenceError"]
+__all__ = ["ConvergenceWarning", "DivergenceError", "ArgumentTypeError"]
 
 
 class ConvergenceWarning(UserWarning):
@@ -16,3 +16,11 @@ class ConvergenceWarning(UserWarning):
 
 class DivergenceError(ArithmeticError):
     """An iteration produced non-finite values (diverged)."""
+
+
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong type (a string, a boolean or None where a number is expected).
+
+    Both a ``TypeError`` (its nature) and a ``ValueError`` (what every other bad argument of the library raises),
+    as NumPy's ``AxisError`` is both a ``ValueError`` and an ``IndexError``: code that catches either keeps working.
+    """

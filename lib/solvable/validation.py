@@ -12,6 +12,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from .errors import ArgumentTypeError
+
 __all__ = [
     "check_finite",
     "check_positive",
@@ -34,12 +36,20 @@ __all__ = [
 MAX_ELEMENTS = 2**30
 
 
+def _number(name: str, value, expected: str) -> float:
+    # expected: what the parameter must be, e.g. "a finite number >= 0"
+    """``float(value)`` for a real number; strings, bytes, booleans and non-numbers raise, naming ``name``."""
+    if isinstance(value, (str, bytes, bool, np.bool_)) or value is None:
+        raise ArgumentTypeError(f"{name} must be {expected}, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{name} must be {expected}, got {value!r}") from None
+
+
 def check_finite(name: str, value) -> float:
     """Return ``value`` as a float, raising ``ValueError`` if it is not a finite real number."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}") from None
+    x = _number(name, value, "a finite real number")
     if not math.isfinite(x):
         raise ValueError(f"{name} must be a finite real number, got {value!r}")
     return x
@@ -48,10 +58,7 @@ def check_finite(name: str, value) -> float:
 def check_positive(name: str, value, *, allow_inf: bool = False) -> float:
     """Return ``value`` as a float if it is > 0 (and finite unless ``allow_inf``)."""
     rng = "> 0" + (" (math.inf allowed)" if allow_inf else "")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number {rng}, got {value!r}") from None
+    x = _number(name, value, f"a number {rng}")
     if math.isnan(x) or x <= 0 or (math.isinf(x) and not allow_inf):
         raise ValueError(f"{name} must be a number {rng}, got {value!r}")
     return x
@@ -59,10 +66,7 @@ def check_positive(name: str, value, *, allow_inf: bool = False) -> float:
 
 def check_nonnegative(name: str, value) -> float:
     """Return ``value`` as a float if it is finite and >= 0."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}") from None
+    x = _number(name, value, "a finite number >= 0")
     if not math.isfinite(x) or x < 0:
         raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     return x
@@ -78,10 +82,7 @@ def check_in_range(
     lb = "(" if low_open else "["
     hb = ")" if high_open else "]"
     interval = f"{lb}{low}, {high}{hb}"
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in {interval}, got {value!r}") from None
+    x = _number(name, value, f"a number in {interval}")
     ok = not math.isnan(x)
     ok = ok and (x > low if low_open else x >= low) and (x < high if high_open else x <= high)
     if not ok:
@@ -164,11 +165,11 @@ def check_array(name: str, x, *, ndim: int | None = None, finite: bool = True, n
     """Return ``x`` as a float array after checking it: numeric, of ``ndim`` dimensions (if given), non-empty
     and finite (unless told otherwise); ``ValueError`` (or ``TypeError`` for a non-numeric input) naming ``name``."""
     if x is None or isinstance(x, (str, bytes)):
-        raise TypeError(f"{name} must be an array of numbers, got {x!r}")
+        raise ArgumentTypeError(f"{name} must be an array of numbers, got {x!r}")
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be an array of numbers, got {type(x).__name__}") from None
+        raise ArgumentTypeError(f"{name} must be an array of numbers, got {type(x).__name__}") from None
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
     if nonempty and arr.size == 0:
