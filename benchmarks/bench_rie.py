@@ -26,10 +26,9 @@ import itertools
 import time
 
 import numpy as np
+from _timing import best_of
 
 from solvable import rie
-
-from _timing import best_of
 from solvable.spectra import RectangularPlusNoise, WishartPlusNoise
 
 _fresh = itertools.count(1)
@@ -55,20 +54,20 @@ def bench_mmse():
     print("\nOne MMSE from scratch vs Gauss-Legendre nodes per piece (ms, best of 5; error vs 400 nodes)")
     print(f"{'nodes':>6} {'sym [ms]':>9} {'sym err':>9} {'rect [ms]':>10} {'rect err':>9}")
     ref_sym = rie.symmetric_rie_mmse(0.6, 0.5, n_nodes=400)
-    ref_rect = rie.rectangular_rie_mmse(2.0, 0.5, 0.5, n_nodes=400)
+    ref_rect = rie.rectangular_rie_mmse(0.5, 2.0, 0.5, n_nodes=400)
     for n in (16, 32, 64, 128, 256):
         t_sym = best_of(lambda n=n: rie.symmetric_rie_mmse(0.6 + 1e-9 * next(_fresh), 0.5, n_nodes=n),
                         number=20)
-        t_rect = best_of(lambda n=n: rie.rectangular_rie_mmse(2.0, 0.5, 0.5 + 1e-9 * next(_fresh), n_nodes=n),
+        t_rect = best_of(lambda n=n: rie.rectangular_rie_mmse(0.5 + 1e-9 * next(_fresh), 2.0, 0.5, n_nodes=n),
                          number=5)
         e_sym = abs(rie.symmetric_rie_mmse(0.6, 0.5, n_nodes=n) - ref_sym)
-        e_rect = abs(rie.rectangular_rie_mmse(2.0, 0.5, 0.5, n_nodes=n) - ref_rect)
+        e_rect = abs(rie.rectangular_rie_mmse(0.5, 2.0, 0.5, n_nodes=n) - ref_rect)
         print(f"{n:>6d} {t_sym * 1e3:>9.3f} {e_sym:>9.1e} {t_rect * 1e3:>10.3f} {e_rect:>9.1e}")
     alphas = np.linspace(0.01, 0.45, 50)
     t0 = time.perf_counter()
     for a in alphas:  # a Bayes curve of the quadratic network needs one MMSE per brentq step
         rie.symmetric_rie_mmse(1.0 / (40 * a), 0.5)
-    print(f"\n50 symmetric MMSE evaluations at distinct s (one curve point each): "
+    print(f"\n50 symmetric MMSE evaluations at distinct noise (one curve point each): "
           f"{(time.perf_counter() - t0) * 1e3:.1f} ms")
 
 

@@ -5,7 +5,7 @@ noisy matrix ``Y = S + noise``: its density, the real part of its Stieltjes tran
 quadrature rule over its support. This module provides them (``science/random_matrices.md``, Secs. 1-4):
 
 - :class:`Semicircle` (GOE of variance ``v``) and :class:`MarchenkoPastur` (Wishart ``W^T W``), closed forms;
-- :class:`WishartPlusNoise`: Wishart + GOE of variance ``s``, through the cubic of the subordination relation;
+- :class:`WishartPlusNoise`: Wishart + GOE of variance ``noise``, through the cubic of the subordination relation;
 - :class:`RectangularPlusNoise`: singular values of a rank-``r`` product ``U V^T`` plus i.i.d. Gaussian noise,
   through the quartic of Troiani et al. (arXiv:2203.07752);
 - :func:`free_convolution_semicircle`: the same relation solved numerically for any signal law.
@@ -21,7 +21,11 @@ Normalisations of the Wishart matrix (``kappa = m/d``, ``W`` in ``R^{m x d}`` wi
 ``"paper"`` (the default everywhere in the course) is ``S* = W^T W/sqrt(m d)`` (mean ``sqrt(kappa)``,
 spectral variance 1, second moment ``1 + kappa``), used by the quadratic-network and attention chapters;
 ``"mean_one"`` is ``S_W = W^T W/m`` (mean 1, variance ``1/kappa``). ``S* = sqrt(kappa) S_W``; a noise variance
-``s`` in the paper normalisation is ``s/kappa`` in the mean-one normalisation.
+``noise`` in the paper normalisation is ``noise/kappa`` in the mean-one normalisation.
+
+The noise variance is called ``noise`` everywhere (as in :mod:`solvable.rie`); a law's constructor takes the
+signal's parameters first, then the noise (``WishartPlusNoise(kappa, noise)``,
+``RectangularPlusNoise(R1, R2, noise)``: "signal plus noise").
 
 Numerics: roots of the cubic in closed form (vectorised, no Python loop over points), roots of the quartic by
 batched companion-matrix eigenvalues; support edges from the discriminant (a quartic in ``x``, resp. a
@@ -41,24 +45,29 @@ import numpy as np
 
 from .errors import ConvergenceWarning
 from .integration import legendre_rule
-from .validation import check_choice, check_int, check_nonnegative, check_positive
+from .validation import check_choice, check_in_range, check_int, check_positive
 
 __all__ = [
-    "NORMALISATIONS",
     "DEFAULT_NODES",
+    "MAX_ABS_ARGUMENT",
+    "MAX_ASPECT_RATIO",
+    "MAX_NODES",
+    "NOISE_RANGE",
+    "NORMALISATIONS",
+    "RATIO_RANGE",
+    "MarchenkoPastur",
+    "RectangularPlusNoise",
+    "Semicircle",
+    "WishartPlusNoise",
     "bulk_quadrature",
+    "free_convolution_semicircle",
     "kolmogorov_distance",
-    "semicircle_density",
-    "semicircle_stieltjes",
     "marchenko_pastur_density",
     "marchenko_pastur_stieltjes",
-    "Semicircle",
-    "MarchenkoPastur",
-    "WishartPlusNoise",
-    "RectangularPlusNoise",
-    "wishart_plus_goe",
     "rectangular_plus_noise",
-    "free_convolution_semicircle",
+    "semicircle_density",
+    "semicircle_stieltjes",
+    "wishart_plus_goe",
 ]
 
 #: The two normalisations of the Wishart matrix (see the module docstring).
@@ -67,15 +76,77 @@ NORMALISATIONS = ("paper", "mean_one")
 DEFAULT_NODES = 64
 #: Number of nodes of the coarse rule used to estimate ``Re G`` outside the support (root selection only).
 _HILBERT_NODES = 48
+#: Largest number of Gauss-Legendre nodes per piece (a rule of 10^4 nodes is already exact to rounding).
+MAX_NODES = 10_000
+#: Accepted range of the ratios ``kappa = m/d`` (Marchenko-Pastur, Wishart + noise) and ``R2 = r/d``
+#: (rectangular + noise). Beyond it the polynomial coefficients span too many orders of magnitude for
+#: double precision; a ratio outside raises ``ValueError``.
+RATIO_RANGE = (1e-4, 1e6)
+#: Largest aspect ratio ``R1 = L/d`` of :class:`RectangularPlusNoise` (at ``R1 >= 1e5`` and large noise
+#: the quartic is no longer resolved: :func:`solvable.rie.rectangular_rie_mmse` detects it).
+MAX_ASPECT_RATIO = 1e8
+#: Accepted range of the noise variance of :class:`WishartPlusNoise` and :class:`RectangularPlusNoise`
+#: (below it use the noiseless law, above it the semicircle of variance ``noise`` dominates).
+NOISE_RANGE = (1e-12, 1e12)
+#: Largest ``|x|`` (or ``|z|``) at which a density or a Stieltjes transform is evaluated (``G ~ 1/x`` far
+#: out; beyond it the polynomial coefficients overflow). NaN and infinite arguments raise ``ValueError``.
+MAX_ABS_ARGUMENT = 1e50
 
 
 # --------------------------------------------------------------------------- helpers
 
 
-def _points(x):
-    """``x`` as a float array, plus a function that returns a scalar for scalar input."""
-    arr = np.asarray(x, dtype=float)
+def _points(x, name: str = "x"):
+    """``x`` as a float array, plus a function that returns a scalar for scalar input.
+
+    Raises ``TypeError`` for complex or non-numeric input and ``ValueError`` for NaN, infinite or
+    ``|x| > MAX_ABS_ARGUMENT``.
+    """
+    try:
+        raw = np.asarray(x)
+        if np.iscomplexobj(raw):
+            raise TypeError
+        arr = raw.astype(float, copy=False)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be real numbers, got {type(x).__name__} {str(x)[:60]}") from None
+    # fast test (one BLAS call; NaN fails it): sum x^2 <= MAX^2 implies every |x| <= MAX; the exact test decides
+    # only when it fails
+    if not np.vdot(arr, arr) <= MAX_ABS_ARGUMENT**2 and not np.all(np.abs(arr) <= MAX_ABS_ARGUMENT):
+        raise ValueError(f"{name} must be finite real numbers with |{name}| <= {MAX_ABS_ARGUMENT:g} (no NaN)")
     return arr, (lambda out: out[()] if arr.ndim == 0 else out)
+
+
+def _complex_points(z, name: str = "z") -> np.ndarray:
+    """``z`` as a complex array: finite, ``|z| <= MAX_ABS_ARGUMENT`` (``TypeError``/``ValueError`` otherwise)."""
+    try:
+        arr = np.asarray(z, dtype=complex)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be complex numbers, got {type(z).__name__} {str(z)[:60]}") from None
+    if not np.all(np.abs(arr) <= MAX_ABS_ARGUMENT):
+        raise ValueError(f"{name} must be finite complex numbers with |{name}| <= {MAX_ABS_ARGUMENT:g} (no NaN)")
+    return arr
+
+
+def _check_nodes(name: str, n, minimum: int = 1, maximum: int = MAX_NODES) -> int:
+    """``n`` as an int in ``[minimum, maximum]`` (``ValueError`` naming ``name`` otherwise)."""
+    if type(n) is int and minimum <= n <= maximum:  # the common case
+        return n
+    n = check_int(name, n, minimum=minimum)
+    if n > maximum:
+        raise ValueError(f"{name} must be an integer in [{minimum}, {maximum}], got {n!r}")
+    return n
+
+
+def _check_ratio(name: str, value) -> float:
+    if type(value) is float and RATIO_RANGE[0] <= value <= RATIO_RANGE[1]:  # fast path (hot in the MMSE)
+        return value
+    return check_in_range(name, value, *RATIO_RANGE)
+
+
+def _check_noise(value) -> float:
+    if type(value) is float and NOISE_RANGE[0] <= value <= NOISE_RANGE[1]:  # fast path (hot in the MMSE)
+        return value
+    return check_in_range("noise", value, *NOISE_RANGE)
 
 
 @lru_cache(maxsize=32)
@@ -89,22 +160,35 @@ def _theta_rule(n: int) -> tuple[np.ndarray, np.ndarray]:
     return c, ws
 
 
-def bulk_quadrature(intervals, n: int = DEFAULT_NODES) -> tuple[np.ndarray, np.ndarray]:
+def bulk_quadrature(intervals, n: int = DEFAULT_NODES, *, name: str = "intervals") -> tuple[np.ndarray, np.ndarray]:
     """Nodes ``x`` and weights ``w`` with ``sum(w f(x)) ~ int f`` over a union of intervals.
 
     On each interval ``[a, b]``: ``x = (a+b)/2 - (b-a)/2 cos(theta)`` and ``n``-point Gauss-Legendre in
     ``theta`` on ``(0, pi)``. A density with square-root (or inverse-square-root) edges becomes a smooth
     function of ``theta``, so the rule converges spectrally (``science/random_matrices.md``, Sec. 2).
+    ``intervals`` must be a non-empty sequence of finite pairs with ``lo <= hi`` (``ValueError``; ``TypeError``
+    if not pairs of numbers; the messages call the argument ``name``).
     """
-    n = check_int("n", n)
+    n = _check_nodes("n", n)
     c, ws = _theta_rule(n)
     xs, wts = [], []
-    for lo, hi in intervals:
+    try:
+        pairs = list(intervals)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of pairs (lo, hi) of numbers, got {intervals!r}") from None
+    for pair in pairs:
+        try:
+            lo, hi = pair
+            lo, hi = float(lo), float(hi)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be a sequence of pairs (lo, hi) of numbers, got {intervals!r}") from None
+        if not (lo <= hi and math.isfinite(lo) and math.isfinite(hi)):
+            raise ValueError(f"{name} must be finite pairs (lo, hi) with lo <= hi, got {intervals!r}")
         mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
         xs.append(mid - half * c)
         wts.append(half * ws)
     if not xs:
-        return np.empty(0), np.empty(0)
+        raise ValueError(f"{name} must hold at least one pair (lo, hi), got {intervals!r}")
     return np.concatenate(xs), np.concatenate(wts)
 
 
@@ -120,20 +204,30 @@ def kolmogorov_distance(samples, density, support, n: int = 2001) -> float:
     the density divided by its mass. The supremum is attained at the samples:
     ``max_i max(i/N - F(x_(i)), F(x_(i)) - (i-1)/N)``.
     """
-    x = np.sort(np.asarray(samples, dtype=float).reshape(-1))
-    if x.size == 0 or not np.all(np.isfinite(x)):
-        raise ValueError("samples must be a non-empty array of finite numbers")
-    n = check_int("n", n, minimum=3)
-    support = [(float(lo), float(hi)) for lo, hi in support]
-    if not support or any(not hi > lo for lo, hi in support) or any(
+    x, _ = _points(samples, "samples")
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"samples must be a non-empty 1-d array of finite numbers, got shape {x.shape}")
+    x = np.sort(x)
+    if not callable(density):
+        raise TypeError(f"density must be a callable x -> rho(x), got {type(density).__name__}")
+    n = _check_nodes("n", n, minimum=3, maximum=10**7)
+    try:
+        support = [(float(lo), float(hi)) for lo, hi in support]
+    except (TypeError, ValueError):
+        raise TypeError(f"support must be a sequence of pairs (lo, hi) of numbers, got {support!r}") from None
+    if not support or any(not (hi > lo and math.isfinite(lo) and math.isfinite(hi)) for lo, hi in support) or any(
             b[0] < a[1] for a, b in pairwise(support)):
-        raise ValueError(f"support must be sorted, disjoint intervals (lo, hi) with lo < hi, got {support!r}")
+        raise ValueError(f"support must be sorted, disjoint, finite intervals (lo, hi) with lo < hi, "
+                         f"got {support!r}")
     theta = np.linspace(0.0, math.pi, n)
     grid, cdf, total = [], [], 0.0
     for lo, hi in support:
         mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
         t = mid - half * np.cos(theta)
-        f = np.asarray(density(t), dtype=float) * half * np.sin(theta)
+        rho = np.asarray(density(t), dtype=float)
+        if rho.shape != t.shape or not np.all(np.isfinite(rho)) or np.any(rho < 0):
+            raise ValueError("density must return finite values >= 0 of the shape of its argument")
+        f = rho * half * np.sin(theta)
         steps = 0.5 * (f[1:] + f[:-1]) * np.diff(theta)
         grid.append(t)
         cdf.append(total + np.concatenate([[0.0], np.cumsum(steps)]))
@@ -324,7 +418,7 @@ class Semicircle:
 
     def stieltjes(self, z):
         """``G(z)``; real ``z`` is read as ``x - i0`` (boundary value ``Re G + i pi rho``)."""
-        z = np.asarray(z, dtype=complex)
+        z = _complex_points(z)
         v, e = self.variance, self.edge
         on_axis = z.imag == 0
         q = np.where(on_axis, _real_sqrt_product(z.real, -e, e), _sqrt_product(z, -e, e))
@@ -381,7 +475,7 @@ class MarchenkoPastur:
     normalisation: str = "paper"
 
     def __post_init__(self):
-        object.__setattr__(self, "kappa", check_positive("kappa", self.kappa))
+        object.__setattr__(self, "kappa", _check_ratio("kappa", self.kappa))
         object.__setattr__(self, "normalisation", _check_normalisation(self.normalisation))
 
     @property
@@ -418,8 +512,11 @@ class MarchenkoPastur:
         return ret(np.where((x > lo) & (x < hi), rho, 0.0))
 
     def stieltjes(self, z):
-        """``G(z)`` of the full law; real ``z`` is read as ``x - i0``."""
-        z = np.asarray(z, dtype=complex)
+        """``G(z)`` of the full law; real ``z`` is read as ``x - i0``. ``z = 0`` is a pole when ``kappa < 1``
+        (the atom at 0) and raises ``ValueError``."""
+        z = _complex_points(z)
+        if self.kappa < 1.0 and np.any(z == 0):
+            raise ValueError("z = 0 is the atom of the Marchenko-Pastur law (kappa < 1), a pole of G")
         (lo, hi), = self.bulks
         k, a = self.kappa, self._a
         on_axis = z.imag == 0
@@ -436,8 +533,16 @@ class MarchenkoPastur:
         return ret(np.real(self.stieltjes(x)))
 
     def quadrature(self, n: int = DEFAULT_NODES) -> tuple[np.ndarray, np.ndarray]:
-        """Nodes and weights over the continuous part (the weights integrate ``f``, not ``f rho``)."""
-        return bulk_quadrature(self.bulks, n)
+        """Nodes and weights over the continuous part (the weights integrate ``f``, not ``f rho``).
+
+        For ``kappa`` near 1 the density rises like ``1/sqrt(x - lo)`` and then falls like ``1/x`` on the scale
+        of a tiny left edge ``lo``: the bulk is then split at ``lo 10^k`` (geometric grading), as for
+        :class:`WishartPlusNoise`, which keeps the mass within ~1e-13 with 64 nodes per piece.
+        """
+        (lo, hi), = self.bulks
+        decades = math.ceil(math.log10(0.5 * hi / lo)) if 0 < lo < 1e-2 * hi else 0
+        grading = lo * 10.0 ** np.arange(1, decades)
+        return bulk_quadrature(_split(self.bulks, grading[grading < 0.5 * hi]), n)
 
 
 # --------------------------------------------------------------------------- Wishart + GOE
@@ -471,10 +576,10 @@ class _BulkSupport:
 
 @dataclass(frozen=True)
 class WishartPlusNoise(_BulkSupport):
-    """Eigenvalue law of ``Y = S + sqrt(s) Z``: ``S`` Wishart (``kappa = m/d``), ``Z`` GOE of variance 1.
+    """Eigenvalue law of ``Y = S + sqrt(noise) Z``: ``S`` Wishart (``kappa = m/d``), ``Z`` GOE of variance 1.
 
-    Free additive convolution of Marchenko-Pastur with a semicircle of variance ``s``. Subordination
-    ``G_Y(z) = G_S(z - s G_Y(z))`` turns the Wishart quadratic into the cubic
+    Free additive convolution of Marchenko-Pastur with a semicircle of variance ``noise``. Subordination
+    ``G_Y(z) = G_S(z - noise G_Y(z))`` turns the Wishart quadratic into the cubic (``s = noise``)
     ``s G^3 - (z + a s) G^2 + (1 - kappa + a z) G - a = 0``, with ``a = sqrt(kappa)`` in the paper
     normalisation (``S* = W^T W/sqrt(m d)``) and ``a = kappa`` in the mean-one normalisation
     (``S_W = W^T W/m``) (Biane 1997; ``science/random_matrices.md``, Sec. 2).
@@ -491,19 +596,21 @@ class WishartPlusNoise(_BulkSupport):
     Parameters
     ----------
     kappa : float
-        ``m/d > 0``. For ``kappa < 1`` the atom ``1 - kappa`` at 0 of the Wishart law becomes a bulk.
-    s : float
-        Noise variance ``> 0`` (for ``s = 0`` use :class:`MarchenkoPastur`).
+        ``m/d`` in ``RATIO_RANGE = [1e-4, 1e6]``. For ``kappa < 1`` the atom ``1 - kappa`` at 0 of the Wishart
+        law becomes a bulk.
+    noise : float
+        Noise variance ``s = noise`` in ``NOISE_RANGE = [1e-12, 1e12]`` (for ``noise = 0`` use
+        :class:`MarchenkoPastur`).
     normalisation : {"paper", "mean_one"}
     """
 
     kappa: float
-    s: float
+    noise: float
     normalisation: str = "paper"
 
     def __post_init__(self):
-        object.__setattr__(self, "kappa", check_positive("kappa", self.kappa))
-        object.__setattr__(self, "s", check_positive("s", self.s))
+        object.__setattr__(self, "kappa", _check_ratio("kappa", self.kappa))
+        object.__setattr__(self, "noise", _check_noise(self.noise))
         object.__setattr__(self, "normalisation", _check_normalisation(self.normalisation))
 
     @property
@@ -517,15 +624,15 @@ class WishartPlusNoise(_BulkSupport):
 
     @property
     def second_moment(self) -> float:
-        """``(1/d) Tr Y^2``: ``1 + kappa + s`` (paper) or ``1 + 1/kappa + s`` (mean-one)."""
-        return self.mean**2 * (1.0 + 1.0 / self.kappa) + self.s
+        """``(1/d) Tr Y^2``: ``1 + kappa + noise`` (paper) or ``1 + 1/kappa + noise`` (mean-one)."""
+        return self.mean**2 * (1.0 + 1.0 / self.kappa) + self.noise
 
     # -- support -------------------------------------------------------------------------------------
 
     @cached_property
     def _discriminant(self) -> np.ndarray:
         """Coefficients (ascending powers of ``x``) of the discriminant of the cubic, a quartic in ``x``."""
-        k, s, a = self.kappa, self.s, self._a
+        k, s, a = self.kappa, self.noise, self._a  # s = noise in the cubic
         a2 = a * a
         return np.array([
             -s * (4 * a2 * a2 * s * s - a2 * k * k * s + 20 * a2 * k * s + 8 * a2 * s + 4 * (1 - k) ** 3),
@@ -548,7 +655,7 @@ class WishartPlusNoise(_BulkSupport):
         bulks = _merge_intervals(real, inside)
         if not bulks:  # pragma: no cover - the support is never empty
             raise ArithmeticError(f"no support found for {self}")
-        # For kappa close to 1 and small s, the smoothed hard edge of Marchenko-Pastur at 0 gives the first
+        # For kappa close to 1 and small noise, the smoothed hard edge of Marchenko-Pastur at 0 gives the first
         # bulk a steep rise on the scale |lo| << its width: grade the pieces geometrically there.
         lo, hi = bulks[0]
         width = hi - lo
@@ -562,7 +669,7 @@ class WishartPlusNoise(_BulkSupport):
         """The three roots ``G`` of the cubic at real ``x``, shape ``x.shape + (3,)``, and the mask of the
         points where two of them form a complex pair (column 1 then has ``Im G > 0``)."""
         x = np.asarray(x, dtype=float)
-        k, s, a = self.kappa, self.s, self._a
+        k, s, a = self.kappa, self.noise, self._a  # s = noise in the cubic
         # cubic in H = 1/G:  -a H^3 + (1 - k + a x) H^2 - (x + a s) H + s = 0
         c0 = np.full_like(x, s)
         c1 = -(x + a * s)
@@ -596,7 +703,7 @@ class WishartPlusNoise(_BulkSupport):
         if np.any(outside):
             xo = x[outside]
             go = g[outside].real
-            k, s, a = self.kappa, self.s, self._a
+            k, s, a = self.kappa, self.noise, self._a  # s = noise in the cubic
             dF = 3 * s * go**2 - 2 * (xo[:, None] + a * s) * go + (1 - k + a * xo[:, None])
             with np.errstate(divide="ignore", invalid="ignore"):
                 slope = (go**2 - a * go) / dF
@@ -624,16 +731,16 @@ class WishartPlusNoise(_BulkSupport):
 
 
 @lru_cache(maxsize=256)
-def _wishart_plus_goe(kappa: float, s: float, normalisation: str) -> WishartPlusNoise:
-    return WishartPlusNoise(kappa, s, normalisation)
+def _wishart_plus_goe(kappa: float, noise: float, normalisation: str) -> WishartPlusNoise:
+    return WishartPlusNoise(kappa, noise, normalisation)
 
 
-def wishart_plus_goe(kappa: float, s: float, normalisation: str = "paper") -> WishartPlusNoise:
-    """The law of Wishart + GOE(``s``) (:class:`WishartPlusNoise`), cached: the support is computed once
-    per ``(kappa, s, normalisation)``, which the denoiser and its MMSE then share."""
-    kappa = check_positive("kappa", kappa)
-    s = check_positive("s", s)
-    return _wishart_plus_goe(kappa, s, _check_normalisation(normalisation))
+def wishart_plus_goe(kappa: float, noise: float, normalisation: str = "paper") -> WishartPlusNoise:
+    """The law of Wishart + GOE(``noise``) (:class:`WishartPlusNoise`), cached: the support is computed once
+    per ``(kappa, noise, normalisation)``, which the denoiser and its MMSE then share."""
+    kappa = _check_ratio("kappa", kappa)
+    noise = _check_noise(noise)
+    return _wishart_plus_goe(kappa, noise, _check_normalisation(normalisation))
 
 
 # --------------------------------------------------------------------------- rectangular
@@ -666,18 +773,19 @@ def _quartic_discriminant(e, d, c, b, a):
 
 @dataclass(frozen=True)
 class RectangularPlusNoise(_BulkSupport):
-    """Singular-value law of ``Y = S + sqrt(delta) Z`` (``d x L``, ``d <= L``), all divided by ``(dL)^{1/4}``.
+    """Singular-value law of ``Y = S + sqrt(noise) Z`` (``d x L``, ``d <= L``), all divided by ``(dL)^{1/4}``.
 
     ``S = U V^T/sqrt(r)`` with ``U`` in ``R^{d x r}``, ``V`` in ``R^{L x r}`` and ``Z`` i.i.d. N(0, 1);
-    ``R1 = L/d >= 1``, ``R2 = r/d`` (any ``R2 > 0``; ``R2 >= 1`` is a full-rank signal). With
-    ``phi = R2/R1``, ``psi = R2``, ``eta = (1 + delta) sqrt(R1)``, ``zeta = sqrt(R1)`` and ``w = x^2``, the
+    ``R1 = L/d`` in ``[1, MAX_ASPECT_RATIO]``, ``R2 = r/d`` in ``RATIO_RANGE`` (``R2 >= 1`` is a full-rank
+    signal), ``noise`` in ``NOISE_RANGE``. With
+    ``phi = R2/R1``, ``psi = R2``, ``eta = (1 + noise) sqrt(R1)``, ``zeta = sqrt(R1)`` and ``w = x^2``, the
     transform ``G(x) = x g`` of the symmetrised singular-value density ``mu`` solves the quartic
     ``a4 g^4 + a3 g^3 + a2 g^2 + a1 g + a0 = 0`` of ``science/random_matrices.md``, Sec. 4 (Troiani, Erba,
     Krzakala, Maillard, Zdeborova, arXiv:2203.07752). ``mu(x) = |Im G|/pi``, ``2 int_0^inf mu = 1``, and
     ``2 mu`` is the density of the ``d`` singular values on ``x > 0``; ``v(x) = Re G(x)``.
 
     Numerics: the quartic is solved for ``h = 1/g`` (leading coefficient ``-psi^3``; the leading coefficient
-    of the quartic in ``g`` vanishes as ``delta -> 0``) by batched companion-matrix eigenvalues. Its
+    of the quartic in ``g`` vanishes as ``noise -> 0``) by batched companion-matrix eigenvalues. Its
     discriminant is ``w^4`` times a quintic in ``w``: the positive real roots of the quintic are the squared
     edges, its complex roots mark necks. Each interval between consecutive edges is classified by the
     density at its midpoint. Outside the support ``v`` is the real root with ``G'(x) < 0`` closest to
@@ -686,27 +794,28 @@ class RectangularPlusNoise(_BulkSupport):
 
     R1: float
     R2: float
-    delta: float
+    noise: float
 
     def __post_init__(self):
         r1 = check_positive("R1", self.R1)
-        if r1 < 1.0:
-            raise ValueError(f"R1 = L/d must be a number >= 1 (transpose Y when d > L), got {self.R1!r}")
+        if not 1.0 <= r1 <= MAX_ASPECT_RATIO:
+            raise ValueError(f"R1 = L/d must be a number in [1, {MAX_ASPECT_RATIO:g}] (transpose Y when d > L), "
+                             f"got {self.R1!r}")
         object.__setattr__(self, "R1", r1)
-        object.__setattr__(self, "R2", check_positive("R2", self.R2))
-        object.__setattr__(self, "delta", check_positive("delta", self.delta))
+        object.__setattr__(self, "R2", _check_ratio("R2", self.R2))
+        object.__setattr__(self, "noise", _check_noise(self.noise))
 
     @property
     def mean_square(self) -> float:
-        """``2 int x^2 mu = sqrt(R1)(1 + delta)``, the mean squared singular value of the scaled ``Y``."""
-        return math.sqrt(self.R1) * (1.0 + self.delta)
+        """``2 int x^2 mu = sqrt(R1)(1 + noise)``, the mean squared singular value of the scaled ``Y``."""
+        return math.sqrt(self.R1) * (1.0 + self.noise)
 
     @cached_property
     def _coefficients(self):
         """``a0..a4`` as ascending coefficient arrays in ``w = x^2`` (Sec. 4 of the notes)."""
         phi, psi = self.R2 / self.R1, self.R2
         zeta = math.sqrt(self.R1)
-        eta = (1.0 + self.delta) * zeta
+        eta = (1.0 + self.noise) * zeta
         return (
             np.array([-psi**3, 0.0, 0.0]),
             np.array([psi * (zeta * (psi - phi) + psi * eta * (phi - psi)), psi**3, 0.0]),
@@ -750,7 +859,7 @@ class RectangularPlusNoise(_BulkSupport):
         # is lost to cancellation when R1 is close to 1: use its factored form (derived with a CAS).
         phi, psi = self.R2 / self.R1, self.R2
         zeta = math.sqrt(self.R1)
-        eta = (1.0 + self.delta) * zeta
+        eta = (1.0 + self.noise) * zeta
         quintic = _quartic_discriminant(*self._coefficients)[4:10] / (zeta * phi**2 * psi**6)
         quintic[0] = (
             zeta * (eta - zeta) ** 2 * (phi - psi) ** 4
@@ -828,25 +937,25 @@ class RectangularPlusNoise(_BulkSupport):
 
 
 @lru_cache(maxsize=256)
-def _rectangular_plus_noise(R1: float, R2: float, delta: float) -> RectangularPlusNoise:
-    return RectangularPlusNoise(R1, R2, delta)
+def _rectangular_plus_noise(R1: float, R2: float, noise: float) -> RectangularPlusNoise:
+    return RectangularPlusNoise(R1, R2, noise)
 
 
-def rectangular_plus_noise(R1: float, R2: float, delta: float) -> RectangularPlusNoise:
+def rectangular_plus_noise(R1: float, R2: float, noise: float) -> RectangularPlusNoise:
     """The singular-value law of rectangular signal + noise (:class:`RectangularPlusNoise`), cached."""
-    R1, R2 = check_positive("R1", R1), check_positive("R2", R2)
-    return _rectangular_plus_noise(R1, R2, check_positive("delta", delta))
+    R1, R2 = check_positive("R1", R1), _check_ratio("R2", R2)
+    return _rectangular_plus_noise(R1, R2, _check_noise(noise))
 
 
 # --------------------------------------------------------------------------- generic subordination
 
 
-def free_convolution_semicircle(stieltjes_S, s: float, z, *, tol: float = 1e-12, max_iter: int = 60):
-    """Stieltjes transform of ``Y = S + sqrt(s) Z`` (``Z`` GOE, variance 1) for ANY law of ``S``.
+def free_convolution_semicircle(stieltjes_S, noise: float, z, *, tol: float = 1e-12, max_iter: int = 60):
+    """Stieltjes transform of ``Y = S + sqrt(noise) Z`` (``Z`` GOE, variance 1) for ANY law of ``S``.
 
-    Solves the subordination relation ``G_Y(z) = G_S(z - s G_Y(z))`` (Biane 1997;
-    ``science/random_matrices.md``, Sec. 2) for the subordination function ``omega = z - s G_Y``, i.e.
-    ``F(omega) = omega + s G_S(omega) - z = 0``, vectorised over ``z``. ``omega`` stays in the half-plane of
+    Solves the subordination relation ``G_Y(z) = G_S(z - noise G_Y(z))`` (Biane 1997;
+    ``science/random_matrices.md``, Sec. 2) for the subordination function ``omega = z - noise G_Y``, i.e.
+    ``F(omega) = omega + noise G_S(omega) - z = 0``, vectorised over ``z``. ``omega`` stays in the half-plane of
     ``z``, where ``G_S`` is analytic. The solution is followed from far above the real axis (where the
     fixed-point map is a contraction) down to ``Im z`` by factors of 10, with guarded Newton steps (the
     derivative of ``G_S`` by a one-sided difference into the half-plane) and a damped fixed-point step
@@ -856,27 +965,38 @@ def free_convolution_semicircle(stieltjes_S, s: float, z, *, tol: float = 1e-12,
     ----------
     stieltjes_S : callable
         ``G_S``, vectorised, valid for ``Im z > 0`` (e.g. ``MarchenkoPastur(kappa).stieltjes``).
-    s : float
-        Noise variance ``>= 0``.
+    noise : float
+        Noise variance in ``[0, 1e12]``.
     z : complex array_like
         Points off the real axis. For the density use ``x + 1e-10j``: ``rho_Y = -Im G_Y/pi``.
+
+    tol : float
+        Tolerance on ``|F|`` relative to ``1 + |z|``, in ``(0, 1)``.
+    max_iter : int
+        Newton/fixed-point steps per height, ``>= 1``.
 
     Returns
     -------
     complex ndarray of the shape of ``z``. Points that did not converge raise a
     :class:`~solvable.errors.ConvergenceWarning`.
     """
-    s = check_nonnegative("s", s)
-    z = np.asarray(z, dtype=complex)
+    if not callable(stieltjes_S):
+        raise TypeError(f"stieltjes_S must be a callable z -> G_S(z), got {type(stieltjes_S).__name__}")
+    noise = check_in_range("noise", noise, 0.0, NOISE_RANGE[1])
+    z = _complex_points(z)
+    if z.ndim > 1 or z.size == 0:
+        raise ValueError(f"z must be a number or a non-empty 1-d array, got shape {z.shape}")
+    tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
+    max_iter = check_int("max_iter", max_iter)
     if np.any(z.imag == 0):
         raise ValueError("z must have a nonzero imaginary part (use x + 1e-10j for the real axis)")
     flip = z.imag < 0
     zu = np.where(flip, np.conj(z), z).reshape(-1)
-    if s == 0.0:
+    if noise == 0.0:
         g = np.asarray(stieltjes_S(zu), dtype=complex)
     else:
         y_target = zu.imag
-        y0 = 2.0 * math.sqrt(s) + 1.0
+        y0 = 2.0 * math.sqrt(noise) + 1.0
         heights = [y0]
         while heights[-1] > y_target.min():
             heights.append(heights[-1] / 10.0)
@@ -885,7 +1005,7 @@ def free_convolution_semicircle(stieltjes_S, s: float, z, *, tol: float = 1e-12,
         for h in heights:
             zk = zu.real + 1j * np.maximum(y_target, h)
             gk = np.asarray(stieltjes_S(omega), dtype=complex)
-            F = omega + s * gk - zk
+            F = omega + noise * gk - zk
             for _ in range(max_iter):
                 scale = tol * (1.0 + np.abs(zk))
                 converged = np.abs(F) <= scale
@@ -893,15 +1013,15 @@ def free_convolution_semicircle(stieltjes_S, s: float, z, *, tol: float = 1e-12,
                     break
                 dstep = 1e-7 * (1.0 + np.abs(omega))
                 dG = (np.asarray(stieltjes_S(omega + 1j * dstep), dtype=complex) - gk) / (1j * dstep)
-                newton = omega - F / (1.0 + s * dG)
+                newton = omega - F / (1.0 + noise * dG)
                 newton = np.where(newton.imag > 0, newton, omega.real + 0.5j * omega.imag)
                 gn = np.asarray(stieltjes_S(newton), dtype=complex)
-                Fn = newton + s * gn - zk
+                Fn = newton + noise * gn - zk
                 ok = np.abs(Fn) < np.abs(F)
-                fixed = 0.5 * omega + 0.5 * (zk - s * gk)
+                fixed = 0.5 * omega + 0.5 * (zk - noise * gk)
                 omega = np.where(ok, newton, fixed)
                 gk = np.where(ok, gn, np.asarray(stieltjes_S(omega), dtype=complex))
-                F = omega + s * gk - zk
+                F = omega + noise * gk - zk
         if not converged.all():
             warnings.warn(
                 f"free_convolution_semicircle: {int((~converged).sum())} of {zu.size} points did not reach "
@@ -909,7 +1029,7 @@ def free_convolution_semicircle(stieltjes_S, s: float, z, *, tol: float = 1e-12,
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        g = (zu - omega) / s
+        g = (zu - omega) / noise
     g = g.reshape(z.shape)
     g = np.where(flip, np.conj(g), g)
     return g[()] if g.ndim == 0 else g
