@@ -39,6 +39,7 @@ from .integration import half_normal_rule, hermite_rule, log_Phi, log_phi_pdf
 from .metrics import angle_error, classification_error
 from .regression import fit_ridge
 from .validation import (
+    check_array,
     check_choice,
     check_design,
     check_in_range,
@@ -706,7 +707,7 @@ def fit_logistic(X, y, lam: float, *, tol: float = 1e-6, max_iter: int = 10_000,
     """
     X, y = check_design(X, y, binary=True)
     lam = check_positive("lam", lam)
-    tol = check_positive("tol", tol)
+    tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
     max_iter = check_int("max_iter", max_iter)
     n, d = X.shape
     F = X / math.sqrt(d)
@@ -749,8 +750,8 @@ def fit_ridge_batch(X, y, lam: float) -> np.ndarray:
     One batched Cholesky solve (``numpy.linalg.solve`` on the stacked ``d x d`` or ``n x n`` systems),
     so that error bars over many independent data sets cost one call.
     """
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
+    X = check_array("X", X, finite=False, nonempty=False)
+    y = check_array("y", y, finite=False, nonempty=False)
     if X.ndim != 3 or y.shape != X.shape[:2]:
         raise ValueError(f"X must have shape (S, n, d) and y (S, n); got {X.shape} and {y.shape}")
     if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
@@ -775,7 +776,7 @@ def fit_hinge(X, y, lam: float, *, tol: float = 1e-8, max_iter: int = 10_000) ->
     """
     X, y = check_design(X, y, binary=True)
     lam = check_positive("lam", lam)
-    tol = check_positive("tol", tol)
+    tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
     max_iter = check_int("max_iter", max_iter)
     n, d = X.shape
     Zt = (y[:, None] * X / math.sqrt(d)).T

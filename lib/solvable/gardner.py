@@ -35,6 +35,7 @@ from .amp import iterate_fixed_point
 from .errors import ConvergenceWarning, DivergenceError
 from .integration import hermite_rule, legendre_rule, log_Phi, log_phi_pdf, mills_ratio
 from .validation import (
+    check_size,
     check_choice,
     check_design,
     check_in_range,
@@ -61,6 +62,8 @@ __all__ = [
 
 #: Weight constraints with a capacity formula in this module.
 WEIGHTS = ("spherical", "binary")
+#: The most trials :func:`storage_probability` runs (each solves one linear program).
+MAX_TRIALS = 10**5
 _SEPARABILITY_METHODS = ("lp", "nnls")
 
 
@@ -470,6 +473,9 @@ def storage_probability(
     kappa = check_nonnegative("margin", margin)
     method = check_choice("method", method, _SEPARABILITY_METHODS)
     n = max(1, round(alpha * d))
+    check_size("one trial's inputs X (n = alpha d, d)", n, d)
+    if n_trials > MAX_TRIALS:
+        raise ValueError(f"n_trials must be at most {MAX_TRIALS} (one linear program each), got {n_trials}")
     hits = 0
     for _ in range(n_trials):  # one small LP / QP per trial
         X = rng.standard_normal((n, d))

@@ -25,6 +25,8 @@ from numpy.polynomial.hermite_e import hermegauss
 from numpy.polynomial.legendre import leggauss
 from scipy.special import log_ndtr
 
+from .errors import ArgumentTypeError
+
 __all__ = [
     "LOG_SQRT_2PI",
     "hermite_rule",
@@ -45,6 +47,11 @@ DEFAULT_HERMITE_NODES = 201
 #: Gauss-Legendre rule on [-U_MAX, U_MAX] for the ``u = k xi`` substitution of sign-type channels.
 U_MAX = 14.0
 DEFAULT_LEGENDRE_NODES = 400
+
+
+#: The most Gauss-Legendre nodes a rule will have (numpy's leggauss solves an n x n eigenproblem; 1e4 nodes take
+#: seconds, and no integral of the course needs more than a few hundred).
+MAX_LEGENDRE_NODES = 10_000
 
 
 def _check_nodes(name: str, n, maximum: int | None = None) -> int:
@@ -99,8 +106,9 @@ def _hermite_rule(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def legendre_rule(n: int = DEFAULT_LEGENDRE_NODES, half_width: float = U_MAX) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss-Legendre nodes and weights on ``[-half_width, half_width]`` (read-only arrays)."""
-    return _legendre_rule(_check_nodes("n", n), _check_width("half_width", half_width))
+    """Gauss-Legendre nodes and weights on ``[-half_width, half_width]`` (read-only arrays; at most
+    ``MAX_LEGENDRE_NODES`` nodes)."""
+    return _legendre_rule(_check_nodes("n", n, MAX_LEGENDRE_NODES), _check_width("half_width", half_width))
 
 
 @lru_cache(maxsize=16)
@@ -122,7 +130,7 @@ def half_normal_rule(n: int = 64, upper: float = 10.0) -> tuple[np.ndarray, np.n
     nodes cluster near ``z = 0``, where integrands of the form ``g(m z + ...)`` with large ``m`` vary
     fastest. The arrays are read-only.
     """
-    return _half_normal_rule(_check_nodes("n", n), _check_width("upper", upper))
+    return _half_normal_rule(_check_nodes("n", n, MAX_LEGENDRE_NODES), _check_width("upper", upper))
 
 
 @lru_cache(maxsize=16)
@@ -149,15 +157,26 @@ def gaussian_expectation(f, n: int = DEFAULT_HERMITE_NODES) -> float:
     return float(np.dot(w, values))
 
 
+def _numeric(name: str, x):
+    """``x`` as a float array; a string, None or another non-number raises, naming ``name`` (NaN passes through:
+    these helpers are elementwise, like NumPy's ufuncs, and GAMP reports a NaN iterate as a divergence)."""
+    if x is None or isinstance(x, (str, bytes)):
+        raise ArgumentTypeError(f"{name} must be a number or an array of numbers, got {x!r}")
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{name} must be a number or an array of numbers, got {type(x).__name__}") from None
+
+
 def log_phi_pdf(x):
     """``log phi(x) = -x^2/2 - log sqrt(2 pi)`` (elementwise)."""
-    x = np.asarray(x, dtype=float)
+    x = x if isinstance(x, np.ndarray) else _numeric("x", x)
     return -0.5 * x * x - LOG_SQRT_2PI
 
 
 def log_Phi(x):
     """``log Phi(x)``, accurate for very negative ``x`` (``scipy.special.log_ndtr``; elementwise)."""
-    return log_ndtr(x)
+    return log_ndtr(x if isinstance(x, np.ndarray) else _numeric("x", x))
 
 
 def mills_ratio(u):
@@ -166,7 +185,7 @@ def mills_ratio(u):
     For ``u -> -inf`` it behaves like ``-u`` (``+inf`` at ``u = -inf``); for ``u -> +inf`` like ``phi(u)``
     (elementwise).
     """
-    u = np.asarray(u, dtype=float)
+    u = u if isinstance(u, np.ndarray) else _numeric("u", u)
     with np.errstate(invalid="ignore"):
         r = np.exp(log_phi_pdf(u) - log_ndtr(u))
     return np.where(u == -np.inf, np.inf, r) if np.isneginf(u).any() else r

@@ -123,8 +123,8 @@ def check_design(X, y, *, binary: bool = False) -> tuple[np.ndarray, np.ndarray]
     ``X`` must be a finite, non-empty ``(n, d)`` array and ``y`` a finite ``(n,)`` array; with
     ``binary=True`` the labels must be in ``{-1, +1}``.
     """
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
+    X = check_array("X", X, finite=False, nonempty=False)
+    y = check_array("y", y, finite=False, nonempty=False)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"X must be a non-empty 2-d array of shape (n, d), got shape {X.shape}")
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
