@@ -6,7 +6,10 @@ import warnings
 import numpy as np
 import pytest
 from _reference import reference, reference_rows
-from solvable import bsr, rie
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from solvable import amp, bsr, regression, rie
 from solvable.errors import ConvergenceWarning, DivergenceError
 
 REF = "bsr.csv"
@@ -112,31 +115,34 @@ def test_thresholds_formulas_and_limits():
 @pytest.mark.parametrize("alpha, beta, delta", [(0.1, 1.0, 0.0), (0.3, 1.0, 0.0), (0.5, 2.0, 0.1), (0.1, math.inf, 0.0)])
 def test_state_evolution_iterates_reach_the_brent_fixed_point(alpha, beta, delta):
     se = bsr.state_evolution(alpha, beta, 0.2, delta)
-    assert se.converged and se.history[0] == 0.0
-    assert se.mmse == pytest.approx(bsr.bayes_optimal_mmse(alpha, beta, 0.2, delta), abs=1e-14)
-    assert se.history[-1] == pytest.approx(se.overlap, abs=1e-7)
-    assert np.all(np.diff(se.history) > -1e-14)  # from q0 = 0 the overlap increases monotonically
-    # first step: q_1 = 1 - mmse_den((1 + delta)/alpha)
-    first = rie.rectangular_rie_mmse(beta, 0.2, (1 + delta) / alpha) if math.isfinite(beta) else None
-    if first is not None:
-        assert se.mse_history[1] == pytest.approx(first, abs=1e-14)
-    assert se.test_error == pytest.approx(se.mmse + delta)
+    assert isinstance(se, amp.SEResult) and se.gen_error == se.error
+    assert se.converged and se.overlap_history[0] == 0.0 and se.history[0] == 1.0
+    assert se.error == pytest.approx(bsr.bayes_optimal_mmse(alpha, beta, 0.2, delta), abs=1e-14)
+    assert se.overlap == pytest.approx(1 - se.error, abs=1e-15)
+    assert se.overlap_history[-1] == pytest.approx(se.overlap, abs=1e-7)
+    assert np.array_equal(se.history, 1 - se.overlap_history)
+    assert np.all(np.diff(se.overlap_history) > -1e-14)  # from q0 = 0 the overlap increases monotonically
+    # first step: q_1 = 1 - mmse_den((1 + delta)/alpha), any beta (the closed form at beta = inf)
+    assert se.history[1] == pytest.approx(rie.rectangular_rie_mmse((1 + delta) / alpha, beta, 0.2), abs=1e-14)
+    assert se.conjugate == pytest.approx(alpha / (delta + 1 - se.overlap))  # mhat at the fixed point
     # no hard phase: from q0 = 0.5 the same fixed point
-    assert bsr.state_evolution(alpha, beta, 0.2, delta, q0=0.5).history[-1] == pytest.approx(se.overlap, abs=1e-7)
+    again = bsr.state_evolution(alpha, beta, 0.2, delta, q0=0.5)
+    assert again.overlap_history[-1] == pytest.approx(se.overlap, abs=1e-7)
 
 
 def test_state_evolution_above_perfect_recovery_and_at_zero_alpha():
     se = bsr.state_evolution(0.45, 1.0, 0.2)
-    assert se.mmse == 0.0 and se.converged and se.history[-1] > 1 - 1e-8
+    assert se.error == 0.0 and se.converged and se.overlap_history[-1] > 1 - 1e-8 and se.history[-1] < 1e-8
+    assert math.isfinite(se.conjugate) and se.conjugate > 1e8  # mhat -> inf at exact recovery, kept finite
     se0 = bsr.state_evolution(0.0, 1.0, 0.2)
-    assert se0.mmse == 1.0 and se0.overlap == 0.0
+    assert se0.error == 1.0 and se0.overlap == 0.0 and se0.conjugate == 0.0
 
 
 def test_state_evolution_warns_at_its_iteration_cap():
     with pytest.warns(ConvergenceWarning, match="3 iterations"):
         se = bsr.state_evolution(0.3, 1.0, 0.2, max_iter=3)
     assert not se.converged and se.iterations == 3 and len(se.history) == 4
-    assert se.mmse == pytest.approx(bsr.bayes_optimal_mmse(0.3, 1.0, 0.2))  # the fixed point is still exact
+    assert se.error == pytest.approx(bsr.bayes_optimal_mmse(0.3, 1.0, 0.2))  # the fixed point is still exact
 
 
 # --------------------------------------------------------------------------- GAMP-RIE
@@ -163,10 +169,10 @@ def test_gamp_rie_reproduces_the_noiseless_reference_run(data_100):
     # The authors' algorithm: empirical precision (it reproduces their run; the default is the derivative form).
     res = bsr.gamp_rie(data, init="prior", precision="empirical", rng=_generator(state))
     assert res.converged
-    assert res.mse == pytest.approx(value, abs=tol)
+    assert res.error == pytest.approx(value, abs=tol)
     # Same data and init as the reference run: 0.343292 in 68 iterations here against 0.343433 in 67 there
     # (the runs agree to 1.4e-4; a rounding-level difference moves the stopping iteration by one).
-    assert res.mse == pytest.approx(value, abs=1e-3)
+    assert res.error == pytest.approx(value, abs=1e-3)
     assert abs(res.iterations - 67) <= 3
 
 
@@ -181,8 +187,8 @@ def test_gamp_rie_matches_the_bayes_error_at_d_100(data_100):
     with pytest.warns(ConvergenceWarning):
         res = bsr.gamp_rie(data, rng=0)
     theory = bsr.bayes_optimal_mmse(0.3, 1.0, 0.2)
-    assert abs(res.mse - theory) < 0.03
-    assert abs(res.variance - res.mse) < 0.03  # the algorithm's own error estimate C_hat
+    assert abs(res.error - theory) < 0.03
+    assert abs(res.variance - res.error) < 0.03  # the algorithm's own error estimate C_hat
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -198,12 +204,12 @@ def test_gamp_rie_reaches_exact_recovery_above_alpha_pr(seed):
     assert bsr.bayes_optimal_mmse(0.45, 1.0, 0.2) == 0.0
     assert res.converged and res.iterations <= 400
     assert bsr.normalised_mse(res.estimate, data.S_star) < 1e-3
-    assert res.mse / 5 < res.variance < 5 * res.mse  # the variance estimate tracks the error
+    assert res.error / 5 < res.variance < 5 * res.error  # the variance estimate tracks the error
     undamped = bsr.gamp_rie(data, damping=0.0, max_iter=400, warn=False, rng=0)  # never crashes
-    assert np.all(np.isfinite(undamped.estimate)) and undamped.mse < 1e-3
+    assert np.all(np.isfinite(undamped.estimate)) and undamped.error < 1e-3
     if seed == 0:
         stalled = bsr.gamp_rie(data, precision="empirical", max_iter=400, warn=False, rng=0)
-        assert stalled.mse > 0.01 and stalled.variance > 0.2  # the false fixed point this default avoids
+        assert stalled.error > 0.01 and stalled.variance > 0.2  # the false fixed point this default avoids
 
 
 def test_gamp_rie_damping_on_the_estimate():
@@ -238,7 +244,7 @@ def test_gamp_rie_follows_state_evolution_iteration_by_iteration(data_100):
     res = bsr.gamp_rie(data, damping=0.0, tol=0.0, max_iter=10, rng=0)
     se = bsr.state_evolution(0.3, 1.0, 0.2)
     assert res.iterations == 10 and len(res.history) == 10
-    assert np.max(np.abs(res.history - se.mse_history[1:11])) < 0.03
+    assert np.max(np.abs(res.history - se.history[1:11])) < 0.03
 
 
 def test_gamp_rie_reproduces_the_noisy_reference_run():
@@ -247,8 +253,8 @@ def test_gamp_rie_reproduces_the_noisy_reference_run():
     data = bsr.sample(100, 100, 20, 0.3, 0.1, rng=rng)
     res = bsr.gamp_rie(data, init="prior", precision="empirical", rng=rng)
     assert res.converged and res.iterations == 35  # the reference run's 35 iterations
-    assert res.mse == pytest.approx(value, abs=1e-5)  # same draws: 0.5220449 against 0.522045
-    assert abs(res.mse - bsr.bayes_optimal_mmse(0.3, 1.0, 0.2, 0.1)) < 0.03
+    assert res.error == pytest.approx(value, abs=1e-5)  # same draws: 0.5220449 against 0.522045
+    assert abs(res.error - bsr.bayes_optimal_mmse(0.3, 1.0, 0.2, 0.1)) < 0.03
 
 
 def test_gamp_rie_warns_at_its_cap_and_reports_divergence():
@@ -256,9 +262,12 @@ def test_gamp_rie_warns_at_its_cap_and_reports_divergence():
     with pytest.warns(ConvergenceWarning, match="3 iterations"):
         res = bsr.gamp_rie(data, max_iter=3, rng=0)
     assert not res.converged and res.iterations == 3 and res.history.shape == (3,)
-    bad = bsr.Dataset(X=data.X, y=data.y * np.nan, S_star=data.S_star, U_star=data.U_star, V_star=data.V_star)
-    with pytest.raises(DivergenceError, match="iteration 1"):
-        bsr.gamp_rie(bad, rng=0)
+    with pytest.raises(ValueError, match="y must contain finite"):  # a data set never holds NaN
+        bsr.Dataset(X=data.X, y=data.y * np.nan, S_star=data.S_star, U_star=data.U_star, V_star=data.V_star)
+    for scale in (1e150, 1e300):  # absurd labels: a named divergence, not an OverflowError from the spectral law
+        bad = bsr.Dataset(X=data.X, y=data.y * scale, S_star=data.S_star, U_star=data.U_star, V_star=data.V_star)
+        with pytest.raises(DivergenceError, match="diverged"), np.errstate(over="ignore"):
+            bsr.gamp_rie(bad, rng=0)
 
 
 def test_warn_false_leaves_the_cap_to_the_caller():
@@ -309,11 +318,11 @@ def test_rectangular_denoiser_is_the_rie_on_the_scaled_matrix():
     S = rng.standard_normal((d, r)) @ rng.standard_normal((r, L)) / math.sqrt(r)
     Y = S + math.sqrt(noise) * rng.standard_normal((d, L))
     A = 1 / noise
-    den = bsr.RectangularRIEDenoiser(L / d, r / d)
+    den = rie.RectangularRIEDenoiser(L / d, r / d)  # the denoiser of bsr.gamp_rie, shared from rie
     est, var = den.denoise(A, A * Y)
     scale = (d * L) ** 0.25
     assert est == pytest.approx(rie.rectangular_rie(Y / scale, noise, r / d) * scale)
-    assert var == pytest.approx(rie.rectangular_rie_mmse(L / d, r / d, noise))
+    assert var == pytest.approx(rie.rectangular_rie_mmse(noise, L / d, r / d))
     assert bsr.mse(est, S) < noise  # the RIE denoises
     assert np.all(np.isnan(den.denoise(0.0, Y)[0]))
 
@@ -433,3 +442,147 @@ def test_invalid_arguments_raise_value_error_naming_them(call, name):
     with pytest.raises(ValueError, match=name), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         call()
+
+
+# --------------------------------------------------------------------------- hard edges (issue 11)
+
+
+def test_huge_beta_and_noise_give_an_in_range_value_not_zero():
+    """Issue 11: bayes_optimal_mmse(1e-4, 1e8, 0.1, 100) returned 0.0 (the truth is close to 1). For beta >= 1e7
+    the finite-beta quadrature is not evaluated; the middle of the bracket [beta = inf value, ridge-like bound] is
+    returned, within 1e-5 of both ends here."""
+    m = bsr.bayes_optimal_mmse(1e-4, 1e8, 0.1, 100.0)
+    wide = bsr.bayes_optimal_mmse(1e-4, math.inf, 0.1, 100.0)
+    ridge = bsr.ridge_mse(1e-4, 100.0)
+    assert wide <= m <= ridge and ridge - wide < 1e-5
+    se = bsr.state_evolution(1e-4, 1e8, 0.1, 100.0)
+    assert se.error == m and se.converged
+    # huge noise and tiny alpha: in range, no overflow
+    assert bsr.bayes_optimal_mmse(0.2, 1.0, 0.2, 1e300) == 1.0
+    assert bsr.ridge_mse(0.2, 1e300) == 1.0
+    assert bsr.bayes_optimal_mmse(1e-300, 1.0, 0.2) == 1.0
+    assert bsr.bayes_optimal_mmse(1e300, 1.0, 0.2, 1.0) == 0.0
+
+
+def test_where_the_quadrature_is_not_resolved_the_error_is_named():
+    """In a window of noise near sqrt(beta) at beta >= 1e6 and small rho neither the quadrature nor the bracket
+    (wider than 2e-3) gives the value: a clear ArithmeticError, never a silent number."""
+    with pytest.raises(ArithmeticError, match="not resolved"):
+        bsr._mmse_den(1e6, 0.001, 2e4)
+    assert bsr._mmse_den(math.inf, 0.001, 2e4) == rie.rectangular_rie_mmse(2e4, math.inf, 0.001)
+
+
+def test_iteration_controls_are_checked():
+    data = bsr.sample(6, 7, 2, 0.5, rng=0)
+    for call, name in [
+        (lambda: bsr.state_evolution(0.2, 1.0, 0.2, tol=math.inf), "tol"),
+        (lambda: bsr.state_evolution(0.2, 1.0, 0.2, tol=1.0), "tol"),
+        (lambda: bsr.state_evolution(0.0, 1.0, 0.2, tol=-1.0), "tol"),
+        (lambda: bsr.state_evolution(0.2, 1.0, 0.2, max_iter=1.5), "max_iter"),
+        (lambda: bsr.gamp_rie(data, tol=math.inf, rng=0), "tol"),
+        (lambda: bsr.gamp_rie(data, max_iter=0, rng=0), "max_iter"),
+        (lambda: bsr.gamp_rie(data, damping=math.nan, rng=0), "damping"),
+        (lambda: bsr.min_nuclear_norm(data, tol=math.inf), "tol"),
+        (lambda: bsr.min_nuclear_norm(data, tol=1.0), "tol"),
+        (lambda: bsr.min_nuclear_norm(data, max_iter=0), "max_iter"),
+        (lambda: bsr.min_nuclear_norm(data, penalty=math.inf), "penalty"),
+        (lambda: bsr.gd(data, tol=math.inf, rng=0), "tol"),
+        (lambda: bsr.gd(data, max_steps=0, rng=0), "max_steps"),
+        (lambda: bsr.gd(data, lr=math.inf, rng=0), "lr"),
+        (lambda: bsr.gd(data, lr=math.nan, rng=0), "lr"),
+        (lambda: bsr.gd(data, init="small", init_scale=-1.0, rng=0), "init_scale"),
+        (lambda: bsr.gd(data, n_inits=10**9, rng=0), "n_inits"),
+        (lambda: bsr.nuclear_norm_threshold(1.0, 0.2, n_nodes=10**9), "n_nodes"),
+        (lambda: bsr.sample(100, 100, 20, 1e6, rng=0), "alpha d L"),
+        (lambda: bsr.sample(10, 10, 10**12, 0.3, rng=0), "r"),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            call()
+
+
+def test_arrays_are_checked_not_broadcast():
+    S = np.ones((3, 4))
+    for est, tgt in [(np.ones(4), S), (np.ones((4, 3)), S), (S, np.ones(4)), (np.full((3, 4), np.nan), S),
+                     (S, np.full((3, 4), np.inf)), (np.ones((0, 0)), np.ones((0, 0)))]:
+        with pytest.raises(ValueError):
+            bsr.mse(est, tgt)
+        with pytest.raises(ValueError):
+            bsr.normalised_mse(est, tgt)
+    for X in (np.full((3, 2, 2), np.nan), np.ones((0, 2, 2)), np.ones((3, 4))):
+        with pytest.raises(ValueError, match="X"):
+            bsr.BilinearMap(X)
+    data = bsr.sample(6, 7, 2, 0.5, rng=0)
+    with pytest.raises(ValueError, match="X must contain finite"):
+        bsr.Dataset(X=data.X * np.inf, y=data.y, S_star=data.S_star, U_star=data.U_star, V_star=data.V_star)
+
+
+def test_large_learning_rate_never_reports_success():
+    data = bsr.sample(6, 7, 2, 0.5, rng=0)
+    with pytest.raises(DivergenceError, match="lower lr"):
+        bsr.gd(data, lr=1e6, n_inits=2, max_steps=50, rng=0)
+
+
+# --------------------------------------------------------------------------- property-based (hypothesis)
+
+_alpha = st.floats(1e-6, 50.0)
+_beta = st.one_of(st.just(math.inf), st.floats(1.0, 1e4), st.floats(1e-4, 1.0), st.floats(1e7, 1e12))
+_rho = st.floats(0.01, 5.0)
+_delta = st.one_of(st.just(0.0), st.floats(1e-6, 100.0))
+#: Non-monotonicity allowed in alpha: twice the largest bracket half-width of the fallback (bsr.FALLBACK_TOL), where
+#: it is used (beta >= 1e7, or an unresolved quadrature), plus rounding of the Brent root (xtol 1e-14).
+_MONOTONE_TOL = 2 * bsr.FALLBACK_TOL
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(a1=_alpha, a2=_alpha, beta=_beta, rho=_rho, delta=_delta)
+def test_bayes_mmse_is_finite_in_range_and_non_increasing(a1, a2, beta, rho, delta):
+    lo, hi = sorted((a1, a2))
+    m_lo, m_hi = bsr.bayes_optimal_mmse(lo, beta, rho, delta), bsr.bayes_optimal_mmse(hi, beta, rho, delta)
+    for a, m in ((lo, m_lo), (hi, m_hi)):
+        assert math.isfinite(m) and 0.0 <= m <= bsr.ridge_mse(a, delta) <= 1.0  # Bayes never worse than ridge
+    assert m_hi <= m_lo + (_MONOTONE_TOL if max(beta, 1 / beta) >= bsr.BETA_WIDE else 1e-9)
+    assert bsr.bayes_optimal_mmse(0.0, beta, rho, delta) == 1.0
+
+
+@settings(max_examples=25, deadline=None)
+@given(alpha=st.floats(1e-4, 0.99), beta=st.one_of(st.floats(1.0, 100.0), st.just(math.inf)), rho=_rho,
+       excess=st.floats(0.0, 5.0))
+def test_noiseless_mmse_is_exactly_zero_above_perfect_recovery(alpha, beta, rho, excess):
+    a_pr = bsr.perfect_recovery_threshold(beta, rho)
+    assert bsr.bayes_optimal_mmse(a_pr * (1 + excess), beta, rho) == 0.0
+    if alpha < a_pr:
+        assert bsr.bayes_optimal_mmse(alpha, beta, rho) > 0.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(alpha=st.floats(0.0, 1.0), rho=st.floats(0.01, 0.99), delta=_delta)
+def test_beta_infinity_closed_forms(alpha, rho, delta):
+    """beta = inf, delta = 0, alpha < rho < 1: (1 - alpha)(1 - alpha/rho); any delta: below ridge."""
+    m = bsr.bayes_optimal_mmse(alpha, math.inf, rho, delta)
+    if delta == 0.0:
+        expected = (1 - alpha) * (1 - alpha / rho) if alpha < rho else 0.0
+        assert m == pytest.approx(expected, abs=1e-9)
+    assert m <= bsr.ridge_mse(alpha, delta) + 1e-12
+
+
+@settings(max_examples=30, deadline=None)
+@given(alpha=st.floats(0.0, 1e6), delta=st.floats(0.0, 1e6))
+def test_ridge_mse_is_the_gaussian_linear_mse(alpha, delta):
+    m = bsr.ridge_mse(alpha, delta)
+    assert m == regression.gaussian_linear_mse(alpha, delta) and 0.0 <= m <= 1.0
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(alpha=st.floats(1e-3, 3.0), beta=st.one_of(st.just(math.inf), st.floats(1.0, 20.0)),
+       rho=st.floats(0.05, 2.0), delta=st.one_of(st.just(0.0), st.floats(1e-3, 10.0)))
+def test_state_evolution_trajectory_is_in_range_and_reaches_the_fixed_point(alpha, beta, rho, delta):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # critically slow next to alpha_PR
+        se = bsr.state_evolution(alpha, beta, rho, delta, max_iter=300)
+    assert se.error == bsr.bayes_optimal_mmse(alpha, beta, rho, delta)
+    h = se.history
+    assert np.all(np.isfinite(h)) and np.all((h >= 0) & (h <= 1)) and h[0] == 1.0
+    assert np.all(np.diff(h) <= 1e-12)  # from q0 = 0 the predicted error decreases
+    assert h[-1] >= se.error - 1e-9  # and stays above the fixed point it approaches
+    if se.converged:
+        assert h[-1] == pytest.approx(se.error, abs=1e-6)

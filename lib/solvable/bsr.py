@@ -31,8 +31,8 @@ arXiv:2503.14121.
 
 Algorithm (Sec. 3): GAMP-RIE is :func:`solvable.amp.run_gamp` with the linear map ``S -> <X_mu, S>/sqrt(dL)``
 (:class:`BilinearMap`), the noisy linear channel and the rectangular RIE as denoiser
-(:class:`RectangularRIEDenoiser`). It runs on the unit scale: the signal is ``S`` itself and the map is the
-perceptron's ``F = X/sqrt(dL)`` on ``vec(X)``. The notes' scaled convention (``S_ = S/(dL)^{1/4}``,
+(:class:`solvable.rie.RectangularRIEDenoiser`, shared with the matrix toolbox). It runs on the unit scale: the
+signal is ``S`` itself and the map is the perceptron's ``F = X/sqrt(dL)`` on ``vec(X)``. The notes' scaled convention (``S_ = S/(dL)^{1/4}``,
 ``uX = X/(dL)^{1/4}``) gives identical iterates: its precision ``A`` is ours, its
 ``||S_new - S||_F^2/sqrt(dL)`` on scaled matrices is our ``mean((S_new - S)^2)``.
 
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import linalg
@@ -53,11 +53,11 @@ from scipy.optimize import brentq
 
 from . import gd as _gd
 from . import rie
-from .amp import iterate_state_evolution, run_gamp
+from .amp import GAMPResult, SEResult, check_tol, iterate_state_evolution, run_gamp
 from .channels import LinearChannel
+from .errors import ConvergenceWarning, DivergenceError
 from .regression import fit_ridge as _fit_ridge_dense
 from .regression import gaussian_linear_mse
-from .errors import ConvergenceWarning, DivergenceError
 from .spectra import bulk_quadrature
 from .validation import (
     check_choice,
@@ -66,6 +66,7 @@ from .validation import (
     check_nonnegative,
     check_positive,
     check_rng,
+    check_size,
 )
 
 __all__ = [
@@ -74,14 +75,12 @@ __all__ = [
     "mse",
     "normalised_mse",
     "bayes_optimal_mmse",
-    "SEResult",
     "state_evolution",
     "perfect_recovery_threshold",
     "nuclear_norm_threshold",
     "low_rank_sample_ratio",
     "ridge_mse",
     "BilinearMap",
-    "GAMPRIEResult",
     "gamp_rie",
     "fit_ridge",
     "MNNEResult",
@@ -89,11 +88,22 @@ __all__ = [
     "gd",
 ]
 
+#: Largest quadrature size of :func:`nuclear_norm_threshold` (a root search evaluates it ~50 times).
+_MAX_NODES = 100_000
 #: Upper end of the Brent bracket for the noiseless fixed point (``q = 1`` is always a root there).
 _Q_TOP_NOISELESS = 1.0 - 1e-12
 
 
 # --------------------------------------------------------------------------- data
+
+
+def _all_finite(arr) -> bool:
+    """Whether every entry is finite: one summation pass without a temporary array; the element-wise test runs
+    only when the sum is not finite (NaN/inf entries, or an overflow of huge finite ones)."""
+    with np.errstate(all="ignore"):
+        if np.isfinite(np.sum(arr)):
+            return True
+    return bool(np.all(np.isfinite(arr)))
 
 
 @dataclass(frozen=True)
@@ -138,6 +148,9 @@ class Dataset:
                 f"shapes do not match: X is (n, d, L) = {X.shape}, so y must be ({n},), S_star ({d}, {L}), "
                 f"U_star ({d}, r) and V_star ({L}, r); got {y.shape}, {S.shape}, {U.shape}, {V.shape}"
             )
+        for name, arr in (("X", X), ("y", y), ("S_star", S), ("U_star", U), ("V_star", V)):
+            if not _all_finite(arr):
+                raise ValueError(f"{name} must contain finite numbers only")
         check_nonnegative("delta", self.delta)
 
     @property
@@ -195,12 +208,21 @@ def sample(d: int, L: int, r: int, alpha: float, delta: float = 0.0, *, rng) -> 
         Label-noise variance.
     rng : numpy.random.Generator or int
         Source of randomness (required).
+
+    Raises
+    ------
+    ValueError
+        For a parameter out of range (named), or sizes whose arrays would exceed
+        :data:`solvable.validation.MAX_ELEMENTS` numbers (e.g. ``sample(100, 100, 20, 1e6, rng=0)``).
     """
     d, L, r = check_int("d", d), check_int("L", L), check_int("r", r)
     alpha = check_positive("alpha", alpha)
     delta = check_nonnegative("delta", delta)
     rng = check_rng(rng)
     n = max(1, round(alpha * d * L))
+    check_size("the inputs X (n = alpha d L, d, L)", n, d, L)
+    check_size("the factor U* (d, r)", d, r)
+    check_size("the factor V* (L, r)", L, r)
     X = rng.standard_normal((n, d, L))
     U = rng.standard_normal((d, r))
     V = rng.standard_normal((r, L)).T
@@ -212,11 +234,32 @@ def sample(d: int, L: int, r: int, alpha: float, delta: float = 0.0, *, rng) -> 
 
 
 def mse(estimate, target) -> float:
-    """Per-entry error ``||S_hat - S*||_F^2/(dL)`` on the unit scale (``target`` a matrix or a :class:`Dataset`)."""
+    """Per-entry error ``||S_hat - S*||_F^2/(dL)`` on the unit scale (``target`` a matrix or a :class:`Dataset`).
+
+    ``estimate`` must have the target's shape and finite entries (``ValueError`` otherwise).
+    """
     if isinstance(target, Dataset):
         target = target.S_star
-    diff = np.asarray(estimate, dtype=float) - np.asarray(target, dtype=float)
+    estimate, target = _check_pair(estimate, target, batch=False)
+    diff = estimate - target
     return float(np.mean(diff * diff))
+
+
+def _check_pair(estimate, target, *, batch: bool):
+    """``(estimate, target)`` as float arrays: ``target`` a finite non-empty matrix, ``estimate`` finite with
+    the same shape (or, with ``batch``, leading batch axes before it). No broadcasting: a ``(d,)`` vector against
+    a ``(d, L)`` matrix is an error, not an error per column."""
+    target = np.asarray(target, dtype=float)
+    estimate = np.asarray(estimate, dtype=float)
+    if target.ndim != 2 or target.size == 0:
+        raise ValueError(f"target must be a non-empty (d, L) matrix, got shape {target.shape}")
+    ok = estimate.shape[-2:] == target.shape if batch else estimate.shape == target.shape
+    if estimate.ndim < 2 or not ok:
+        raise ValueError(f"estimate must {'end with' if batch else 'have'} the shape of the target {target.shape}, "
+                         f"got {estimate.shape}")
+    if not (np.all(np.isfinite(estimate)) and np.all(np.isfinite(target))):
+        raise ValueError("estimate and target must contain finite numbers only")
+    return estimate, target
 
 
 def normalised_mse(estimate, target):
@@ -233,10 +276,7 @@ def normalised_mse(estimate, target):
     """
     if isinstance(target, Dataset):
         target = target.S_star
-    target = np.asarray(target, dtype=float)
-    estimate = np.asarray(estimate, dtype=float)
-    if target.ndim != 2 or estimate.shape[-2:] != target.shape:
-        raise ValueError(f"estimate must end with the shape of the target {target.shape}, got {estimate.shape}")
+    estimate, target = _check_pair(estimate, target, batch=True)
     scale = float(np.mean(target * target))
     if scale == 0.0:
         raise ValueError("the target must not be zero")
@@ -258,10 +298,81 @@ def _check_rho(rho) -> float:
     return check_positive("rho", rho)
 
 
+#: From this aspect ratio on, :func:`bayes_optimal_mmse` and :func:`state_evolution` do not evaluate the
+#: finite-``beta`` quadrature of :func:`solvable.rie.rectangular_rie_mmse`, which is no longer resolved there
+#: (measured errors 5e-6 at noise 10, ``rho = 1``, ``beta = 1e7``; 0.25 at noise 1000, ``rho = 3``,
+#: ``beta = 1e9``, inside ``[0, 1]``, hence not caught by its range check), but the bracket of :func:`_mmse_den`.
+BETA_WIDE = 1e7
+#: Largest half-width of the bracket of :func:`_mmse_den` whose middle is returned where the quadrature is not
+#: used or not resolved; a wider bracket raises ``ArithmeticError``.
+FALLBACK_TOL = 1e-3
+
+
+def _mmse_den_bracket(beta: float, rho: float, noise: float) -> tuple[float, float]:
+    """Bounds ``lo <= mmse_den(beta, rho, noise) <= hi`` that need no finite-``beta`` quadrature.
+
+    ``lo = mmse_inf(noise)``, the closed-form ``beta = inf`` limit (``mmse_den`` decreases with ``beta`` in every
+    measured case: more columns of the same rank-``r`` signal); ``hi`` is the smaller of ``noise/(1 + noise)``
+    (the linear estimator ``Y/(1 + noise)`` is rotation-equivariant, hence no better than the RIE) and
+    ``lo + 2 max(noise, 5)/beta``: measured (``rie.rectangular_rie_mmse`` against its closed-form limit, ``rho`` in
+    {0.1, 1, 3}, noise 0.01-1000, ``beta`` 1-1e6 where resolved), ``mmse_den - mmse_inf`` decays like ``c/beta``
+    with ``c`` at most 0.62 of ``2 max(noise, 5)`` (``c = 6.2`` at noise 1, ``rho = 1``; ``c = 95`` at noise 100,
+    ``rho = 1``; ``c = 18`` at noise 100, ``rho = 0.1``) and stays below that line before the ``1/beta`` regime.
+    """
+    lo = rie.rectangular_rie_mmse(noise, math.inf, rho)
+    hi = min(noise / (1.0 + noise), lo + 2.0 * max(noise, 5.0) / beta)
+    return lo, max(hi, lo)
+
+
 def _mmse_den(beta: float, rho: float, noise: float) -> float:
-    """``mmse_den`` of ``science/bsr.md``: the rectangular-RIE MMSE (:func:`solvable.rie.rectangular_rie_mmse`;
-    ``beta = inf``: its closed-form limit)."""
-    return rie.rectangular_rie_mmse(noise, beta, rho)
+    """``mmse_den`` of ``science/bsr.md``: the rectangular-RIE MMSE (:func:`solvable.rie.rectangular_rie_mmse`),
+    made safe over the whole domain ``beta in [1, inf]`` (folded), ``rho > 0``, ``noise >= 0``.
+
+    ``beta = inf``: the closed form. ``beta < BETA_WIDE``: the quadrature, checked against the bracket of
+    :func:`_mmse_den_bracket`. For ``beta >= BETA_WIDE``, or where the quadrature is not resolved (it raises
+    ``ArithmeticError`` at huge noise, e.g. from noise 3e3 at ``beta = 1e6``, ``rho = 0.1``) or leaves the
+    bracket, the middle of the bracket, if its half-width is at most :data:`FALLBACK_TOL` (then also the error
+    bound); else ``ArithmeticError`` naming the point. The half-width is ``max(noise, 5)/beta`` at moderate noise
+    (1e-6 at ``beta = 1e7``, noise 5) and at most ``(1/rho - 1)/(2 noise)`` at large noise, where both ends tend
+    to 1 (e.g. 5e-6 at ``beta = 1e8``, ``rho = 0.1``, noise 1e6); it exceeds 1e-4 in a window of noise around
+    ``sqrt(beta)`` (noise 400-4000 at ``beta = 1e6``, ``rho = 0.1``), where the quadrature must be resolved.
+    """
+    if math.isinf(noise):  # (delta + 1 - q)/alpha overflows at a subnormal alpha: no information
+        return 1.0
+    if math.isinf(beta) or noise == 0.0:
+        return rie.rectangular_rie_mmse(noise, math.inf, rho)
+    lo, hi = _mmse_den_bracket(beta, rho, noise)
+    if beta < BETA_WIDE:
+        try:
+            value = rie.rectangular_rie_mmse(noise, beta, rho)
+        except ArithmeticError:
+            value = math.nan
+        slack = 1e-9 + noise * noise  # rounding, and the first-order small-noise limit of the quadrature
+        if lo - slack <= value <= hi + slack:
+            return min(max(value, lo), hi)
+    half = 0.5 * (hi - lo)
+    if half <= FALLBACK_TOL:
+        return lo + half
+    raise ArithmeticError(
+        f"the rectangular-RIE MMSE at beta = {beta:g}, rho = {rho:g}, noise {noise:g} is not resolved by the "
+        f"quadrature, and its bounds [{lo:.6g}, {hi:.6g}] are wider than {2 * FALLBACK_TOL:g}; "
+        f"beta = math.inf gives the closed-form limit"
+    )
+
+
+class _SEDenoiser:
+    """The rectangular RIE seen as the "prior" of :func:`solvable.amp.iterate_state_evolution`:
+    ``q = 1 - mmse_den(1/mhat)`` (``0`` for ``mhat <= 0``), with :func:`_mmse_den`, so that the iterates and the
+    Brent fixed point of :func:`bayes_optimal_mmse` use the same ``mmse_den``."""
+
+    def __init__(self, beta: float, rho: float):
+        self.beta, self.rho = beta, rho
+
+    def se_overlap(self, mhat):
+        mhat = float(mhat)
+        if mhat <= 0.0:
+            return 0.0
+        return 1.0 - _mmse_den(self.beta, self.rho, 1.0 / mhat)
 
 
 def _parameter_fraction(beta: float, rho: float) -> float:
@@ -323,6 +434,9 @@ def nuclear_norm_threshold(beta: float, rho: float, *, n_nodes: int = 200) -> fl
     beta = _check_beta(beta)
     rho = _check_rho(rho)
     n_nodes = check_int("n_nodes", n_nodes, minimum=2)
+    if n_nodes > _MAX_NODES:
+        raise ValueError(f"n_nodes must be an integer in [2, {_MAX_NODES}] (200 is converged to 1e-10), "
+                         f"got {n_nodes}")
     if rho >= 1.0:
         return 1.0
     if math.isinf(beta):
@@ -379,6 +493,18 @@ def bayes_optimal_mmse(alpha: float, beta: float, rho: float, delta: float = 0.0
     this plus ``delta``. ``beta = math.inf`` uses the limiting closed-form ``mmse_den``; at ``delta = 0`` and
     ``alpha < rho < 1`` the result is ``(1 - alpha)(1 - alpha/rho)``.
 
+    Numerics over the whole domain (:func:`_mmse_den`): ``mmse_den`` at finite ``beta`` is a quadrature over
+    the spectral law of :func:`solvable.rie.rectangular_rie_mmse`, checked against the bracket
+    ``[mmse_inf, min(D/(1 + D), mmse_inf + 2 max(D, 5)/beta)]`` at noise ``D`` (``mmse_inf`` the closed form of
+    ``beta = inf``). For ``beta >= BETA_WIDE = 1e7``, or where the quadrature is not resolved (huge noise
+    ``D = (delta + mmse)/alpha``), the middle of that bracket is used when its half-width is at most
+    ``FALLBACK_TOL = 1e-3`` (the error bound then): e.g. ``bayes_optimal_mmse(1e-4, 1e8, 0.1, 100.0) = 0.999994``
+    (the quadrature used to return 0.0; the truth lies between the ``beta = inf`` value 0.999989 and the ridge
+    error 0.999999). Otherwise ``ArithmeticError`` names the point: on a log-uniform sweep of 1,512 points
+    (``alpha`` 1e-8-1e3, ``beta`` 1-1e9 and inf, ``rho`` 1e-3-100, ``delta`` 0-1e6) this happened at 21, all with
+    ``beta >= 1e6``, ``rho <= 0.1`` and a noise ``D`` near ``sqrt(beta)``; ``beta = math.inf`` is then the
+    closed-form limit. The result always lies in ``[0, ridge_mse(alpha, delta)]``.
+
     Parameters
     ----------
     alpha : float >= 0
@@ -394,43 +520,22 @@ def bayes_optimal_mmse(alpha: float, beta: float, rho: float, delta: float = 0.0
     beta = _check_beta(beta)
     rho = _check_rho(rho)
     delta = check_nonnegative("delta", delta)
-    return float(max(0.0, 1.0 - _fixed_point_overlap(alpha, beta, rho, delta)))
+    return _mmse_from_overlap(_fixed_point_overlap(alpha, beta, rho, delta), alpha, delta)
 
 
-@dataclass(frozen=True)
-class SEResult:
-    """State evolution of GAMP-RIE (:func:`state_evolution`).
-
-    Attributes
-    ----------
-    overlap : q at the fixed point (Brent, to ~1e-14).
-    mmse : ``1 - q``, the Bayes-optimal per-entry error on ``S*``.
-    delta : label-noise variance.
-    history : ``q_t`` of the iteration ``q_{t+1} = 1 - mmse_den(Rn(q_t))`` from ``q_0``: GAMP-RIE's error
-        after iteration ``t`` is predicted to be ``1 - history[t]``.
-    converged, iterations : of that iteration (``|q_{t+1} - q_t| < tol``).
-    """
-
-    overlap: float
-    mmse: float
-    delta: float
-    history: np.ndarray = field(repr=False)
-    converged: bool
-    iterations: int
-
-    @property
-    def test_error(self) -> float:
-        """``mmse + delta``: the Bayes-optimal error on a fresh noisy label."""
-        return self.mmse + self.delta
-
-    @property
-    def mse_history(self) -> np.ndarray:
-        """``1 - q_t``: the per-iteration error GAMP-RIE is compared with."""
-        return 1.0 - self.history
+def _mmse_from_overlap(q: float, alpha: float, delta: float) -> float:
+    """``1 - q``, checked against its range ``[0, ridge_mse(alpha, delta)]`` (the linear estimator is a
+    rotation-equivariant denoiser, so the Bayes error is never above ridge's; rounding is clipped)."""
+    top = gaussian_linear_mse(alpha, delta)
+    value = 1.0 - q
+    if not (math.isfinite(value) and -1e-9 <= value <= top + 1e-9):
+        raise ArithmeticError(f"the BSR fixed point gave an MMSE {value!r} outside [0, {top!r}] "
+                              f"(alpha = {alpha!r}, delta = {delta!r})")
+    return float(min(max(value, 0.0), top))
 
 
 def state_evolution(alpha: float, beta: float, rho: float, delta: float = 0.0, *, q0: float = 0.0,
-                    tol: float = 1e-10, max_iter: int = 1000) -> SEResult:
+                    tol: float = 1e-10, max_iter: int = 1000, warn: bool = True) -> SEResult:
     """State evolution of GAMP-RIE and its fixed point (``science/bsr.md``, Sec. 2).
 
     Iterates ``q_{t+1} = 1 - mmse_den(beta, rho, (delta + 1 - q_t)/alpha)`` from ``q_0`` through the shared
@@ -445,25 +550,39 @@ def state_evolution(alpha: float, beta: float, rho: float, delta: float = 0.0, *
     alpha, beta, rho, delta : see :func:`bayes_optimal_mmse`.
     q0 : float in [0, 1]
         Initial overlap (0: GAMP-RIE started from ``S_hat = 0``).
-    tol : float >= 0
+    tol : float in [0, 1)
+        ``0`` runs exactly ``max_iter`` iterations (no convergence test, no warning).
     max_iter : int >= 1
+    warn : bool
+        Warn at the cap (default).
+
+    Returns
+    -------
+    :class:`solvable.amp.SEResult` with ``error`` the Bayes-optimal MMSE ``1 - q*`` (the test error on a fresh
+    noisy label is ``error + delta``), ``overlap = q*``, ``history[t] = 1 - q_t`` (GAMP-RIE's predicted error
+    after ``t`` iterations; compare with :attr:`~solvable.amp.GAMPResult.history` ``= history[1:]``),
+    ``overlap_history[t] = q_t`` and ``conjugate = mhat = alpha/(delta + 1 - q*)`` (finite: ``q*`` is kept below
+    1 by :data:`solvable.channels.Q_EPS`). At ``alpha = 0``: one step to ``q = 0``, ``conjugate = 0``.
     """
     alpha = check_nonnegative("alpha", alpha)
     beta = _check_beta(beta)
     rho = _check_rho(rho)
     delta = check_nonnegative("delta", delta)
     q0 = check_in_range("q0", q0, 0.0, 1.0)
-    tol = check_nonnegative("tol", tol)
+    tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
     q_star = _fixed_point_overlap(alpha, beta, rho, delta)
+    error = _mmse_from_overlap(q_star, alpha, delta)
+    channel = LinearChannel(delta)
     if alpha == 0.0:
-        traj_q, converged, iterations = np.array([q0, 0.0]), True, 1
+        overlaps, converged, iterations = np.array([q0, 0.0]), True, 1
     else:
-        traj = iterate_state_evolution(rie.RectangularRIEDenoiser(beta, rho), LinearChannel(delta), alpha, q0,
-                                       rho=1.0, tol=tol, max_iter=max_iter)
-        traj_q, converged, iterations = traj.q, traj.converged, traj.iterations
-    return SEResult(overlap=q_star, mmse=max(0.0, 1.0 - q_star), delta=delta, history=traj_q,
-                    converged=converged, iterations=iterations)
+        fp = iterate_state_evolution(_SEDenoiser(beta, rho), channel, alpha, q0, rho=1.0, tol=tol,
+                                     max_iter=max_iter, warn=warn)
+        overlaps, converged, iterations = fp.states[:, 0], fp.converged, fp.iterations
+    return SEResult(error=error, overlap=1.0 - error, history=1.0 - overlaps, iterations=iterations,
+                    converged=converged, conjugate=alpha * float(channel.se_mhat_factor(q_star)),
+                    overlap_history=overlaps)
 
 
 # --------------------------------------------------------------------------- GAMP-RIE
@@ -489,8 +608,10 @@ class BilinearMap:
         X = np.asarray(X)
         if X.dtype != np.float32:
             X = X.astype(float, copy=False)
-        if X.ndim != 3:
-            raise ValueError(f"X must be a 3-d array (n, d, L), got shape {X.shape}")
+        if X.ndim != 3 or min(X.shape) < 1:
+            raise ValueError(f"X must be a non-empty 3-d array (n, d, L), got shape {X.shape}")
+        if not _all_finite(X):
+            raise ValueError("X must contain finite numbers only")
         self.n, self.d, self.L = X.shape
         self.shape = (self.d, self.L)
         self._Xf = X.reshape(self.n, self.d * self.L)
@@ -521,41 +642,16 @@ class BilinearMap:
         return float(np.sum(a)) * self._scale * self._scale
 
 
-@dataclass(frozen=True)
-class GAMPRIEResult:
-    """Outcome of :func:`gamp_rie`.
-
-    Attributes
-    ----------
-    estimate : (d, L) array, the last estimate of ``S*`` on the unit scale.
-    history : per-iteration MSE ``||S_hat_t - S*||_F^2/(dL)`` (compare with ``SEResult.mse_history[1:]``).
-    variance : last ``C_hat = mmse_den(1/A)`` (the algorithm's own error estimate; it tracks ``history`` on
-        the good fixed point and collapses to 0 on the false one of ``science/bsr.md``, Sec. 3).
-    iterations, converged : as in :func:`solvable.amp.run_gamp`.
-    """
-
-    estimate: np.ndarray = field(repr=False)
-    history: np.ndarray
-    variance: float
-    iterations: int
-    converged: bool
-
-    @property
-    def mse(self) -> float:
-        """Last entry of ``history``."""
-        return float(self.history[-1])
-
-
 GAMP_INITS = ("zero", "prior")
 
 
 def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-6, max_iter: int = 500,
              init: str = "zero", precision: str = "derivative", damp: str = "output", warn: bool = True,
-             rng) -> GAMPRIEResult:
+             rng) -> GAMPResult:
     """GAMP-RIE for bilinear sequence regression (``science/bsr.md``, Sec. 3; arXiv:2410.18858).
 
     The shared loop :func:`solvable.amp.run_gamp` with :class:`BilinearMap`, the noisy linear channel
-    ``g = (y - omega)/(delta + V)`` and :class:`RectangularRIEDenoiser`. Per iteration::
+    ``g = (y - omega)/(delta + V)`` and :class:`solvable.rie.RectangularRIEDenoiser`. Per iteration::
 
         V_new = C_hat;  omega_new = <X, S_hat>/sqrt(dL) - g V_new        (Onsager term with the old g)
         (V, omega) <- damping (V, omega) + (1 - damping) (V_new, omega_new)
@@ -604,6 +700,21 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-6, max_iter
         the caller, through ``converged`` (e.g. a chapter that counts and prints its non-converged runs).
     rng : numpy.random.Generator or int
         Used by ``init="prior"`` (required in any case).
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named; ``tol`` in ``[0, 1)``, ``max_iter >= 1``, ``damping`` in ``[0, 1)``).
+    DivergenceError
+        If an iterate becomes non-finite or the denoiser cannot be evaluated (an overflow at an absurd noise).
+
+    Returns
+    -------
+    :class:`solvable.amp.GAMPResult`: ``estimate`` the last ``(d, L)`` estimate of ``S*`` (unit scale);
+    ``history`` the per-iteration error ``||S_hat_t - S*||_F^2/(dL)`` (``.error`` its last value; compare with
+    :func:`state_evolution`'s ``history[1:]``); ``variance`` the last ``C_hat = mmse_den(1/A)`` as a float, the
+    algorithm's own error estimate (it tracks ``history`` on the good fixed point and collapses to 0 on the
+    false one of ``science/bsr.md``, Sec. 3); ``iterations``, ``converged``.
     """
     if not isinstance(data, Dataset):
         raise ValueError(f"data must be a solvable.bsr.Dataset, got {type(data).__name__}")
@@ -620,14 +731,19 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-6, max_iter
     S_star = data.S_star
 
     def monitor(S):
-        return (mse(S, S_star),)
+        return mse(S, S_star)
 
     channel = LinearChannel(data.delta, residual_floor=precision == "derivative")
-    res = run_gamp(BilinearMap(data.X), channel, rie.RectangularRIEDenoiser(data.beta, data.rho),
-                   data.y, S0, c0, damping=damping, tol=tol, max_iter=max_iter, monitor=monitor,
-                   damp=damp, precision=precision, omega0=omega0, V0=c0, warn=warn)
-    return GAMPRIEResult(estimate=res.estimate, history=res.history[:, 0], variance=float(res.variance),
-                         iterations=res.iterations, converged=res.converged)
+    try:
+        res = run_gamp(BilinearMap(data.X), channel, rie.RectangularRIEDenoiser(data.beta, data.rho),
+                       data.y, S0, c0, damping=damping, tol=tol, max_iter=max_iter, monitor=monitor,
+                       damp=damp, precision=precision, omega0=omega0, V0=c0, warn=warn)
+    except DivergenceError:
+        raise
+    except ArithmeticError as err:  # e.g. an overflow in the denoiser's spectral law at an absurd noise 1/A
+        raise DivergenceError(f"GAMP-RIE diverged: the rectangular RIE failed ({type(err).__name__}: {err}); "
+                              "labels of absurd scale, or try damping > 0") from err
+    return replace(res, variance=float(res.variance))
 
 
 # --------------------------------------------------------------------------- baselines
@@ -638,7 +754,7 @@ def fit_ridge(data: Dataset, lam: float) -> np.ndarray:
 
     The posterior mean for a Gaussian prior on ``vec(S)`` when ``lam = delta``; its asymptotic MSE is
     :func:`ridge_mse` (``science/bsr.md``, Sec. 5). Solves the smaller of the ``dL x dL`` and ``n x n``
-    positive-definite systems (:func:`solvable.erm.fit_ridge` on the flattened design). ``lam = 0`` gives
+    positive-definite systems (:func:`solvable.regression.fit_ridge` on the flattened design). ``lam = 0`` gives
     the minimum-norm least-squares solution (the ``lam -> 0+`` limit; the interpolator when ``n < dL``).
     Returns the ``(d, L)`` estimate on the unit scale.
     """
@@ -698,15 +814,24 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
 
     Parameters
     ----------
-    tol : float > 0
-    max_iter : int
+    tol : float in (0, 1)
+        Relative residual target (``tol >= 1`` would accept the first iterate).
+    max_iter : int >= 1
         Cap (:class:`~solvable.errors.ConvergenceWarning` if ``warn``).
     penalty : float > 0
-        Initial ADMM penalty.
+        Initial ADMM penalty (finite).
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named), or a design whose ``n`` rows are linearly dependent (the constraints
+        then have no unique projection).
+    DivergenceError
+        If the residuals become non-finite.
     """
     if not isinstance(data, Dataset):
         raise ValueError(f"data must be a solvable.bsr.Dataset, got {type(data).__name__}")
-    tol = check_positive("tol", tol)
+    tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
     max_iter = check_int("max_iter", max_iter)
     tau = check_positive("penalty", penalty)
     d, L, n = data.d, data.L, data.n
@@ -717,7 +842,11 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
         s = np.linalg.svd(S, compute_uv=False)
         return MNNEResult(estimate=S, nuclear_norm=float(s.sum()), primal_residual=0.0, dual_residual=0.0,
                           iterations=0, converged=True)
-    chol = linalg.cho_factor(F @ F.T)
+    try:
+        chol = linalg.cho_factor(F @ F.T)
+    except linalg.LinAlgError:
+        raise ValueError(f"the design of data has linearly dependent rows (n = {n} < dL = {d * L}): "
+                         "the constraints have no unique projection") from None
 
     def project(M):
         v = M.reshape(-1)
@@ -780,13 +909,18 @@ def gd(data: Dataset, *, n_inits: int = 32, lr: float = 0.1, init: str = "prior"
 
     Parameters
     ----------
-    n_inits : int
-        Independent initialisations ``K``.
+    n_inits : int >= 1
+        Independent initialisations ``K`` (``K d L`` numbers at most :data:`solvable.validation.MAX_ELEMENTS`).
     lr : float > 0
-        Learning rate (the paper: 0.1 with 5e4 steps; the lecture size of Sec. 6: 0.4).
+        Learning rate, finite (the paper: 0.1 with 5e4 steps; the lecture size of Sec. 6: 0.4). Too large a step
+        diverges (:class:`~solvable.errors.DivergenceError`) or ends with a larger loss than it started with
+        (:class:`~solvable.errors.ConvergenceWarning`): never a silent success.
     init : {"prior", "small"}
         ``U, V`` entries ``N(0, 1)`` (the prior) or ``N(0, init_scale^2)``.
-    tol, max_steps, record_every, warn : see :func:`solvable.gd.run_gd` (``warn=False``: no
+    tol : float in [0, 1)
+        Relative training-loss target (``0``: run exactly ``max_steps`` steps).
+    max_steps : int >= 1
+    record_every, warn : see :func:`solvable.gd.run_gd` (``warn=False``: no
         :class:`~solvable.errors.ConvergenceWarning` at the cap; read ``converged`` instead).
     dtype : {np.float64, np.float32}
         Precision of the descent (:func:`solvable.gd.run_gd`); float32 keeps a float32 copy of the design
@@ -800,7 +934,12 @@ def gd(data: Dataset, *, n_inits: int = 32, lr: float = 0.1, init: str = "prior"
     K = check_int("n_inits", n_inits)
     init = check_choice("init", init, GD_INITS)
     scale = 1.0 if init == "prior" else check_positive("init_scale", init_scale)
+    lr = check_positive("lr", lr)
+    tol = check_tol(tol)
+    max_steps = check_int("max_steps", max_steps)
     d, L, r = data.d, data.L, data.r
+    check_size("the estimates (n_inits, d, L)", K, d, L)
+    check_size("the factors U (n_inits, d, r)", K, d, r)
     U0 = scale * rng.standard_normal((K, d, r))
     V0 = scale * rng.standard_normal((K, L, r))
     dtype = np.dtype(dtype)

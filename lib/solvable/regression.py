@@ -54,12 +54,19 @@ def gaussian_linear_mse(alpha: float, delta: float) -> float:
     (the fixed point ``mmse = 1/(1 + alpha/(delta + mmse))``; ``science/perceptron.md``, Sec. 2). Written without
     cancellation for large ``alpha``: for ``b = delta + alpha - 1 > 0`` it is ``2 delta/(b + sqrt(b^2 + 4 delta))``.
     In ``[0, 1]``, 1 at ``alpha = 0``, decreasing in ``alpha``.
+
+    Parameters
+    ----------
+    alpha : float >= 0
+        ``n/d`` (finite).
+    delta : float >= 0
+        Noise variance (finite).
     """
     alpha = check_nonnegative("alpha", alpha)
     delta = check_nonnegative("delta", delta)
-    if delta == 0:
+    if delta == 0 or alpha == 0:
         return max(0.0, 1.0 - alpha)
     b = delta + alpha - 1.0
-    root = math.sqrt(b * b + 4.0 * delta)
+    root = math.hypot(b, 2.0 * math.sqrt(delta))  # sqrt(b^2 + 4 delta) without overflow (delta up to 1e308)
     value = 2.0 * delta / (b + root) if b > 0 else 0.5 * (root - b)
     return min(max(value, 0.0), 1.0)
