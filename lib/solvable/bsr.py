@@ -58,8 +58,9 @@ from .channels import LinearChannel
 from .errors import ConvergenceWarning, DivergenceError
 from .regression import fit_ridge as _fit_ridge_dense
 from .regression import gaussian_linear_mse
-from .spectra import bulk_quadrature
+from .spectra import RATIO_RANGE, bulk_quadrature
 from .validation import (
+    check_array,
     check_choice,
     check_in_range,
     check_int,
@@ -242,15 +243,22 @@ def mse(estimate, target) -> float:
         target = target.S_star
     estimate, target = _check_pair(estimate, target, batch=False)
     diff = estimate - target
-    return float(np.mean(diff * diff))
+    return _finite_error(float(np.mean(diff * diff)))
+
+
+def _finite_error(value):
+    """An error that overflowed (entries near 1e154 and beyond) is refused rather than returned as inf."""
+    if not np.all(np.isfinite(value)):
+        raise ValueError("estimate and target are too large: their squared difference overflows")
+    return value
 
 
 def _check_pair(estimate, target, *, batch: bool):
     """``(estimate, target)`` as float arrays: ``target`` a finite non-empty matrix, ``estimate`` finite with
     the same shape (or, with ``batch``, leading batch axes before it). No broadcasting: a ``(d,)`` vector against
     a ``(d, L)`` matrix is an error, not an error per column."""
-    target = np.asarray(target, dtype=float)
-    estimate = np.asarray(estimate, dtype=float)
+    target = check_array("target", target, finite=False, nonempty=False)
+    estimate = check_array("estimate", estimate, finite=False, nonempty=False)
     if target.ndim != 2 or target.size == 0:
         raise ValueError(f"target must be a non-empty (d, L) matrix, got shape {target.shape}")
     ok = estimate.shape[-2:] == target.shape if batch else estimate.shape == target.shape
@@ -282,6 +290,7 @@ def normalised_mse(estimate, target):
         raise ValueError("the target must not be zero")
     diff = estimate - target
     errors = np.mean(diff * diff, axis=(-2, -1)) / scale
+    errors = _finite_error(errors)
     return float(errors) if errors.ndim == 0 else errors
 
 
@@ -295,7 +304,12 @@ def _check_beta(beta) -> float:
 
 
 def _check_rho(rho) -> float:
-    return check_positive("rho", rho)
+    """``rho`` in ``spectra.RATIO_RANGE`` ([1e-4, 1e6]: where the rectangular law is resolved)."""
+    rho = check_positive("rho", rho)
+    if not RATIO_RANGE[0] <= rho <= RATIO_RANGE[1]:
+        raise ValueError(f"rho must be a number in [{RATIO_RANGE[0]:g}, {RATIO_RANGE[1]:g}] (the range where the "
+                         f"rectangular RIE is resolved, solvable.spectra.RATIO_RANGE), got {rho!r}")
+    return rho
 
 
 #: From this aspect ratio on, :func:`bayes_optimal_mmse` and :func:`state_evolution` do not evaluate the
@@ -605,7 +619,7 @@ class BilinearMap:
     """
 
     def __init__(self, X):
-        X = np.asarray(X)
+        X = X if isinstance(X, np.ndarray) else check_array("X", X, finite=False, nonempty=False)
         if X.dtype != np.float32:
             X = X.astype(float, copy=False)
         if X.ndim != 3 or min(X.shape) < 1:
