@@ -231,3 +231,16 @@ def test_chapter_imports_come_from_requirements(notebook):
     assert not missing, f"{path.name} imports {missing}, which requirements.txt does not install (Binder would fail)"
     runtime = (ROOT / "runtime.txt").read_text(encoding="utf-8").strip()
     assert re.fullmatch(r"python-3\.\d+", runtime), f"runtime.txt should name Binder's Python as python-3.X: {runtime!r}"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_ignored_outputs_are_tagged_with_their_reason(notebook):
+    """Cells whose output legitimately changes carry the ``nbval-ignore-output`` tag (design.md), not an in-source
+    ``# NBVAL_...`` comment a reader would see, and say why in their first line."""
+    nb = nbformat.read(notebook, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        assert "NBVAL_" not in cell.source, f"{notebook.name} cell {i}: use the nbval-ignore-output tag, not a comment"
+        if "nbval-ignore-output" in cell.metadata.get("tags", []):
+            assert cell.source.startswith("# ("), f"{notebook.name} cell {i}: first line should say why it is ignored"
