@@ -80,7 +80,11 @@ def _nonnegative_k(k, *, allow_inf: bool) -> np.ndarray:
         a = np.atleast_1d(np.asarray(k, dtype=float))
     except (TypeError, ValueError):
         raise ValueError(f"k must be a number >= 0 or an array of them, got {k!r}") from None
-    ok = a.size > 0 and 0.0 <= a.min() and (allow_inf or a.max() < math.inf)
+    if a.size == 1:  # the state-evolution case: one comparison on a Python float
+        v = a.item()
+        ok = 0.0 <= v and (allow_inf or v < math.inf)
+    else:
+        ok = a.size > 0 and 0.0 <= a.min() and (allow_inf or a.max() < math.inf)
     if not ok:
         raise ValueError(f"k must contain {'' if allow_inf else 'finite '}numbers >= 0, got {k!r}")
     return a
