@@ -12,8 +12,8 @@ Domain and accuracy. ``alpha >= 0``, ``delta >= 0`` and ``KAPPA_MIN <= kappa <= 
 outside, the quadrature of :func:`solvable.rie.symmetric_rie_mmse` is not reliable: at ``kappa = 1e-10`` it is off
 by 5 % at ``noise = 1e-3``, and ``kappa = 1e300`` overflows). ``mmse_RIE(s)`` is computed as
 ``s - (4 pi^2/3) s^2 int rho^3``, which cancels catastrophically at large noise (absolute error about
-``4e-15 s``: 0.0 instead of 1 at ``s = 1e16``); above ``s_L = 1e3 max(10, 1/kappa)`` this module uses its
-large-noise expansion instead (:func:`_rie_mmse`). The values returned are accurate to about ``1e-8``
+``4e-15 s``: 0.0 instead of 1 at ``s = 1e16``); :func:`solvable.rie.symmetric_rie_mmse` switches to its
+large-noise expansion before that. The values returned are accurate to about ``1e-8``
 (``1e-10`` for ``kappa >= 0.1``).
 """
 
@@ -53,26 +53,11 @@ def _check_kappa(kappa) -> float:
     return kappa
 
 
-def _large_noise(kappa: float) -> float:
-    return 1e3 * max(10.0, 1.0 / kappa)
-
-
 def _rie_mmse(s: float, kappa: float) -> float:
-    """``mmse_RIE(s)`` of the Wishart signal, valid for every ``s`` in ``[0, inf]``, clipped to ``[0, 1]``.
-
-    Below ``s_L = 1e3 max(10, 1/kappa)``: :func:`solvable.rie.symmetric_rie_mmse`. Above: the large-noise expansion
-
-        mmse_RIE(s) = 1 - 1/s + (1 - 1/kappa)/s^2 + O(s^-3),
-
-    (``v - v^2/s`` for a signal of spectral variance ``v = 1``, as for any signal; the ``1/s^2`` coefficient
-    ``1 - kappa_4`` with the fourth free cumulant ``kappa_4 = 1/kappa`` of ``S*``, whose free cumulants are
-    ``kappa^(1 - k/2)`` (a scaled free Poisson law), matched to the quadrature to ``1e-10`` at ``s = 100-1e4``).
-    Its truncation error at ``s_L`` is below ``1e-11``; the quadrature's rounding there about ``4e-15 s_L``.
-    ``s = inf`` (no information) gives 1.
-    """
-    if s >= _large_noise(kappa):
-        inv = 1.0 / s
-        return 1.0 - inv + (1.0 - 1.0 / kappa) * inv * inv
+    """``mmse_RIE(s)`` of the Wishart signal for every ``s`` in ``[0, inf]`` (:func:`solvable.rie.symmetric_rie_mmse`,
+    which uses its large-noise expansion where the quadrature would cancel); ``s = inf`` (no information) gives 1."""
+    if math.isinf(s):
+        return 1.0
     return min(1.0, symmetric_rie_mmse(s, kappa))
 
 
