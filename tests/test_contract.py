@@ -19,8 +19,8 @@ The contract (``tests/test_contract.py`` checks it case by case, with ids ``modu
 
 A parameter value that is legitimately allowed is listed in :data:`ALLOWED` with the reason; its result is still
 checked.
-Functions that do not exist YET (the modules are being restructured, e.g. the sequence multi-index model moving
-to ``solvable.smi``) are skipped with a message naming them; see :data:`PENDING_LENIENCY`.
+An entry may list alternative names (``"erm.fit_ridge|regression.fit_ridge"``); the first that exists is used, and an
+entry none of whose names exists fails (a renamed function must be renamed here too).
 """
 
 # ruff: noqa: C408 - the table reads best as dict(param=value) calls
@@ -45,8 +45,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the fuzz uses P
 #: Wall-clock limit of one call, in seconds: a call still running then is a hang.
 TIMEOUT_S = 10.0
 
-#: While the library is being restructured, an entry whose function does not exist yet is skipped instead of
-#: failing. Set to False once every name in TABLE exists.
+#: True would skip (instead of failing) entries whose function does not exist: only for a restructuring in progress.
 PENDING_LENIENCY = False
 
 
@@ -419,19 +418,18 @@ TABLE = [
         (2, 6, 3))), X=lazy(lambda: AT_DATA().X), y=lazy(lambda: AT_DATA().y)), W="array", X="array", y="array"),
     E("attention.StudentLoss", dict(X=lazy(lambda: AT_DATA().X), y=lazy(lambda: AT_DATA().y), r=3),
       X="array", y="array", r="int"),
-    E("smi.sample|smi.sample_sequence|attention.sample_sequence", dict(D=10, T=2, alpha=1.0, rng=0),
+    E("smi.sample", dict(D=10, T=2, alpha=1.0, rng=0),
       D="size", T="int", alpha="pos", rng="rng"),
-    E("smi.weak_recovery_threshold|smi.sequence_weak_recovery_threshold|attention.sequence_weak_recovery_threshold",
+    E("smi.weak_recovery_threshold",
       dict(T=2), T="int"),
-    E("smi.perfect_recovery_threshold|smi.sequence_perfect_recovery_threshold"
-      "|attention.sequence_perfect_recovery_threshold", dict(T=2), T="int"),
-    E("smi.fisher_factor|smi.sequence_fisher_factor|attention.sequence_fisher_factor",
+    E("smi.perfect_recovery_threshold", dict(T=2), T="int"),
+    E("smi.fisher_factor",
       dict(T=2, n_samples=500, rng=0), T="int", n_samples="size", rng="rng"),
-    E("smi.state_evolution|smi.sequence_state_evolution|attention.sequence_state_evolution",
+    E("smi.state_evolution",
       dict(alpha=1.0, T=2, q0=1e-3, n_samples=500, damping=0.0, tol=1e-4, max_iter=50, rng=0),
       alpha="nonneg", T="int", q0="unit0", n_samples="size", damping="damping", tol="tol", max_iter="iter",
       rng="rng"),
-    E("smi.overlap_curve|smi.sequence_overlap_curve|attention.sequence_overlap_curve",
+    E("smi.overlap_curve",
       dict(alphas=[0.5, 1.0], T=2, n_samples=300, tol=1e-3, max_iter=30, rng=0),
       alphas="array", T="int", n_samples="size", tol="tol", max_iter="iter", rng="rng"),
     # ---------------------------------------------------------------- rie
