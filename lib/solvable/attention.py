@@ -71,6 +71,7 @@ from .channels import (
 from .errors import ConvergenceWarning, DivergenceError
 from .rie import WishartRIEDenoiser, symmetric_error, symmetric_rie_mmse
 from .validation import (
+    check_array,
     check_choice,
     check_in_range,
     check_int,
@@ -180,11 +181,8 @@ def attention_indices(X, S):
 
 
 def _float_array(name, a) -> np.ndarray:
-    """``a`` as a float array (``ValueError`` naming it if it is not numeric)."""
-    try:
-        return np.asarray(a, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an array of numbers, got {type(a).__name__}") from None
+    """``a`` as a float array (``ValueError`` naming it if it is not numeric; :func:`~solvable.validation.check_array`)."""
+    return check_array(name, a, finite=False, nonempty=False)
 
 
 def _check_square(name: str, S, d: int) -> np.ndarray:
@@ -199,10 +197,7 @@ def _check_square(name: str, S, d: int) -> np.ndarray:
 
 def _check_tokens(X) -> np.ndarray:
     """Tokens ``X`` as a finite, non-empty (n, T, d) float array (``ValueError`` naming ``X`` otherwise)."""
-    try:
-        X = np.asarray(X, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"X must be a 3-d array of numbers (n, T, d), got {type(X).__name__}") from None
+    X = check_array("X", X, finite=False, nonempty=False)
     if X.ndim != 3 or X.size == 0:
         raise ValueError(f"X must be a non-empty 3-d array (n, T, d), got shape {X.shape}")
     if not np.all(np.isfinite(X)):

@@ -60,6 +60,7 @@ from .regression import fit_ridge as _fit_ridge_dense
 from .regression import gaussian_linear_mse
 from .spectra import RATIO_RANGE, bulk_quadrature
 from .validation import (
+    all_finite,
     check_array,
     check_choice,
     check_in_range,
@@ -98,13 +99,6 @@ _Q_TOP_NOISELESS = 1.0 - 1e-12
 # --------------------------------------------------------------------------- data
 
 
-def _all_finite(arr) -> bool:
-    """Whether every entry is finite: one summation pass without a temporary array; the element-wise test runs
-    only when the sum is not finite (NaN/inf entries, or an overflow of huge finite ones)."""
-    with np.errstate(all="ignore"):
-        if np.isfinite(np.sum(arr)):
-            return True
-    return bool(np.all(np.isfinite(arr)))
 
 
 @dataclass(frozen=True)
@@ -150,7 +144,7 @@ class Dataset:
                 f"U_star ({d}, r) and V_star ({L}, r); got {y.shape}, {S.shape}, {U.shape}, {V.shape}"
             )
         for name, arr in (("X", X), ("y", y), ("S_star", S), ("U_star", U), ("V_star", V)):
-            if not _all_finite(arr):
+            if not all_finite(arr):
                 raise ValueError(f"{name} must contain finite numbers only")
         check_nonnegative("delta", self.delta)
 
@@ -624,7 +618,7 @@ class BilinearMap:
             X = X.astype(float, copy=False)
         if X.ndim != 3 or min(X.shape) < 1:
             raise ValueError(f"X must be a non-empty 3-d array (n, d, L), got shape {X.shape}")
-        if not _all_finite(X):
+        if not all_finite(X):
             raise ValueError("X must contain finite numbers only")
         self.n, self.d, self.L = X.shape
         self.shape = (self.d, self.L)

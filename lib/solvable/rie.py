@@ -60,6 +60,8 @@ from .spectra import (
     wishart_plus_goe,
 )
 from .validation import (
+    all_finite,
+    check_array,
     check_choice,
     check_finite,
     check_in_range,
@@ -133,29 +135,18 @@ _ROUNDING = 64.0 * float(np.finfo(float).eps)  # the rounding allowed in noise -
 
 
 def _real_array(name: str, value) -> np.ndarray:
-    """``value`` as a float array; ``TypeError`` naming ``name`` for complex, ragged or non-numeric input."""
-    try:
-        raw = np.asarray(value)
-        if np.iscomplexobj(raw):
-            raise TypeError
-        return raw.astype(float, copy=False)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be an array of real numbers, got {type(value).__name__} "
-                        f"{str(value)[:60]!s}") from None
-
-
-def _all_finite(arr: np.ndarray) -> bool:
-    """Whether every entry is finite: one BLAS call (``sum x^2`` is finite), the exact test only if it is not."""
-    return math.isfinite(np.vdot(arr, arr)) or bool(np.all(np.isfinite(arr)))
+    """``value`` as a float array (``ArgumentTypeError``, a ``TypeError``, naming ``name`` for complex, ragged or
+    non-numeric input)."""
+    return check_array(name, value, finite=False, nonempty=False)
 
 
 def _finite_array(name: str, value, *, vector: bool = False) -> np.ndarray:
     """``value`` as a float array with finite entries (``TypeError``/``ValueError`` naming ``name``); with
     ``vector=True`` a number or a non-empty 1-d array."""
-    arr = _real_array(name, value)
+    arr = check_array(name, value, finite=False, nonempty=False)
     if vector and (arr.ndim > 1 or arr.size == 0):
         raise ValueError(f"{name} must be a number or a non-empty 1-d array, got shape {arr.shape}")
-    if not _all_finite(arr):
+    if not all_finite(arr):
         raise ValueError(f"{name} must have finite entries (no NaN or inf)")
     return arr
 
@@ -181,7 +172,7 @@ def _check_symmetric(Y, name: str = "Y") -> np.ndarray:
     Y = _real_array(name, Y)
     if Y.ndim != 2 or Y.shape[0] != Y.shape[1] or Y.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty square matrix, got shape {Y.shape}")
-    if not _all_finite(Y):
+    if not all_finite(Y):
         raise ValueError(f"{name} must have finite entries (no NaN or inf)")
     scale = max(1.0, float(np.max(np.abs(Y))))
     if np.max(np.abs(Y - Y.T)) > 1e-8 * scale:
@@ -234,7 +225,7 @@ def symmetric_rie_eigenvalues(eigenvalues, noise: float, kappa: float | None = N
         keep[np.argsort(lam)[lam.size - rank:]] = True
         return np.where(keep, np.maximum(lam, 0.0), 0.0)
     re_g = np.asarray(_re_stieltjes(noise, kappa, normalisation, law)(lam), dtype=float)
-    if re_g.shape != lam.shape or not _all_finite(re_g):
+    if re_g.shape != lam.shape or not all_finite(re_g):
         raise ValueError("law must return a finite Re G_Y of the shape of its argument at every eigenvalue")
     return lam - 2.0 * noise * re_g
 
@@ -551,7 +542,7 @@ def _check_rectangular(Y, name: str = "Y") -> np.ndarray:
     Y = _real_array(name, Y)
     if Y.ndim != 2 or min(Y.shape) == 0:
         raise ValueError(f"{name} must be a non-empty 2-d array, got shape {Y.shape}")
-    if not _all_finite(Y):
+    if not all_finite(Y):
         raise ValueError(f"{name} must have finite entries (no NaN or inf)")
     return Y
 
@@ -623,7 +614,7 @@ class WishartRIEDenoiser:
             return np.full(B.shape, np.nan), math.nan
         noise = B.shape[0] / (2.0 * A)
         R = B / A
-        if noise > NOISE_RANGE[1] or not _all_finite(R):  # no information left, or an overflow: a divergence
+        if noise > NOISE_RANGE[1] or not all_finite(R):  # no information left, or an overflow: a divergence
             return np.full(B.shape, np.nan), math.nan
         return symmetric_rie(0.5 * (R + R.T), noise, self.kappa), symmetric_rie_mmse(noise, self.kappa)
 
@@ -665,7 +656,7 @@ class RectangularRIEDenoiser:
         noise = 1.0 / A
         scale = (B.shape[0] * B.shape[1]) ** 0.25
         Y = B * (noise / scale)
-        if noise > NOISE_RANGE[1] or not _all_finite(Y):  # no information left, or an overflow: a divergence
+        if noise > NOISE_RANGE[1] or not all_finite(Y):  # no information left, or an overflow: a divergence
             return np.full(B.shape, np.nan), math.nan
         est = rectangular_rie(Y, noise, self.R2) * scale
         return est, rectangular_rie_mmse(noise, self.R1, self.R2)

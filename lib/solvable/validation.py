@@ -26,6 +26,7 @@ __all__ = [
     "check_size",
     "check_tol",
     "check_array",
+    "all_finite",
     "check_interface",
     "MAX_ELEMENTS",
 ]
@@ -161,21 +162,35 @@ def check_tol(tol, name: str = "tol") -> float:
     return check_in_range(name, tol, 0.0, 1.0, high_open=True)
 
 
+def all_finite(arr: np.ndarray) -> bool:
+    """Whether every entry of a float array is finite: one summation pass without a temporary array, the
+    element-wise test only when the sum is not finite (NaN or inf entries, or an overflow of huge finite ones)."""
+    with np.errstate(all="ignore"):
+        if np.isfinite(np.sum(arr)):
+            return True
+    return bool(np.all(np.isfinite(arr)))
+
+
 def check_array(name: str, x, *, ndim: int | None = None, finite: bool = True, nonempty: bool = True) -> np.ndarray:
-    """Return ``x`` as a float array after checking it: numeric, of ``ndim`` dimensions (if given), non-empty
-    and finite (unless told otherwise); ``ValueError`` (or ``TypeError`` for a non-numeric input) naming ``name``."""
+    """Return ``x`` as a float array after checking it: real numbers (``ArgumentTypeError``, both a ``TypeError``
+    and a ``ValueError``, for strings, None, complex or ragged input), of ``ndim`` dimensions (if given), non-empty
+    and finite (unless told otherwise); ``ValueError`` naming ``name`` otherwise."""
     if x is None or isinstance(x, (str, bytes)):
-        raise ArgumentTypeError(f"{name} must be an array of numbers, got {x!r}")
+        raise ArgumentTypeError(f"{name} must be an array of real numbers, got {x!r}")
     try:
-        arr = np.asarray(x, dtype=float)
+        raw = np.asarray(x)
+        if np.iscomplexobj(raw):
+            raise TypeError
+        arr = raw.astype(float, copy=False)
     except (TypeError, ValueError):
-        raise ArgumentTypeError(f"{name} must be an array of numbers, got {type(x).__name__}") from None
+        raise ArgumentTypeError(f"{name} must be an array of real numbers, got {type(x).__name__} "
+                                f"{str(x)[:60]!s}") from None
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
     if nonempty and arr.size == 0:
         raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
-    if finite and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain finite numbers only")
+    if finite and not all_finite(arr):
+        raise ValueError(f"{name} must contain finite numbers only (no NaN or inf)")
     return arr
 
 
