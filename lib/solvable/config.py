@@ -47,6 +47,9 @@ class Sizes:
     #: Chapter 2, independent draws per point (RIE and baselines against the signal-to-noise ratio, eigenvector
     #: overlaps of the spiked matrices, RIE error at one noise level).
     rmt_sweep_seeds: int
+    #: Chapter 2, eigenvector overlaps against the Ledoit-Peche formula (rank-one spike and Wishart signal):
+    #: dimension d (the draws per point are ``rmt_sweep_seeds``).
+    rmt_overlap_d: int
     #: Chapter 3, bilinear sequence regression: aspect ratios beta = L/d of the experiments (L the long side).
     bsr_betas: tuple
     #: Chapter 3, GAMP-RIE against the Bayes-optimal error: sequence length L (d = L/beta), sample ratios alpha,
@@ -73,6 +76,13 @@ class Sizes:
     bsr_mnne_seeds: int
     bsr_mnne_large_L: int
     bsr_mnne_large_seeds: int
+    #: Chapter 3, small-initialisation GD against the minimum nuclear norm on the same data sets (the talk's
+    #: "does GD do implicit nuclear-norm regularisation?", beta = 1, rho = 0.2, alpha = 0.45): L = d, data sets,
+    #: GD initialisations per data set (the run with the lowest training loss is kept), GD step cap.
+    bsr_implicit_L: int
+    bsr_implicit_seeds: int
+    bsr_implicit_inits: int
+    bsr_implicit_max_steps: int
     #: Chapter 4, GAMP-RIE against the Bayes-optimal error: dimension d and independent data sets per alpha.
     quadratic_gamp_d: int
     quadratic_gamp_seeds: int
@@ -119,6 +129,7 @@ PRESETS = {
         rmt_d=1000,
         rmt_rect_d=500,
         rmt_sweep_seeds=8,
+        rmt_overlap_d=400,
         # Chapter 3
         bsr_betas=(1.0,),
         bsr_gamp_L=80,
@@ -138,6 +149,10 @@ PRESETS = {
         bsr_mnne_seeds=10,
         bsr_mnne_large_L=40,
         bsr_mnne_large_seeds=6,
+        bsr_implicit_L=30,
+        bsr_implicit_seeds=8,
+        bsr_implicit_inits=4,
+        bsr_implicit_max_steps=10_000,
         # Chapter 4
         quadratic_gamp_d=80,
         quadratic_gamp_seeds=6,
@@ -174,6 +189,7 @@ PRESETS = {
         rmt_d=2000,
         rmt_rect_d=1000,
         rmt_sweep_seeds=8,
+        rmt_overlap_d=1000,
         # Chapter 3 (arXiv:2410.18858: GAMP-RIE and GD at d = 100 on the long side, one data set per alpha for
         # GAMP-RIE, 3-4 for GD with 64 initialisations; MNNE at d = 20 and 50 with 16 data sets). Kept: the
         # sizes d = L = 100 (beta = 1, 2), K = 64, the MNNE sizes and data sets. Changed so that the chapter
@@ -201,6 +217,10 @@ PRESETS = {
         bsr_mnne_seeds=16,
         bsr_mnne_large_L=50,
         bsr_mnne_large_seeds=16,
+        bsr_implicit_L=30,  # the size of the talk (Les Houches 2025); more data sets for the error bars
+        bsr_implicit_seeds=20,
+        bsr_implicit_inits=4,
+        bsr_implicit_max_steps=10_000,
         # Chapter 4
         quadratic_gamp_d=200,
         quadratic_gamp_seeds=4,
