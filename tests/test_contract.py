@@ -147,6 +147,9 @@ def _m(name):
 GLM_DATA = lazy(lambda: _m("glm").sample(30, 2.0, "gaussian", "sign", rng=0))
 BSR_DATA = lazy(lambda: _m("bsr").sample(6, 6, 2, 0.6, rng=0))
 QN_DATA = lazy(lambda: _m("quadratic").sample(6, 0.5, 0.5, rng=0))
+ELL_X = lazy(lambda: np.random.default_rng(8).standard_normal((6, 4)))   # 6 points in R^4 (n <= d(d+1)/2 = 10)
+ELL_S = lazy(lambda: np.eye(4) / 4)
+ELL_RATIOS = lazy(lambda: np.array([0.1, 0.5]))
 AT_DATA = lazy(lambda: _m("attention").sample(6, 2, 0.5, 0.5, rng=0))
 X_GLM = lazy(lambda: np.random.default_rng(1).standard_normal((40, 10)))
 Y_SIGN = lazy(lambda: np.sign(np.random.default_rng(2).standard_normal(40)))
@@ -356,6 +359,8 @@ TABLE = [
     E("bsr.nuclear_norm_threshold", dict(beta=1.0, rho=0.2, n_nodes=50), beta="pos", rho="pos", n_nodes="int"),
     E("bsr.low_rank_sample_ratio", dict(alpha=0.3, beta=1.0, rho=0.2), alpha="nonneg", beta="pos", rho="pos"),
     E("bsr.ridge_mse", dict(alpha=0.5, delta=0.1), check=in01, alpha="nonneg", delta="nonneg"),
+    E("bsr.low_rank_limit_mmse", dict(alpha_lr=0.8, beta=1.0, delta=0.0), check=in01,
+      alpha_lr="nonneg", beta="pos", delta="nonneg"),
     E("bsr.BilinearMap", dict(X=lazy(lambda: BSR_DATA().X)), X="array"),
     E("bsr.gamp_rie", dict(data=BSR_DATA, damping=0.5, tol=1e-4, max_iter=30, rng=0),
       data="data", damping="damping", tol="tol", max_iter="iter", rng="rng"),
@@ -363,7 +368,8 @@ TABLE = [
     E("bsr.min_nuclear_norm", dict(data=BSR_DATA, tol=1e-4, max_iter=200, penalty=1.0),
       data="data", tol="tol", max_iter="iter", penalty="pos"),
     E("bsr.gd", dict(data=BSR_DATA, n_inits=2, lr=0.1, tol=1e-3, max_steps=50, record_every=10, rng=0),
-      data="data", n_inits="int", lr="pos", tol="tol", max_steps="iter0", record_every="int", rng="rng"),
+      data="data", n_inits="int", lr="pos", tol="tol", max_steps="iter0", record_every="int", rng="rng",
+      width="int"),
     # ---------------------------------------------------------------- quadratic, matrix_sensing
     E("quadratic.sample", dict(d=6, kappa=0.5, alpha=0.5, delta=0.0, rng=0),
       d="size", kappa="pos", alpha="pos", delta="nonneg", rng="rng"),
@@ -386,6 +392,20 @@ TABLE = [
       data="data", n_inits="int", lr="pos", tol="tol", max_steps="iter0", record_every="int", rng="rng"),
     E("quadratic.nuclear_norm_erm", dict(data=QN_DATA, lam=0.1, tol=1e-4, max_iter=100),
       data="data", lam="pos", tol="tol", max_iter="iter"),
+    E("quadratic.psd_soft_threshold_stats", dict(kappa=0.5, noise=0.3, threshold=0.2),
+      kappa="pos", noise="pos", threshold="nonneg"),
+    E("quadratic.nuclear_norm_erm_theory", dict(alpha=0.3, kappa=0.5, lam_over_d=0.1, delta=0.0),
+      alpha="pos", kappa="pos", lam_over_d="nonneg", delta="nonneg"),
+    # ---------------------------------------------------------------- ellipsoid
+    E("ellipsoid.threshold", dict()),
+    E("ellipsoid.finite_size_threshold", dict(d=20), d="int"),
+    E("ellipsoid.sample_points", dict(n=10, d=4, rng=0), n="size", d="size", rng="rng"),
+    E("ellipsoid.constraint_values", dict(points=ELL_X, S=ELL_S), points="array", S="array"),
+    E("ellipsoid.project_affine", dict(S=ELL_S, points=ELL_X), S="array", points="array"),
+    E("ellipsoid.fit", dict(points=ELL_X, tol=1e-8, max_iter=200, margin=1e-3, check_every=5, warn=False),
+      points="array", tol="tol", max_iter="iter", margin="unit0", check_every="int"),
+    E("ellipsoid.feasibility_sweep", dict(d=5, ratios=ELL_RATIOS, instances=2, rng=0, max_iter=200),
+      d="size", ratios="array", instances="int", rng="rng", max_iter="iter"),
     E("matrix_sensing.perfect_recovery_threshold", dict(kappa=0.5), kappa="pos"),
     E("matrix_sensing.bayes_optimal_mmse", dict(alpha=0.2, kappa=0.5, delta=0.0), check=in01,
       alpha="nonneg", kappa="pos", delta="nonneg"),
@@ -502,6 +522,8 @@ TABLE = [
 #: (entry id, parameter, category) -> why that value is legitimate: the call may then return (a finite result,
 #: inside the documented range) instead of raising.
 ALLOWED = {
+    ("bsr.gd", "width", "none"): "width = None (the default) is the teacher's rank r",
+    ("bsr.low_rank_limit_mmse", "beta", "inf"): "beta = inf: the long-sequence limit (E = t/(1 + t))",
     ("bsr.bayes_optimal_mmse", "beta", "inf"): "beta = L/d = inf is the documented long-sequence limit (design.md)",
     ("bsr.state_evolution", "beta", "inf"): "beta = inf: the long-sequence limit, as in bayes_optimal_mmse",
     ("bsr.perfect_recovery_threshold", "beta", "inf"): "beta = inf: alpha_PR -> rho, the long-sequence limit",
@@ -737,8 +759,8 @@ assert len(BY_ID) == len(TABLE), "duplicate entry in TABLE"
 
 #: The modules whose public names the fuzz covers (plotting, widgets and config are presentation, validation and
 #: errors the base that the checks are made of).
-FUZZED_MODULES = ("amp", "attention", "bsr", "channels", "erm", "experiments", "gardner", "gd", "glm", "integration",
-                  "matrix_sensing", "metrics", "priors", "quadratic", "regression", "rie", "smi", "spectra")
+FUZZED_MODULES = ("amp", "attention", "bsr", "channels", "ellipsoid", "erm", "experiments", "gardner", "gd", "glm",
+                  "integration", "matrix_sensing", "metrics", "priors", "quadratic", "regression", "rie", "smi", "spectra")
 
 #: Public callables that are deliberately not in TABLE, with the reason.
 NOT_FUZZED = {

@@ -13,7 +13,7 @@ LIB = Path(__file__).resolve().parents[1] / "lib" / "solvable"
 #: Layer of every module, top (views) to bottom (base). The perceptron's glm, erm and gardner are one model.
 LAYERS = {
     "widgets": 6, "plotting": 6, "exercises": 6,
-    "glm": 5, "erm": 5, "gardner": 5, "bsr": 5, "quadratic": 5, "attention": 5, "smi": 5,
+    "glm": 5, "erm": 5, "gardner": 5, "bsr": 5, "quadratic": 5, "attention": 5, "smi": 5, "ellipsoid": 5,
     "matrix_sensing": 4, "regression": 4, "experiments": 4,
     "amp": 3, "gd": 3,
     "priors": 2, "channels": 2, "spectra": 2, "rie": 2, "metrics": 2, "integration": 2,
@@ -21,7 +21,8 @@ LAYERS = {
 }
 #: Which model each model module belongs to.
 MODEL = {"glm": "perceptron", "erm": "perceptron", "gardner": "perceptron", "bsr": "bsr",
-         "quadratic": "quadratic", "attention": "attention", "smi": "smi"}
+         "quadratic": "quadratic", "attention": "attention", "smi": "smi",
+         "ellipsoid": "ellipsoid"}
 #: Toolboxes of the same layer that build on one another (never in a cycle): rie is built on spectra, priors and
 #: channels on integration, metrics on nothing of its layer.
 SAME_LAYER = {("validation", "errors"), ("rie", "spectra"), ("priors", "integration"), ("channels", "integration"), ("widgets", "plotting"),

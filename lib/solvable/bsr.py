@@ -81,6 +81,7 @@ __all__ = [
     "perfect_recovery_threshold",
     "nuclear_norm_threshold",
     "low_rank_sample_ratio",
+    "low_rank_limit_mmse",
     "ridge_mse",
     "BilinearMap",
     "gamp_rie",
@@ -407,6 +408,78 @@ def low_rank_sample_ratio(alpha: float, beta: float, rho: float) -> float:
     beta = check_positive("beta", beta)
     beta = max(beta, 1.0 / beta)
     return alpha * beta / ((1.0 + beta) * _check_rho(rho))
+
+
+def low_rank_limit_mmse(alpha_lr: float, beta: float, delta: float = 0.0) -> float:
+    """Bayes-optimal per-entry MMSE on ``S*`` in the low-rank limit ``rho -> 0`` at fixed ``alpha_LR``.
+
+    ``alpha_LR = n/(r(d + L))`` (:func:`low_rank_sample_ratio`). The limit is the matrix sensing of a rank-``r``
+    matrix with ``r = O(1)`` (then ``r -> inf``; with Gaussian factors the equations do not depend on ``r``):
+    the linear channel turns the ``n`` labels into the denoising problem ``Y = S* + sqrt(D) Z`` with
+    ``D = (delta + E)/alpha`` (as in :func:`bayes_optimal_mmse`), in which each of the ``r`` spikes ``u v^T``
+    gives its factor ``v`` (length ``L``) the signal-to-noise ratio ``gamma = 1/(rho D)`` per unit overlap of ``u``
+    and its factor ``u`` (length ``d``) the ratio ``beta gamma`` per unit overlap of ``v``.
+    Their Gaussian-prior state evolution (Lesieur, Krzakala, Zdeborova, arXiv:1701.00858; the
+    non-symmetric case of Miolane, arXiv:1702.00473) has the fixed point, with ``t = 1/gamma``,
+
+        m_u = (beta - t^2)/(beta + t),   m_v = (beta - t^2)/(beta (1 + t))   (t^2 < beta; else m_u = m_v = 0),
+
+    so the matrix error is ``E = 1 - m_u m_v``. Closing the loop, ``t = beta (delta + E)/(alpha_LR (1 + beta))``
+    (derived in chapter 3, Sec. 3.3, from arXiv:2410.18858's equation ``q = 1 - mmse_den((delta + 1 - q)/alpha)``
+    with ``alpha = alpha_LR (1 + beta) rho/beta``):
+
+        E = 1 - (beta - t^2)^2/(beta (1 + t)(beta + t)),   t = beta (delta + E)/(alpha_LR (1 + beta)).
+
+    ``E = 1`` (no recovery) up to the weak-recovery threshold ``alpha_LR = (1 + delta) sqrt(beta)/(1 + beta)``;
+    without noise ``E -> 0`` at ``alpha_LR = 1`` (the parameter count) and ``E = 0`` above. ``beta = 1``,
+    ``delta = 0``: ``E = 4 alpha_LR (1 - alpha_LR)`` on ``[1/2, 1]``. ``beta = inf``: ``E = t/(1 + t)``
+    (``1 - alpha_LR`` without noise, the ``rho -> 0`` limit of ``(1 - alpha)(1 - alpha/rho)``). The root is
+    found by Brent's method; it was unique on a scan of 4,500 points (``beta`` 1-100, ``delta`` 0-2,
+    ``alpha_LR`` 0.02-3). :func:`bayes_optimal_mmse` at ``alpha = alpha_LR (1 + beta) rho/beta`` converges to it
+    as ``rho -> 0``, with a gap roughly proportional to ``rho`` away from the thresholds (``tests/test_bsr.py``).
+
+    Parameters
+    ----------
+    alpha_lr : float >= 0
+        ``n/(r(d + L))``.
+    beta : float > 0 or math.inf
+        ``L/d`` (``beta < 1`` is read as ``1/beta``).
+    delta : float >= 0
+        Label-noise variance.
+
+    Returns
+    -------
+    float in [0, 1]
+        The limiting MMSE ``E`` (the test error on a fresh noisy label is ``E + delta``).
+    """
+    alpha_lr = check_nonnegative("alpha_lr", alpha_lr)
+    beta = _check_beta(beta)
+    delta = check_nonnegative("delta", delta)
+    if delta == 0.0 and alpha_lr >= 1.0:
+        return 0.0
+    if alpha_lr == 0.0:
+        return 1.0
+    inv = 1.0 / beta  # 0 at beta = inf; the expressions below stay finite for beta up to the float maximum
+    scale = 1.0 / (1.0 + inv)  # t = scale (delta + E)/alpha_LR
+
+    def error(t):
+        """``1 - m_u m_v`` of the rank-one Gaussian spike at inverse SNR ``t``."""
+        if t * t >= beta:
+            return 1.0
+        # = 1 - (beta - t^2)^2/(beta (1 + t)(beta + t)), divided through by beta^2 and written without the
+        # cancellation at small t; at beta = inf it is t/(1 + t)
+        return t * (1.0 + inv + 3.0 * t * inv - t**3 * inv * inv) / ((1.0 + t) * (1.0 + t * inv))
+
+    def h(e):
+        return e - error(scale * (delta + e) / alpha_lr)
+
+    if h(1.0) <= 0.0:  # below the weak-recovery threshold: the uninformative fixed point E = 1
+        return 1.0
+    # h(e) ~ e (1 - 1/alpha_LR) < 0 as e -> 0 without noise (alpha_LR < 1); h(0) = -error(...) < 0 with noise.
+    low = 0.0 if delta > 0.0 else 1e-300
+    if h(low) >= 0.0:  # noiseless, alpha_LR within rounding of 1
+        return 0.0
+    return float(brentq(h, low, 1.0, xtol=1e-15, rtol=1e-14, maxiter=200))
 
 
 def ridge_mse(alpha: float, delta: float = 0.0) -> float:
@@ -901,14 +974,16 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
 GD_INITS = ("prior", "small")
 
 
-def gd(data: Dataset, *, n_inits: int = 32, lr: float = 0.1, init: str = "prior", init_scale: float = 1e-4,
-       tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10, warn: bool = True,
-       dtype=np.float64, rng) -> _gd.GDResult:
+def gd(data: Dataset, *, n_inits: int = 32, width: int | None = None, lr: float = 0.1, init: str = "prior",
+       init_scale: float = 1e-4, tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10,
+       warn: bool = True, dtype=np.float64, rng) -> _gd.GDResult:
     """Full-batch gradient descent on ``(U, V)`` from ``n_inits`` independent initialisations, and their average
     (``science/bsr.md``, Sec. 6; arXiv:2410.18858, Sec. on GD).
 
-    Student with the teacher's parametrisation and width: ``S = U V^T/sqrt(r)``, prediction
-    ``y_hat_mu = <X_mu, S>/sqrt(dL) = Tr[X_mu^T U V^T]/sqrt(r d L)``, loss ``sum_mu (y_hat_mu - y_mu)^2/4``,
+    Student with the teacher's parametrisation: ``S = U V^T/sqrt(p)`` with ``U`` ``(d, p)``, ``V`` ``(L, p)`` and
+    width ``p`` (default the teacher's rank ``r``; ``p > r`` is an over-parametrised student, ``p >= min(d, L)``
+    can represent every matrix), prediction ``y_hat_mu = <X_mu, S>/sqrt(dL) = Tr[X_mu^T U V^T]/sqrt(p d L)``,
+    loss ``sum_mu (y_hat_mu - y_mu)^2/4``,
     plain GD with step ``lr``. The ``n_inits`` runs are one batched computation per step
     (:func:`solvable.gd.run_gd` with :class:`BilinearMap` and :class:`solvable.gd.LowRankProduct`); each run
     stops when its training loss over ``sum(y^2)`` falls below ``tol``. ``GDResult.average`` is averaged GD:
@@ -919,6 +994,12 @@ def gd(data: Dataset, *, n_inits: int = 32, lr: float = 0.1, init: str = "prior"
     ----------
     n_inits : int >= 1
         Independent initialisations ``K`` (``K d L`` numbers at most :data:`solvable.validation.MAX_ELEMENTS`).
+    width : int >= 1 or None
+        Student width ``p`` (``None``: the teacher's ``r``, and then the same draws and results as before this
+        option existed). With the ``1/sqrt(p)`` scaling and the prior init, ``S = U V^T/sqrt(p)`` has i.i.d.-like
+        entries of variance 1, the prior's scale, whatever ``p``; with ``init="small"`` its entries are of order
+        ``init_scale^2`` whatever ``p``. ``K (d + L) p`` numbers at most
+        :data:`~solvable.validation.MAX_ELEMENTS`.
     lr : float > 0
         Learning rate, finite (the paper: 0.1 with 5e4 steps; the lecture size of Sec. 6: 0.4). Too large a step
         diverges (:class:`~solvable.errors.DivergenceError`) or ends with a larger loss than it started with
@@ -945,15 +1026,16 @@ def gd(data: Dataset, *, n_inits: int = 32, lr: float = 0.1, init: str = "prior"
     lr = check_positive("lr", lr)
     tol = check_tol(tol)
     max_steps = check_int("max_steps", max_steps)
-    d, L, r = data.d, data.L, data.r
+    d, L = data.d, data.L
+    p = data.r if width is None else check_int("width", width)
     check_size("the estimates (n_inits, d, L)", K, d, L)
-    check_size("the factors U (n_inits, d, r)", K, d, r)
-    U0 = scale * rng.standard_normal((K, d, r))
-    V0 = scale * rng.standard_normal((K, L, r))
+    check_size("the factors U and V (n_inits, d + L, width)", K, d + L, p)
+    U0 = scale * rng.standard_normal((K, d, p))
+    V0 = scale * rng.standard_normal((K, L, p))
     dtype = np.dtype(dtype)
     if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
     X = data.X if dtype == np.float64 else data.X.astype(np.float32)
-    return _gd.run_gd(_gd.SquareLoss(BilinearMap(X), _gd.LowRankProduct(r), data.y), (U0, V0), lr=lr, tol=tol,
+    return _gd.run_gd(_gd.SquareLoss(BilinearMap(X), _gd.LowRankProduct(p), data.y), (U0, V0), lr=lr, tol=tol,
                       max_steps=max_steps, record_every=record_every, target=data.S_star, warn=warn,
                       dtype=dtype)

@@ -83,6 +83,16 @@ class Sizes:
     bsr_implicit_seeds: int
     bsr_implicit_inits: int
     bsr_implicit_max_steps: int
+    #: Chapter 3, the over-parametrised student (width p = r, 2r, d; beta = 1, rho = 0.2, noiseless): L = d, data
+    #: sets per alpha, prior-init runs K, small-init runs (the lowest training loss is kept), the alphas, the
+    #: initial scales of the full-width student at the largest alpha, GD step cap.
+    bsr_overparam_L: int
+    bsr_overparam_datasets: int
+    bsr_overparam_prior_inits: int
+    bsr_overparam_small_inits: int
+    bsr_overparam_alphas: tuple
+    bsr_overparam_scales: tuple
+    bsr_overparam_max_steps: int
     #: Chapter 4, GAMP-RIE against the Bayes-optimal error: dimension d and independent data sets per alpha.
     quadratic_gamp_d: int
     quadratic_gamp_seeds: int
@@ -96,6 +106,11 @@ class Sizes:
     #: Chapter 4, ERM through its convex (nuclear-norm) twin: dimension and data sets per alpha.
     quadratic_erm_d: int
     quadratic_erm_seeds: int
+    #: Chapter 4, ellipsoid fitting (SAT/UNSAT transition at n/d^2 = 1/4): dimensions d, independent point sets
+    #: per ratio n/d^2, iteration cap of the alternating projections (a run at the cap counts as undecided).
+    ellipsoid_dims: tuple
+    ellipsoid_instances: int
+    ellipsoid_max_iter: int
     #: Chapter 5, attention-indexed model: GAMP-RIE against the Bayes-optimal error (dimension d, runs per alpha).
     attention_gamp_d: int
     attention_gamp_seeds: int
@@ -153,6 +168,13 @@ PRESETS = {
         bsr_implicit_seeds=8,
         bsr_implicit_inits=4,
         bsr_implicit_max_steps=10_000,
+        bsr_overparam_L=30,
+        bsr_overparam_datasets=6,
+        bsr_overparam_prior_inits=8,
+        bsr_overparam_small_inits=2,
+        bsr_overparam_alphas=(0.15, 0.3, 0.45),
+        bsr_overparam_scales=(1e-3, 1e-5, 1e-7),
+        bsr_overparam_max_steps=20_000,
         # Chapter 4
         quadratic_gamp_d=80,
         quadratic_gamp_seeds=6,
@@ -163,6 +185,9 @@ PRESETS = {
         quadratic_gd_datasets=6,
         quadratic_erm_d=24,
         quadratic_erm_seeds=6,
+        ellipsoid_dims=(20, 30),  # about 15 s on one core
+        ellipsoid_instances=12,
+        ellipsoid_max_iter=10_000,
         # Chapter 5
         attention_gamp_d=80,
         attention_gamp_seeds=4,
@@ -221,6 +246,13 @@ PRESETS = {
         bsr_implicit_seeds=20,
         bsr_implicit_inits=4,
         bsr_implicit_max_steps=10_000,
+        bsr_overparam_L=40,
+        bsr_overparam_datasets=8,
+        bsr_overparam_prior_inits=16,
+        bsr_overparam_small_inits=2,
+        bsr_overparam_alphas=(0.15, 0.3, 0.45),
+        bsr_overparam_scales=(1e-3, 1e-5, 1e-7),
+        bsr_overparam_max_steps=20_000,
         # Chapter 4
         quadratic_gamp_d=200,
         quadratic_gamp_seeds=4,
@@ -231,6 +263,9 @@ PRESETS = {
         quadratic_gd_datasets=4,
         quadratic_erm_d=60,
         quadratic_erm_seeds=4,
+        ellipsoid_dims=(30, 40),  # larger d and more point sets: a sharper transition, smaller error bars
+        ellipsoid_instances=40,
+        ellipsoid_max_iter=20_000,
         # Chapter 5 (arXiv:2506.01582: GAMP-RIE at d = 150 with 20 runs, Adam at d = 200 with 32 students and 1000
         # steps, theory on 256 points; arXiv:2502.00901: Monte-Carlo state evolution with 1e5 samples)
         attention_gamp_d=150,

@@ -1,0 +1,417 @@
+"""Ellipsoid fitting: is there an origin-centred ellipsoid through n random Gaussian points in R^d?
+
+Problem (Saunderson, Parrilo, Willsky, CDC 2013, pp. 6031-6036; Maillard and Kunisky, arXiv:2310.01169, eq. (1);
+Maillard and Bandeira, arXiv:2310.05787, Sec. 1.1): given ``x_1, ..., x_n ~ N(0, I_d)`` i.i.d., find a symmetric
+``S`` with
+
+    S PSD   and   x_i^T S x_i = 1   for every i = 1..n,
+
+i.e. the points lie on the boundary of the ellipsoid ``{x : x^T S x <= 1}`` (semi-axes ``1/sqrt(eigenvalues)``).
+As ``n, d -> infinity`` with ``n/d^2 -> alpha``, the problem is feasible with high probability for ``alpha < 1/4`` and
+infeasible for ``alpha > 1/4``: conjectured by Saunderson et al. from numerical evidence, predicted by the replica
+method (Maillard and Kunisky, arXiv:2310.01169), and proved for approximate fits with bounded axes (Maillard and
+Bandeira, arXiv:2310.05787) through a Gaussian-equivalent problem. Counting parameters (``d(d+1)/2`` entries of S,
+one equation per point) only gives the trivial bound ``alpha <= 1/2``; the PSD constraint halves it
+(:func:`threshold`, :func:`finite_size_threshold`).
+
+Link with the quadratic network (``solvable.quadratic``): a PSD ``S`` is ``W^T W`` for a network of width ``m >= d``,
+and ``x^T S x = 1`` says that the network with quadratic activation outputs the constant 1 on every input: ellipsoid
+fitting is noiseless interpolation of constant labels by an over-parameterised quadratic network, i.e. the
+feasibility problem behind the interpolating (``lambda -> 0+``) limit of the nuclear-norm ERM of
+``quadratic.nuclear_norm_erm``.
+
+Why a solver of our own: the course has no semidefinite-programming solver among its requirements (no cvxpy), and
+this feasibility problem at ``d <= 40`` needs only a few dozen lines: alternating projections between the affine set
+of the constraints (one Cholesky factorisation of the n x n Gram matrix) and the PSD cone (eigenvalue clipping),
+with exact certificates of both answers (:func:`fit`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+from scipy.optimize import minimize
+from scipy.special import log_ndtr as _log_ndtr
+
+from .errors import ConvergenceWarning
+from .validation import check_array, check_in_range, check_int, check_rng, check_size, check_tol
+
+__all__ = [
+    "THRESHOLD",
+    "EllipsoidResult",
+    "FeasibilitySweep",
+    "TransitionResult",
+    "constraint_values",
+    "feasibility_sweep",
+    "finite_size_threshold",
+    "fit",
+    "project_affine",
+    "sample_points",
+    "threshold",
+]
+
+#: The largest number of point sets per ratio that :func:`feasibility_sweep` accepts (one fit each).
+MAX_INSTANCES = 10_000
+
+#: The SAT/UNSAT threshold of n/d^2: 1/4 (conjecture of Saunderson, Parrilo, Willsky; replica prediction of
+#: Maillard and Kunisky, arXiv:2310.01169; rigorous for bounded approximate fits, Maillard and Bandeira,
+#: arXiv:2310.05787).
+THRESHOLD = 0.25
+
+
+def threshold() -> float:
+    """The limit ``alpha_c = lim n/d^2`` of the feasibility transition of ellipsoid fitting: ``1/4``.
+
+    Feasible w.h.p. below, infeasible above (conjectured by Saunderson, Parrilo, Willsky from numerics; derived with
+    the replica method by Maillard and Kunisky, arXiv:2310.01169; proved for approximate fits with bounded axes by
+    Maillard and Bandeira, arXiv:2310.05787). Half of the parameter count ``d(d+1)/2 ~ d^2/2``.
+    """
+    return THRESHOLD
+
+
+def finite_size_threshold(d: int) -> float:
+    """Heuristic finite-size location of the transition, ``n/d^2 = d(d+1)/(4 d^2) = (1 + 1/d)/4``.
+
+    The statistical dimension of the cone of d x d PSD matrices is ``d(d+1)/4``, half the dimension of the space
+    of symmetric matrices (Amelunxen, Lotz, McCoy, Tropp, "Living on the edge", 2014, arXiv:1303.6672; in one line,
+    ``E sum_k lambda_k(G)_+^2 = E |G|_F^2 / 2`` by the symmetry ``G -> -G`` of a Gaussian symmetric G). By the conic
+    kinematic formula, a *uniformly random* affine subspace of codimension n meets the cone with high probability
+    iff ``n`` is below that statistical dimension, with a window of width ``O(d)`` in ``n``. The constraints
+    ``<x_i x_i^T, S> = 1`` are not uniformly random, so this is a heuristic (in the spirit of the Gaussian-equivalent
+    problem of Maillard and Bandeira, arXiv:2310.05787), not a theorem; its limit is :func:`threshold`. The
+    chapter compares it with the measured transition at d = 20-40.
+    """
+    d = check_int("d", d)
+    return (1.0 + 1.0 / d) / 4.0
+
+
+def sample_points(n: int, d: int, *, rng) -> np.ndarray:
+    """``n`` i.i.d. standard Gaussian points of ``R^d``, as the rows of an ``(n, d)`` array."""
+    n = check_int("n", n)
+    d = check_int("d", d)
+    check_size("the points (n, d)", n, d)
+    return check_rng(rng).standard_normal((n, d))
+
+
+def constraint_values(points, S) -> np.ndarray:
+    """``(x_i^T S x_i)_i`` for all points at once (one matrix product and a row-wise sum; nothing of size n d^2)."""
+    X = _check_points(points)
+    S = _check_symmetric(S, X.shape[1])
+    with np.errstate(all="ignore"):
+        values = np.einsum("ij,ij->i", X @ S, X)
+    if not np.all(np.isfinite(values)):
+        raise ValueError("S and points are too large: x_i^T S x_i overflows")
+    return values
+
+
+def project_affine(S, points) -> np.ndarray:
+    """Orthogonal (Frobenius) projection of a symmetric ``S`` onto ``{S' symmetric : x_i^T S' x_i = 1 for all i}``.
+
+    With ``A(S) = (x_i^T S x_i)_i`` and its adjoint ``A*(y) = sum_i y_i x_i x_i^T``, the projection is
+    ``S + A*(y)`` with ``G y = 1 - A(S)``, where ``G = A A*`` is the n x n Gram matrix ``G_ij = (x_i . x_j)^2``
+    (the normal equations of the least-norm correction). ``G`` is positive definite for ``n <= d(d+1)/2`` generic
+    points; otherwise the affine set is (generically) empty and ``ValueError`` is raised.
+    """
+    X = _check_points(points)
+    S = _check_symmetric(S, X.shape[1])
+    factor = _gram_factor(X)
+    if factor is None:
+        raise ValueError("points: the constraints are linearly dependent (n > d(d+1)/2 or degenerate points); "
+                         "the affine set is empty or not of codimension n")
+    with np.errstate(all="ignore"):
+        y = cho_solve(factor, 1.0 - np.einsum("ij,ij->i", X @ S, X))
+        out = S + (X.T * y) @ X
+    if not np.all(np.isfinite(out)):
+        raise ValueError("S and points are too large: the projection overflows")
+    return out
+
+
+@dataclass(frozen=True)
+class EllipsoidResult:
+    """Result of :func:`fit`.
+
+    ``status`` is ``"feasible"`` (``S`` is PSD, certified, and fits every point to ``tol``), ``"infeasible"`` (a
+    Farkas certificate ``certificate`` proves that no PSD ``S`` fits; ``S`` is then the last PSD iterate) or
+    ``"undecided"`` (the iteration cap came first: neither answer is claimed). ``residual`` is
+    ``max_i |x_i^T S x_i - 1|`` and ``min_eigenvalue`` the smallest eigenvalue of the returned ``S``.
+    """
+
+    S: np.ndarray = field(repr=False)
+    status: str
+    residual: float
+    min_eigenvalue: float
+    iterations: int
+    certificate: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def feasible(self) -> bool:
+        """True only for a certified fit."""
+        return self.status == "feasible"
+
+    @property
+    def converged(self) -> bool:
+        """True when either certificate was found before the iteration cap."""
+        return self.status != "undecided"
+
+
+def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e-3, check_every: int = 5,
+        warn: bool = True) -> EllipsoidResult:
+    """Decide whether an origin-centred ellipsoid passes through all ``points`` (rows of an ``(n, d)`` array).
+
+    Alternating projections (von Neumann; Bauschke and Borwein 1993) between the affine set
+    ``L = {S : x_i^T S x_i = 1}`` (:func:`project_affine`, with the Gram matrix ``G_ij = (x_i . x_j)^2`` factorised
+    once) and the shrunk PSD cone ``K = {S : S >= (margin/d) I}`` (eigenvalue clipping). The first projection, from
+    ``S = 0``, is the least-squares (minimum Frobenius norm) solution of the constraints, the construction of
+    Saunderson et al., analysed by Potechin, Turner, Venkat and Wein (COLT 2023).
+
+    Both answers are certified, never guessed:
+
+    * **feasible** when the projection ``S_L`` of the current PSD iterate onto ``L`` is itself PSD: then ``S_L``
+      solves the problem, with a residual ``max_i |x_i^T S_L x_i - 1|`` at the rounding level of the Cholesky solve
+      (required ``<= tol``) and a smallest eigenvalue required to exceed ``1e-12 |S_L|_2`` (so that rounding cannot
+      flip its sign). The ``margin`` makes this robust: the PSD iterates stay ``margin/d`` inside the cone (the
+      typical eigenvalue of a fit is ``1/d``, since ``|x|^2 ~ d``), so ``S_L``, a small correction of such an
+      iterate, is PSD as soon as the iteration is close to the intersection. The cost is negligible: fitting
+      ``S >= (margin/d) I`` is fitting ``S' >= 0`` to the labels ``1 - margin |x_i|^2/d = 1 - margin (1 + O(d^-1/2))``.
+    * **infeasible** when a Farkas certificate is found: ``z`` with ``A*(z) = sum_i z_i x_i x_i^T`` PSD and
+      ``sum_i z_i < 0`` (for a feasible ``S``, ``0 <= <A*(z), S> = sum_i z_i``, a contradiction). The candidate is
+      the difference of the two projections, ``A*(z) = S_K - S_L`` (with ``z = -y`` of the affine step), which tends
+      to the gap between ``L`` and ``K`` when they do not meet; it is made exactly PSD by adding ``c sum_i x_i x_i^T``
+      with ``c`` = (its most negative eigenvalue plus a rounding allowance) / ``lambda_min(X^T X)``, and accepted if
+      ``sum_i z_i + c n < -1e-9 sum_i |z_i|``. Checked every ``check_every`` iterations. With
+      ``n > d(d+1)/2`` the affine set itself is generically empty and the certificate comes from the null space of
+      ``G`` (``A*(z) = 0``).
+    * **undecided** at the cap ``max_iter`` (close to the threshold the sets meet at a small angle and alternating
+      projections converge slowly): a :class:`~solvable.errors.ConvergenceWarning` says so (unless ``warn=False``);
+      the last PSD iterate is returned.
+
+    Cost per iteration: two ``(n, d) x (d, d)``-sized products, one Cholesky solve of size n, one d x d eigh:
+    about 0.3 ms at d = 30, n = d^2/4 on one core; an instance there takes 0.02-1 s (median 0.15 s over 10 point
+    sets), up to a few seconds when it sits right at the transition.
+    """
+    X = _check_points(points)
+    tol = check_tol(tol)
+    max_iter = check_int("max_iter", max_iter)
+    margin = check_in_range("margin", margin, 0.0, 1.0, high_open=True)
+    check_every = check_int("check_every", check_every)
+    n, d = X.shape
+    floor = margin / d
+
+    norms = np.einsum("ij,ij->i", X, X)
+    if np.any(norms == 0.0):
+        # a point at the origin: x^T S x = 0 != 1 for every S. Certificate z = -e_i: A*(z) = 0, sum z = -1.
+        z = -(norms == 0.0).astype(float)
+        return _result(X, np.zeros((d, d)), "infeasible", 0, z)
+
+    xtx_min = float(np.linalg.eigvalsh(X.T @ X)[0]) if n >= d else 0.0
+    factor = _gram_factor(X)
+    if factor is None:
+        z = _null_space_certificate(X, xtx_min)
+        if z is not None:
+            return _result(X, np.zeros((d, d)), "infeasible", 0, z)
+        raise ValueError("points: the constraint Gram matrix (x_i . x_j)^2 is singular but no certificate of "
+                         "infeasibility was found (degenerate points)")
+
+    S_K = np.zeros((d, d))
+    it = 0
+    for it in range(1, max_iter + 1):
+        y = cho_solve(factor, 1.0 - np.einsum("ij,ij->i", X @ S_K, X))
+        S_L = S_K + (X.T * y) @ X
+        S_L = 0.5 * (S_L + S_L.T)
+        w, V = np.linalg.eigh(S_L)
+        if w[0] > 1e-12 * max(abs(w[-1]), 1e-300):
+            res = float(np.max(np.abs(np.einsum("ij,ij->i", X @ S_L, X) - 1.0)))
+            if res <= tol:
+                return _result(X, S_L, "feasible", it, None)
+        if xtx_min > 0.0 and (it % check_every == 0 or it == 1):
+            certificate = _is_farkas_certificate(X, -y, xtx_min)
+            if certificate is not None:
+                return _result(X, S_K, "infeasible", it, certificate)
+        S_K = (V * np.maximum(w, floor)) @ V.T
+        if not np.all(np.isfinite(S_K)):
+            raise ArithmeticError(f"ellipsoid.fit: non-finite iterate at iteration {it}")
+    if warn:
+        warnings.warn(f"ellipsoid.fit: no certificate of either answer in {it} iterations (n = {n}, d = {d}, "
+                      f"n/d^2 = {n / d**2:.3f}): reported as undecided", ConvergenceWarning, stacklevel=2)
+    return _result(X, S_K, "undecided", it, None)
+
+
+@dataclass(frozen=True)
+class FeasibilitySweep:
+    """Result of :func:`feasibility_sweep`: for each ratio ``alpha = n/d^2`` (with ``n = round(alpha d^2)``), the
+    numbers of certified feasible, certified infeasible and undecided instances out of ``instances``."""
+
+    d: int
+    ratios: np.ndarray
+    n: np.ndarray
+    feasible: np.ndarray
+    infeasible: np.ndarray
+    undecided: np.ndarray
+    instances: int
+    iterations: np.ndarray = field(repr=False)
+    seconds: float
+
+    @property
+    def fraction(self) -> np.ndarray:
+        """Fraction of certified feasible instances at each ratio."""
+        return self.feasible / self.instances
+
+    @property
+    def stderr(self) -> np.ndarray:
+        """Binomial standard error ``sqrt(p (1 - p)/N)`` of :attr:`fraction`, with ``p`` shrunk to
+        ``(k + 1/2)/(N + 1)`` so that a fraction of 0 or 1 still shows its uncertainty (about ``1/(2 N)``)."""
+        p = (self.feasible + 0.5) / (self.instances + 1.0)
+        return np.sqrt(p * (1.0 - p) / self.instances)
+
+    def transition(self) -> TransitionResult:
+        """Location and width of the transition: maximum-likelihood probit fit of the decided instances.
+
+        Model: an instance at ratio ``r`` is fitted with probability ``Phi((center - r)/width)``; the likelihood is
+        binomial over the certified answers (undecided instances are left out: they carry no answer). The standard
+        error of ``center`` comes from the observed Fisher information (numerical Hessian of the negative
+        log-likelihood in ``(center, log width)``). The width is kept in ``[1e-3, 1]``; when the data jump from all
+        fitted to none fitted between two neighbouring ratios, the likelihood cannot locate the centre better than
+        the grid, and the standard error reported is half that grid step.
+        """
+        r = self.ratios
+        k = self.feasible.astype(float)
+        m = (self.feasible + self.infeasible).astype(float)
+
+        def nll(theta):
+            c, logw = theta
+            z = (c - r) / np.exp(logw)
+            return -float(np.sum(k * _log_ndtr(z) + (m - k) * _log_ndtr(-z)))
+
+        frac = np.where(m > 0, k / np.maximum(m, 1), 0.5)
+        c0 = float(r[np.argmin(np.abs(frac - 0.5))])
+        bounds = [(float(r.min()), float(r.max())), (np.log(1e-3), 0.0)]
+        opt = minimize(nll, x0=[c0, np.log(0.02)], method="L-BFGS-B", bounds=bounds)
+        c, logw = (float(v) for v in opt.x)
+        step = float(np.min(np.diff(np.sort(r)))) if r.size > 1 else float(r[0])
+        h = np.array([1e-4, 1e-3])
+        H = np.empty((2, 2))
+        x = np.array([c, logw])
+        for i in range(2):
+            for j in range(2):
+                ei, ej = np.eye(2)[i] * h[i], np.eye(2)[j] * h[j]
+                H[i, j] = (nll(x + ei + ej) - nll(x + ei - ej) - nll(x - ei + ej) + nll(x - ei - ej)) / (4 * h[i] * h[j])
+        try:
+            cov = np.linalg.inv(H)
+            se = float(np.sqrt(cov[0, 0])) if np.all(np.linalg.eigvalsh(H) > 0) and cov[0, 0] > 0 else math.inf
+        except np.linalg.LinAlgError:
+            se = math.inf
+        if not math.isfinite(se) or se > step:
+            se = step / 2
+        return TransitionResult(center=c, width=float(np.exp(logw)), center_se=se)
+
+
+@dataclass(frozen=True)
+class TransitionResult:
+    """Probit fit of a :class:`FeasibilitySweep`: the ratio ``center`` where half the instances fit (with its
+    standard error ``center_se``) and the ``width`` of the transition, in units of ``n/d^2``."""
+
+    center: float
+    width: float
+    center_se: float
+
+
+def feasibility_sweep(d: int, ratios, instances: int, *, rng, max_iter: int = 10_000) -> FeasibilitySweep:
+    """Fit ellipsoids to ``instances`` independent sets of ``n = round(alpha d^2)`` Gaussian points for each alpha
+    in ``ratios``, and count the certified answers of :func:`fit` (undecided runs are counted, not guessed)."""
+    d = check_int("d", d)
+    instances = check_int("instances", instances)
+    if instances > MAX_INSTANCES:
+        raise ValueError(f"instances must be at most {MAX_INSTANCES} (one fit each), got {instances}")
+    max_iter = check_int("max_iter", max_iter)
+    ratios = check_array("ratios", ratios, ndim=1)
+    if np.any(ratios <= 0) or np.any(ratios > 1):
+        raise ValueError(f"ratios must lie in (0, 1] (n/d^2; no point set beyond d(d+1)/2 fits), got {ratios.tolist()}")
+    rng = check_rng(rng)
+    ns = np.maximum(1, np.round(ratios * d * d)).astype(int)
+    check_size("the points (max n, d)", int(ns.max()), d)
+    counts = np.zeros((3, ratios.size), dtype=int)
+    iters = np.zeros((ratios.size, instances), dtype=int)
+    start = time.perf_counter()
+    index = {"feasible": 0, "infeasible": 1, "undecided": 2}
+    for j, n in enumerate(ns):
+        for k in range(instances):
+            r = fit(sample_points(int(n), d, rng=rng), max_iter=max_iter, warn=False)
+            counts[index[r.status], j] += 1
+            iters[j, k] = r.iterations
+    return FeasibilitySweep(d=d, ratios=ratios, n=ns, feasible=counts[0], infeasible=counts[1],
+                            undecided=counts[2], instances=instances, iterations=iters,
+                            seconds=time.perf_counter() - start)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _check_points(points) -> np.ndarray:
+    X = check_array("points", points, ndim=2)
+    if X.shape[1] < 1:
+        raise ValueError(f"points must have shape (n, d) with d >= 1, got {X.shape}")
+    if not np.all(np.isfinite(np.einsum("ij,ij->i", X, X) ** 2)):
+        raise ValueError("points are too large: the squared norms (x_i . x_i)^2 overflow")
+    return X
+
+
+def _check_symmetric(S, d: int) -> np.ndarray:
+    S = check_array("S", S, ndim=2)
+    if S.shape != (d, d):
+        raise ValueError(f"S must have shape ({d}, {d}) to match the points, got {S.shape}")
+    if not np.allclose(S, S.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.max(np.abs(S))))):
+        raise ValueError("S must be symmetric")
+    return 0.5 * (S + S.T)
+
+
+def _gram_factor(X: np.ndarray):
+    """Cholesky factor of ``G_ij = (x_i . x_j)^2``, or None if G is not (numerically) positive definite."""
+    n, d = X.shape
+    if n > d * (d + 1) // 2:
+        return None
+    G = (X @ X.T) ** 2
+    try:
+        factor = cho_factor(G, lower=True)
+    except np.linalg.LinAlgError:
+        return None
+    diag = np.abs(np.diag(factor[0]))
+    if diag.min() <= 1e-10 * diag.max():  # numerically singular: projections would amplify rounding
+        return None
+    return factor
+
+
+def _is_farkas_certificate(X: np.ndarray, z: np.ndarray, xtx_min: float):
+    """``z + c 1`` if it proves infeasibility (``A*(z + c 1)`` PSD, ``sum < 0``), else None."""
+    M = (X.T * z) @ X
+    w = np.linalg.eigvalsh(0.5 * (M + M.T))
+    c = (max(0.0, -float(w[0])) + 1e-12 * max(abs(float(w[-1])), abs(float(w[0])))) / xtx_min
+    z_c = z + c
+    if float(np.sum(z_c)) < -1e-9 * float(np.sum(np.abs(z_c))):
+        return z_c
+    return None
+
+
+def _null_space_certificate(X: np.ndarray, xtx_min: float):
+    """For ``n > d(d+1)/2``: ``z = -(projection of 1 on the null space of G)`` has ``A*(z) = 0`` and ``sum z < 0``."""
+    if xtx_min <= 0.0:
+        return None
+    n = X.shape[0]
+    check_size("the constraint Gram matrix (n, n)", n, n)
+    G = (X @ X.T) ** 2
+    w, V = np.linalg.eigh(G)
+    null = V[:, w <= 1e-10 * w[-1]]
+    if null.shape[1] == 0:
+        return None
+    z = -(null @ (null.T @ np.ones(n)))
+    return _is_farkas_certificate(X, z, xtx_min)
+
+
+def _result(X, S, status, iterations, certificate) -> EllipsoidResult:
+    residual = float(np.max(np.abs(np.einsum("ij,ij->i", X @ S, X) - 1.0)))
+    return EllipsoidResult(S=S, status=status, residual=residual, min_eigenvalue=float(np.linalg.eigvalsh(S)[0]),
+                        iterations=iterations, certificate=certificate)
