@@ -1,0 +1,99 @@
+"""Shared plumbing of the reproduction scripts (``reproductions/<paper>/reproduce.py``).
+
+Each script recomputes a paper's key figures at the paper's sizes with :mod:`solvable`, compares them with the
+authors' published numbers (small tables in ``<paper>/published/``, each with its source) and writes, into its own
+folder, everything its page shows: the figures (``fig_*.png``), the comparison tables (``table_*.md``, pulled into
+the page with ``{include}``) and ``results.json``, the numbers behind them, which ``tests/`` pin against the theory.
+The science lives in :mod:`solvable`; this module only times, tabulates and writes.
+
+``results.json`` has one fixed shape (checked by ``tests/test_reproductions.py``)::
+
+    {"paper": "<authors, title, venue>", "reference": "arXiv:XXXX.XXXXX", "sizes": "<what was run>",
+     "machine": "<where it ran>", "total_wall_time_s": float,
+     "figures": [{"id": "fig1", "file": "fig_1.png", "title": "...", "wall_time_s": float,
+                  "authors_time": "<their code's time for the same figure, measured or estimated, or 'not known'>",
+                  "comparisons": [{"what": "...", "kind": "theory_vs_published" | "runs_vs_published" |
+                                   "runs_vs_theory", "n_points": int,
+                                   "max_abs_diff": float | None, "max_abs_z": float | None}]}],
+     "data": {... whatever the paper's tests read ...}}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPARISON_KINDS = ("theory_vs_published", "runs_vs_published", "runs_vs_theory")
+
+
+def machine() -> str:
+    """A one-line description of the machine (CPU count and BLAS threads), for the timing tables."""
+    import os
+
+    threads = os.environ.get("OMP_NUM_THREADS", "unset")
+    return f"{platform.machine()}, {os.cpu_count()} CPU cores, OMP_NUM_THREADS={threads}, Python {platform.python_version()}"
+
+
+@contextmanager
+def timed(record: dict, key: str = "wall_time_s"):
+    """``with timed(fig): ...`` stores the wall time of the block in ``fig[key]`` (seconds)."""
+    t0 = time.perf_counter()
+    try:
+        yield record
+    finally:
+        record[key] = round(time.perf_counter() - t0, 2)
+
+
+def mean_se(values, axis=None):
+    """Mean and standard error (``std(ddof=1)/sqrt(n)``; 0 for a single value) over ``axis``."""
+    v = np.asarray(values, dtype=float)
+    n = v.size if axis is None else v.shape[axis]
+    se = v.std(axis=axis, ddof=1) / math.sqrt(n) if n > 1 else np.zeros_like(v.mean(axis=axis))
+    return v.mean(axis=axis), se
+
+
+def z_scores(mean_a, se_a, mean_b, se_b):
+    """Differences of two estimates in units of their combined standard error ``sqrt(se_a^2 + se_b^2)``."""
+    mean_a, se_a, mean_b, se_b = (np.asarray(x, dtype=float) for x in (mean_a, se_a, mean_b, se_b))
+    combined = np.sqrt(se_a**2 + se_b**2)
+    if np.any(combined <= 0):
+        raise ValueError("z_scores needs a positive combined standard error at every point")
+    return (mean_a - mean_b) / combined
+
+
+def comparison(what: str, kind: str, *, diffs=None, z=None) -> dict:
+    """One row of a figure's ``comparisons``: the largest absolute difference and/or |z| over the points."""
+    if kind not in COMPARISON_KINDS:
+        raise ValueError(f"kind must be one of {COMPARISON_KINDS}, got {kind!r}")
+    arr = np.asarray(diffs if diffs is not None else z, dtype=float).ravel()
+    if arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise ValueError(f"comparison {what!r}: no points or non-finite values")
+    return {"what": what, "kind": kind, "n_points": int(arr.size),
+            "max_abs_diff": None if diffs is None else float(np.max(np.abs(diffs))),
+            "max_abs_z": None if z is None else float(np.max(np.abs(z)))}
+
+
+def markdown_table(headers, rows) -> str:
+    """A GitHub/MyST pipe table from a header list and rows of already formatted cells."""
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def write_results(folder: Path, results: dict) -> Path:
+    """Write ``results.json`` (sorted keys, 2-space indent, floats as produced) into ``folder``."""
+    path = Path(folder) / "results.json"
+    path.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    return path
+
+
+def load_published(folder: Path, name: str):
+    """Read ``folder/published/<name>`` (a CSV with a header row) as a structured numpy array."""
+    return np.genfromtxt(Path(folder) / "published" / name, delimiter=",", names=True, dtype=None, encoding="utf-8")

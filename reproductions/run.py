@@ -1,0 +1,86 @@
+"""Regenerate the reproduction pages of the book, outside the test suite.
+
+Each paper has a folder ``reproductions/<paper>/`` whose ``reproduce.py`` recomputes the paper's key figures at the
+paper's sizes and writes the figures, tables and ``results.json`` that its page (``reproductions/<paper>.md``) shows
+and that ``tests/`` pin. This script runs them, each in its own process with ``--threads`` BLAS threads, ``--jobs``
+at a time, prints each one's wall time and writes the timing table of the Reproductions index page
+(``reproductions/timings.md``)::
+
+    python reproductions/run.py                       # every paper, one after the other
+    python reproductions/run.py --jobs 2 bsr quadratic
+
+The exit status is 0 only if every selected script ran without an error. Commit what it wrote: the pages are static.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PAPERS = ("perceptron", "bsr", "quadratic", "attention")
+
+
+def _run(name: str, threads: int, timeout: int) -> tuple[str, float, int, str]:
+    env = dict(os.environ)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = str(threads)
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, str(HERE / name / "reproduce.py")], cwd=HERE.parent, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+        code, err = proc.returncode, "\n".join((proc.stderr or "").strip().splitlines()[-15:])
+    except subprocess.TimeoutExpired:
+        code, err = 124, f"timed out after {timeout} s"
+    return name, time.perf_counter() - t0, code, err
+
+
+def write_timings(path: Path = HERE / "timings.md") -> None:
+    """The table of the index page: every figure's wall time here against the authors' code, per paper."""
+    rows = ["| paper | figure | wall time here | the authors' code |", "|---|---|---|---|"]
+    for name in PAPERS:
+        res_path = HERE / name / "results.json"
+        if not res_path.exists():
+            continue
+        res = json.loads(res_path.read_text())
+        for fig in res["figures"]:
+            rows.append(f"| [{name}]({name}.md) | {fig['title']} | {fig['wall_time_s']:.0f} s | {fig['authors_time']} |")
+        rows.append(f"| [{name}]({name}.md) | **whole page** | **{res['total_wall_time_s'] / 60:.1f} min** | |")
+    machines = sorted({json.loads((HERE / n / "results.json").read_text())["machine"]
+                       for n in PAPERS if (HERE / n / "results.json").exists()})
+    path.write_text("\n".join(rows) + "\n\nMeasured on: " + "; ".join(machines) + ".\n")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("papers", nargs="*", help=f"papers to regenerate (default: all of {', '.join(PAPERS)})")
+    parser.add_argument("--jobs", type=int, default=1, help="scripts run at the same time (default 1)")
+    parser.add_argument("--threads", type=int, default=2, help="BLAS threads per script (default 2)")
+    parser.add_argument("--timeout", type=int, default=3600, help="seconds allowed per script (default 3600)")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.papers) - set(PAPERS))
+    if unknown:
+        parser.error(f"unknown paper(s) {unknown}; choose from {PAPERS}")
+    if args.jobs < 1 or args.threads < 1 or args.timeout < 1:
+        parser.error("--jobs, --threads and --timeout must be positive")
+    chosen = args.papers or list(PAPERS)
+    failed = 0
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for name, seconds, code, err in pool.map(lambda n: _run(n, args.threads, args.timeout), chosen):
+            status = "ok" if code == 0 else f"FAILED (exit {code})"
+            print(f"{name:12s} {seconds:8.1f} s  {status}", flush=True)
+            if code:
+                failed += 1
+                print(err, file=sys.stderr)
+    write_timings()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
