@@ -25,7 +25,10 @@ Out of the box, a Jupyter Book 1.x page loads MathJax and the ipywidgets manager
    cut at the edge of a 390 px screen, so it shrinks with the column; display equations wider than the column scroll
    sideways in their own box instead of being cut.
 
-5. **Drops duplicated inline scripts.** Jupyter Book 1.x registers sphinx-thebe's configuration snippet twice, and
+5. **Opens solutions on any click of their title** (`_ext/static/solvable_site.js`): a click on the link inside a
+   solution's title would otherwise follow the link and throw in sphinx-togglebutton's handler.
+
+6. **Drops duplicated inline scripts.** Jupyter Book 1.x registers sphinx-thebe's configuration snippet twice, and
    its second `const THEBE_JS_URL = ...` is a SyntaxError on every page.
 
 `tests/test_site.py` checks all of this in headless Chromium with every request outside localhost blocked.
@@ -141,13 +144,15 @@ def tidy_page(app: Sphinx, pagename: str, templatename: str, context: dict, doct
 
 
 def add_static_files(app: Sphinx) -> None:
-    """The extension's own CSS (explorers and equations on narrow screens), copied into the site's _static/."""
+    """The extension's own CSS (explorers, equations and tables on narrow screens) and script (solutions that open on
+    a click of their title), copied into the site's _static/."""
     app.config.html_static_path.append(str(Path(__file__).parent / "static"))
 
 
 def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", add_static_files)
     app.add_css_file("solvable_site.css")
+    app.add_js_file("solvable_site.js")
     app.connect("config-inited", use_local_mathjax, priority=900)
     app.connect("html-page-context", tidy_page, priority=900)  # after myst-nb and sphinx.ext.mathjax (500)
     app.connect("build-finished", copy_mathjax)

@@ -426,3 +426,34 @@ def test_a_copy_opened_from_disk_works_offline(chromium_context, book):
         assert not errors, f"{first}: JavaScript errors from disk: {errors}"
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("page_name", sorted(CHAPTERS))
+def test_solutions_open_on_any_click_of_their_title(chromium_context, site, page_name):
+    """A solution's title ("Solution to Exercise N (...)") is mostly a link to the exercise: a click on it must open
+    the solution where it is, not follow the link, and raise no JavaScript error (`_ext/static/solvable_site.js`)."""
+    page = chromium_context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{site}/{page_name}.html", wait_until="load")
+        solutions = page.locator("div.solution.dropdown")
+        assert solutions.count() >= 1, f"{page_name}: no solution found"
+        for i in range(solutions.count()):
+            solution = solutions.nth(i)
+            link = solution.locator(".admonition-title a").first
+            assert link.count(), f"{page_name}: solution {i} has no link in its title"
+            assert "toggle-hidden" in (solution.get_attribute("class") or ""), f"{page_name}: solution {i} starts open"
+            center(page, link)
+            url = page.url
+            link.click()
+            page.wait_for_timeout(50)
+            assert page.url == url, f"{page_name}: a click on solution {i}'s title followed its link"
+            assert "toggle-hidden" not in (solution.get_attribute("class") or ""), \
+                f"{page_name}: solution {i} did not open on a click of its title"
+            link.click()  # and closes again
+            page.wait_for_timeout(50)
+            assert "toggle-hidden" in (solution.get_attribute("class") or ""), f"{page_name}: solution {i} did not close"
+        assert not errors, f"{page_name}: JavaScript errors while opening solutions: {errors}"
+    finally:
+        page.close()
