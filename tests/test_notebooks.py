@@ -120,6 +120,21 @@ def test_executed_top_to_bottom(notebook):
     )
 
 
+def test_readers_see_no_test_machinery_banners(notebook):
+    """No preset banner and no nbval marker in what a reader sees (issue 14): the preset is the default unless the
+    reader sets SOLVABLE_SIZE, and nbval reads its instructions from cell tags, not from comments or outputs."""
+    path, nb = notebook
+    shown = []
+    for c in nb.cells:
+        if c.cell_type != "code" or "remove-cell" in c.metadata.get("tags", []):
+            continue
+        shown.append(c.source)
+        shown += [o.get("text", "") for o in c.get("outputs", []) if o.get("output_type") == "stream"]
+    text = "\n".join(shown)
+    assert "size preset:" not in text, f"{path.name}: a preset banner is shown to readers"
+    assert "NBVAL" not in text, f"{path.name}: an nbval marker is shown to readers (use the cell's tags)"
+
+
 def test_no_error_outputs(notebook):
     path, nb = notebook
     errors = [
