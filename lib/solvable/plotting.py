@@ -39,8 +39,26 @@ COURSE_STYLE = {
 
 
 def use_course_style() -> None:
-    """Apply the course's matplotlib style (opaque white figures, light grid, no top/right spines)."""
+    """Apply the course's matplotlib style (opaque white figures, light grid, no top/right spines).
+
+    In a notebook, inline figures are also saved at twice their pixel size ("retina" PNGs, shown at their nominal
+    size), so that they stay sharp on high-density screens and when a reader zooms in.
+    """
     mpl.rcParams.update(COURSE_STYLE)
+    _inline_figures_at_double_resolution()
+
+
+def _inline_figures_at_double_resolution() -> None:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python: no inline figures
+        return
+    shell = get_ipython()
+    if shell is None or "IPKernelApp" not in getattr(shell, "config", {}):
+        return
+    from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+    set_matplotlib_formats("retina")
 
 
 def new_axes(ncols: int = 1, nrows: int = 1, width: float = 6.4, height: float = 4.0, **kwargs):

@@ -4,10 +4,16 @@ Each chapter sweeps a parameter in two ways: a live ipywidgets explorer (Jupyter
 static, kernel-free version of the same sweep for the website (a matplotlib animation rendered to HTML
 with its own slider; it works offline). Both call the same ``draw`` function, so they show the same
 thing.
+
+Printed (the book's PDF), neither can move: the static explorer then shows one of its frames as a PNG (its output
+carries both, and each builder picks what it can render: HTML the player, LaTeX the image), and the live explorer
+says in its text form that it needs a running kernel.
 """
 
 from __future__ import annotations
 
+import base64
+import io
 from collections.abc import Callable, Sequence
 
 import matplotlib.pyplot as plt
@@ -15,7 +21,11 @@ from matplotlib.animation import FuncAnimation
 
 from .plotting import use_course_style
 
-__all__ = ["interactive_explorer", "static_slider"]
+__all__ = ["interactive_explorer", "static_slider", "StaticExplorer", "LIVE_EXPLORER_TEXT"]
+
+#: The text form of a live explorer (what a notebook without a kernel, or the PDF, shows in its place). At most 110
+#: characters: ipywidgets cuts a widget's text form there.
+LIVE_EXPLORER_TEXT = "Live explorer: needs a Python kernel (Jupyter, Binder, Colab). The static explorer below shows the same sweep."
 
 
 def interactive_explorer(draw: Callable, figsize=(7.0, 4.2), **controls):
@@ -26,21 +36,63 @@ def interactive_explorer(draw: Callable, figsize=(7.0, 4.2), **controls):
 
     def update(**values):
         use_course_style()
-        fig, ax = plt.subplots(figsize=figsize, layout="constrained")
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
         draw(ax, **values)
         plt.show()
 
+    class LiveExplorer(widgets.VBox):
+        def __repr__(self) -> str:
+            return LIVE_EXPLORER_TEXT
+
     interactive = widgets.interactive_output(update, controls)
-    return widgets.VBox([widgets.HBox(list(controls.values())[:2]), widgets.HBox(list(controls.values())[2:]),
+    return LiveExplorer([widgets.HBox(list(controls.values())[:2]), widgets.HBox(list(controls.values())[2:]),
                          interactive])
 
 
-def static_slider(draw: Callable, values: Sequence, figsize=(7.0, 4.2), interval: int = 600):
+class StaticExplorer:
+    """A static explorer as a notebook output: the animation's HTML player for the website, one frame as a PNG for
+    print (the PDF), and a line of text. Built by :func:`static_slider`."""
+
+    def __init__(self, html: str, png: bytes, frames: int, shown: int):
+        self.html, self.png, self.frames, self.shown = html, png, frames, shown
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {
+            "text/html": self.html,
+            "image/png": base64.b64encode(self.png).decode("ascii"),
+            "text/plain": f"Static explorer: {self.frames} frames (frame {self.shown + 1} shown in print).",
+        }
+
+
+def static_slider(draw: Callable, values: Sequence, figsize=(7.0, 4.2), interval: int = 600,
+                  printed_frame: int | None = None):
     """The static twin: an HTML animation with one frame per value, each drawn by ``draw(ax, value)``.
 
-    Returns an ``IPython.display.HTML`` object (JavaScript player with a slider; no kernel, no network).
+    Parameters
+    ----------
+    draw : callable
+        ``draw(ax, value)`` draws one frame on a cleared axes.
+    values : sequence
+        One frame per value, in order (at least one).
+    figsize : tuple of float
+        Figure size in inches.
+    interval : int
+        Milliseconds between frames when the player runs.
+    printed_frame : int or None
+        Index of the frame shown in print (the PDF); the middle frame by default.
+
+    Returns
+    -------
+    StaticExplorer
+        Displayed as the JavaScript player with a slider (no kernel, no network) on the website and as the printed
+        frame in the PDF.
     """
-    from IPython.display import HTML
+    values = list(values)
+    if not values:
+        raise ValueError("values: a static explorer needs at least one frame")
+    shown = len(values) // 2 if printed_frame is None else printed_frame
+    if isinstance(shown, bool) or not isinstance(shown, int) or not 0 <= shown < len(values):
+        raise ValueError(f"printed_frame must be an integer frame index in [0, {len(values)}), got {printed_frame!r}")
 
     use_course_style()
     fig, ax = plt.subplots(figsize=figsize, layout="constrained")
@@ -52,5 +104,8 @@ def static_slider(draw: Callable, values: Sequence, figsize=(7.0, 4.2), interval
 
     anim = FuncAnimation(fig, frame, frames=len(values), interval=interval, blit=False)
     html = anim.to_jshtml(default_mode="once")
+    frame(shown)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=150)
     plt.close(fig)
-    return HTML(html)
+    return StaticExplorer(html, buffer.getvalue(), len(values), shown)

@@ -1,0 +1,51 @@
+"""The explorers' outputs: the static explorer carries its HTML player (website) and a printed frame (PDF); the live
+explorer's text form says it needs a kernel, whole (ipywidgets cuts a widget's text form at 110 characters)."""
+
+from __future__ import annotations
+
+import base64
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+from solvable import widgets  # noqa: E402
+
+
+def draw_line(ax, slope):
+    ax.plot([0, 1], [0, slope])
+
+
+def test_static_explorer_carries_the_player_and_a_printed_frame():
+    explorer = widgets.static_slider(draw_line, [0.5, 1.0, 2.0], figsize=(2, 1.5))
+    bundle = explorer._repr_mimebundle_()
+    assert set(bundle) == {"text/html", "image/png", "text/plain"}
+    assert "anim-slider" in bundle["text/html"] or "<input" in bundle["text/html"]
+    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG\r\n\x1a\n")
+    assert explorer.frames == 3 and explorer.shown == 1  # the middle frame by default
+    assert "3 frames" in bundle["text/plain"] and "frame 2" in bundle["text/plain"]
+
+
+def test_printed_frame_is_the_one_asked_for():
+    first = widgets.static_slider(draw_line, [0.5, 2.0], figsize=(2, 1.5), printed_frame=0)
+    last = widgets.static_slider(draw_line, [0.5, 2.0], figsize=(2, 1.5), printed_frame=1)
+    assert first.shown == 0 and last.shown == 1 and first.png != last.png
+
+
+@pytest.mark.parametrize("bad", [-1, 2, 1.0, True, "0"])
+def test_printed_frame_out_of_range_is_refused(bad):
+    with pytest.raises(ValueError, match="printed_frame"):
+        widgets.static_slider(draw_line, [0.5, 2.0], printed_frame=bad)
+
+
+def test_a_static_explorer_needs_a_frame():
+    with pytest.raises(ValueError, match="values"):
+        widgets.static_slider(draw_line, [])
+
+
+def test_live_explorer_says_it_needs_a_kernel_in_full():
+    ipywidgets = pytest.importorskip("ipywidgets")
+    explorer = widgets.interactive_explorer(lambda ax, a: ax.plot([0, a]), a=ipywidgets.FloatSlider(value=1.0))
+    text = explorer._repr_mimebundle_()["text/plain"]
+    assert text == widgets.LIVE_EXPLORER_TEXT and len(text) <= 110
