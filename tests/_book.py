@@ -1,7 +1,9 @@
 """The book as the tests see it: the pages of `_toc.yml`, the repository settings, and one build per test session.
 
 `build_book` runs the README's build command (`jupyter-book build . -W -n --keep-going`) with `--path-output` pointing
-at a temporary folder, so the repository is only read. Under pytest-xdist every worker asks for the book, but it is
+at a temporary folder, so the repository is only read. Where XeLaTeX and latexmk are installed (.ci/run installs them,
+like Chromium), it first builds the whole-book PDF into the same folder (`jupyter-book build . --builder pdflatex`, as
+the Pages workflow does), so that the HTML build publishes it next to the landing page. Under pytest-xdist every worker asks for the book, but it is
 built once: the first worker builds it under a lock in the session's shared temporary folder, the others wait and reuse
 it (POSIX file lock; where `fcntl` is missing, each worker builds its own copy).
 """
@@ -62,6 +64,20 @@ class Book:
     returncode: int
     elapsed_s: float
     created: list[str]  # build folders that the build made inside the repository (should be none)
+    pdf: Path | None = None  # the whole-book PDF, when TeX was there to build it (<out>/_build/latex/...)
+    pdf_log: str = ""  # stdout + stderr of the PDF build ("" when it was not attempted)
+    pdf_returncode: int | None = None  # None when TeX is missing and the PDF was not attempted
+
+
+PDF_NAME = "solvable-models-of-learning.pdf"  # latex_documents.targetname in _config.yml, with .pdf
+TEX_PROGRAMS = ("xelatex", "latexmk")
+
+
+def have_tex() -> bool:
+    """Whether the PDF of the book can be built here (XeLaTeX and latexmk on PATH)."""
+    import shutil
+
+    return all(shutil.which(program) for program in TEX_PROGRAMS)
 
 
 @contextlib.contextmanager
@@ -97,10 +113,16 @@ def build_book(tmp_path_factory) -> Book:
             watched = [ROOT / "_build", ROOT / ".jupyter_cache"]
             existed = {p for p in watched if p.exists()}
             # The `jupyter-book` console script, run by this interpreter: the same environment as the tests.
-            cmd = [
-                sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
-                "build", str(ROOT), "--path-output", str(out), "-W", "-n", "--keep-going",
-            ]
+            jupyter_book = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()"]
+            pdf = {}
+            if have_tex():
+                proc = subprocess.run(
+                    [*jupyter_book, "build", str(ROOT), "--path-output", str(out), "--builder", "pdflatex", "-W", "-n",
+                     "--keep-going"],
+                    cwd=out, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False,
+                )
+                pdf = {"pdf_log": proc.stdout + proc.stderr, "pdf_returncode": proc.returncode}
+            cmd = [*jupyter_book, "build", str(ROOT), "--path-output", str(out), "-W", "-n", "--keep-going"]
             start = time.perf_counter()
             proc = subprocess.run(cmd, cwd=out, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
             result_file.write_text(json.dumps({
@@ -108,9 +130,11 @@ def build_book(tmp_path_factory) -> Book:
                 "returncode": proc.returncode,
                 "elapsed_s": time.perf_counter() - start,
                 "created": [str(p.relative_to(ROOT)) for p in watched if p.exists() and p not in existed],
+                **pdf,
             }), encoding="utf-8")
         result = json.loads(result_file.read_text(encoding="utf-8"))
-    return Book(html=out / "_build" / "html", **result)
+    pdf_path = out / "_build" / "latex" / PDF_NAME
+    return Book(html=out / "_build" / "html", pdf=pdf_path if pdf_path.is_file() else None, **result)
 
 
 def widget_manager_urls() -> set[str]:
