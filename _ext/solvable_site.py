@@ -11,8 +11,8 @@ Out of the box, a Jupyter Book 1.x page loads MathJax and the ipywidgets manager
    `mathjax_path` in `_config.yml` is respected.
 
 2. **Drops the Font Awesome 4 stylesheet that matplotlib's `to_jshtml` animations link from a CDN.** The theme already
-   bundles Font Awesome (`_static/scripts/fontawesome.js`), which draws the player's `fa fa-*` icons; the CDN link
-   only costs a failed request offline.
+   bundles Font Awesome (its stylesheet and web fonts, see item 7), which draws the player's `fa fa-*` icons; the CDN
+   link only costs a failed request offline.
 
 3. **Degrades the saved ipywidgets gracefully.** The widget manager (`@jupyter-widgets/html-manager`, loaded by
    myst-nb from a CDN) is published on npm only: no PyPI package ships a standalone embed script that renders
@@ -30,6 +30,27 @@ Out of the box, a Jupyter Book 1.x page loads MathJax and the ipywidgets manager
 
 6. **Drops duplicated inline scripts.** Jupyter Book 1.x registers sphinx-thebe's configuration snippet twice, and
    its second `const THEBE_JS_URL = ...` is a SyntaxError on every page.
+
+7. **Lighter pages: no Font Awesome JavaScript.** pydata-sphinx-theme loads `_static/scripts/fontawesome.js` (1.5 MB,
+   every icon of Font Awesome 6 as inline SVG) on every page, yet its own stylesheet already defines the `fa-*` icon
+   classes on Font Awesome's web fonts (`_static/vendor/fontawesome/webfonts/`, 25-160 KB each, fetched only when an
+   icon of that style is on the page). After the build, the script tag is removed from every page and the script and
+   the source maps (`*.map`, never fetched by a reader) are deleted; the icons of the theme and of the explorers'
+   players are then drawn by the web fonts. The figures, saved at twice their shown size so that they stay sharp on
+   dense screens, are re-encoded for the website as 256-colour PNGs (a third of the bytes; for a matplotlib plot the
+   mean pixel difference is below 0.1/255); the notebooks and the PDF keep the originals.
+
+8. **Publishes the PDF with the site.** When the whole-book PDF was built first (`jupyter-book build . --builder
+   pdflatex`, which writes `_build/latex/solvable-models-of-learning.pdf`), the HTML build copies it to the root of
+   the site, where the landing page links it.
+
+9. **Exercise references in the PDF.** sphinx-exercise writes an exercise's LaTeX label as `exercise:<label>`, while a
+   `{ref}`/`{numref}` to it from another chapter points at Sphinx's `<docname>:<label>`: it printed as "Exercise ??".
+   After the LaTeX build (before latexmk runs), the second label is added next to the first.
+
+10. **Chapter numbers in the PDF are the website's.** The website numbers only the "Chapters" part of `_toc.yml`; in
+    LaTeX every page after the landing page is a chapter, so the notation page would be chapter 1 and the perceptron
+    chapter 2 (while its exercises, numbered by Sphinx, say "Exercise 1.1"). The notation page becomes chapter 0.
 
 `tests/test_site.py` checks all of this in headless Chromium with every request outside localhost blocked.
 """
@@ -143,6 +164,86 @@ def tidy_page(app: Sphinx, pagename: str, templatename: str, context: dict, doct
     context["script_files"] = unique
 
 
+FONT_AWESOME_SCRIPT = re.compile(r"""[ \t]*<script\b[^>]*\bsrc=["'][^"']*_static/scripts/fontawesome\.js[^"']*["'][^>]*>\s*</script>\n?""")
+PDF_NAME = "solvable-models-of-learning.pdf"  # latex_documents.targetname in _config.yml, with .pdf
+
+
+def lighten_site(app: Sphinx, exception: Exception | None) -> None:
+    """Remove the Font Awesome script from every page and delete it and the source maps (item 7 above)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    for page in out.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        lighter = FONT_AWESOME_SCRIPT.sub("", text)
+        if lighter != text:
+            page.write_text(lighter, encoding="utf-8")
+    for path in out.joinpath("_images").glob("*.png"):
+        _palette_png(path)
+    for path in [out / "_static" / "scripts" / "fontawesome.js", *out.joinpath("_static").rglob("*.map")]:
+        path.unlink(missing_ok=True)
+    for path in out.joinpath("_static").rglob("*.LICENSE.txt"):
+        if not path.with_name(path.name.removesuffix(".LICENSE.txt")).exists():
+            path.unlink()
+
+
+PALETTE_MIN_BYTES = 40_000  # smaller images are not worth the time
+
+
+def _palette_png(path: Path) -> None:
+    """Re-encode an opaque PNG with an adaptive 256-colour palette (median cut, no dithering) if that is smaller."""
+    if path.stat().st_size < PALETTE_MIN_BYTES:
+        return
+    import io
+
+    from PIL import Image  # Pillow: a dependency of matplotlib
+
+    with Image.open(path) as image:
+        image.load()
+        if image.mode not in ("RGB", "RGBA") or (image.mode == "RGBA" and image.getextrema()[3][0] < 255):
+            return  # palette images, or transparency a palette would lose
+        palette = image.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    buffer = io.BytesIO()
+    palette.save(buffer, format="PNG", optimize=True)
+    if buffer.tell() < path.stat().st_size:
+        path.write_bytes(buffer.getvalue())
+
+
+def publish_pdf(app: Sphinx, exception: Exception | None) -> None:
+    """Copy the whole-book PDF, if it was built, to the root of the site (item 8 above)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    pdf = Path(app.outdir).parent / "latex" / PDF_NAME
+    if pdf.is_file():
+        shutil.copy2(pdf, Path(app.outdir) / PDF_NAME)
+        logger.info(f"PDF of the book copied from {pdf} to the root of the site")
+
+
+FIRST_NUMBERED_PAGE = "notation"  # the one page before the numbered chapters (item 10 above)
+
+
+def fix_latex_numbering(app: Sphinx, exception: Exception | None) -> None:
+    """Give every exercise and solution its `<docname>:<label>` LaTeX label too (item 9 above), and make the notation
+    page chapter 0 (item 10)."""
+    if exception is not None or app.builder.name != "latex":
+        return
+    registry = getattr(app.env, "sphinx_exercise_registry", {})
+    notation = f"\\label{{\\detokenize{{{FIRST_NUMBERED_PAGE}::doc}}}}"
+    for tex in Path(app.outdir).glob("*.tex"):
+        text = tex.read_text(encoding="utf-8")
+        for label, entry in registry.items():
+            text = text.replace(
+                f"\\label{{exercise:{label}}}",
+                f"\\label{{exercise:{label}}}\\label{{\\detokenize{{{entry['docname']}:{label}}}}}",
+            )
+        start = text.find(notation)
+        chapter = text.rfind("\\chapter{", 0, start) if start >= 0 else -1
+        if chapter < 0:
+            raise ExtensionError(f"{tex.name}: no \\chapter for {FIRST_NUMBERED_PAGE} (see _ext/solvable_site.py, item 10)")
+        text = text[:chapter] + "\\setcounter{chapter}{-1}\n" + text[chapter:]
+        tex.write_text(text, encoding="utf-8")
+
+
 def add_static_files(app: Sphinx) -> None:
     """The extension's own CSS (explorers, equations and tables on narrow screens) and script (solutions that open on
     a click of their title), copied into the site's _static/."""
@@ -156,4 +257,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("config-inited", use_local_mathjax, priority=900)
     app.connect("html-page-context", tidy_page, priority=900)  # after myst-nb and sphinx.ext.mathjax (500)
     app.connect("build-finished", copy_mathjax)
+    app.connect("build-finished", lighten_site)
+    app.connect("build-finished", publish_pdf)
+    app.connect("build-finished", fix_latex_numbering)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -259,3 +259,22 @@ def test_ignored_outputs_are_tagged_with_their_reason(notebook):
         assert "NBVAL_" not in cell.source, f"{notebook.name} cell {i}: use the nbval-ignore-output tag, not a comment"
         if "nbval-ignore-output" in cell.metadata.get("tags", []):
             assert cell.source.startswith("# ("), f"{notebook.name} cell {i}: first line should say why it is ignored"
+
+
+def test_landing_figures_are_the_chapters_own():
+    """The landing page shows one figure per chapter: byte for byte the PNG committed in the chapter (refreshed by
+    `python figures/landing/update.py` after a chapter is re-executed)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("landing", _book.ROOT / "figures" / "landing" / "update.py")
+    landing = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(landing)
+    intro = (_book.ROOT / "intro.md").read_text(encoding="utf-8")
+    for chapter, name in landing.LANDING_FIGURES.items():
+        path = _book.ROOT / "figures" / "landing" / f"{chapter}.png"
+        assert path.read_bytes() == landing.figure_png(chapter, name), (
+            f"{path.name} is not the chapter's figure {name}: run python figures/landing/update.py"
+        )
+        assert f"figures/landing/{chapter}.png" in intro and f"{{numref}}`{name}`" in intro, (
+            f"intro.md does not show {path.name} with a reference to {name}"
+        )

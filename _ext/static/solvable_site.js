@@ -19,3 +19,51 @@ document.addEventListener(
   },
   true,
 );
+
+/* Display equations wider than their box scroll sideways inside it (solvable_site.css); mark them so that the CSS
+   draws a cue (a shaded right edge) once MathJax has typeset the page, and again when the window is resized. */
+function solvableMarkScrollingEquations() {
+  document.querySelectorAll('mjx-container[display="true"]').forEach((box) => {
+    box.classList.toggle("solvable-scrolls", box.scrollWidth > box.clientWidth + 1);
+  });
+}
+window.addEventListener("load", () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    MathJax.startup.promise.then(solvableMarkScrollingEquations);
+  }
+});
+window.addEventListener("resize", solvableMarkScrollingEquations);
+
+/* Figures: a tap (or click) on a figure shows it at full size in an overlay that scrolls both ways, so that a
+   multi-panel figure shrunk to a phone's width can still be read. A second tap, or Escape, closes it. */
+function solvableCloseZoom() {
+  document.querySelectorAll(".solvable-zoom").forEach((overlay) => overlay.remove());
+}
+document.addEventListener("click", (event) => {
+  const overlay = event.target.closest ? event.target.closest(".solvable-zoom") : null;
+  if (overlay) {
+    solvableCloseZoom();
+    return;
+  }
+  const image = event.target.closest ? event.target.closest(".bd-article figure img, .bd-article .cell_output img") : null;
+  if (!image || image.closest(".animation")) {
+    return;
+  }
+  const zoom = document.createElement("div");
+  zoom.className = "solvable-zoom";
+  zoom.setAttribute("role", "dialog");
+  zoom.setAttribute("aria-label", "Figure at full size (tap to close)");
+  const big = document.createElement("img");
+  big.src = image.currentSrc || image.src;
+  big.alt = image.alt || "";
+  event.preventDefault();  // Sphinx may wrap a figure in a link to the image file
+  const natural = parseFloat(image.style.width) || parseFloat(image.getAttribute("width")) || image.naturalWidth;
+  big.style.width = Math.max(natural, window.innerWidth) > window.innerWidth ? natural + "px" : "100%";
+  zoom.appendChild(big);
+  document.body.appendChild(zoom);
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") {
+    solvableCloseZoom();
+  }
+});
