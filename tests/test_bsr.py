@@ -582,7 +582,9 @@ def test_state_evolution_trajectory_is_in_range_and_reaches_the_fixed_point(alph
     assert se.error == bsr.bayes_optimal_mmse(alpha, beta, rho, delta)
     h = se.history
     assert np.all(np.isfinite(h)) and np.all((h >= 0) & (h <= 1)) and h[0] == 1.0
-    assert np.all(np.diff(h) <= 1e-12)  # from q0 = 0 the predicted error decreases
+    # From q0 = 0 the predicted error decreases, up to the rounding of one step once it sits at its fixed point
+    # (alpha = 0.001, beta = 1, rho = 1.5, delta = 5 steps up by 1.8e-12 on its last iteration).
+    assert np.all(np.diff(h) <= 1e-10)
     assert h[-1] >= se.error - 1e-9  # and stays above the fixed point it approaches
     if se.converged:
         assert h[-1] == pytest.approx(se.error, abs=1e-6)

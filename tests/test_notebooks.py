@@ -278,3 +278,20 @@ def test_landing_figures_are_the_chapters_own():
         assert f"figures/landing/{chapter}.png" in intro and f"{{numref}}`{name}`" in intro, (
             f"intro.md does not show {path.name} with a reference to {name}"
         )
+
+
+def test_figure_cells_show_only_their_figure(notebook):
+    """A cell with a numbered figure (metadata mystnb.figure) must output one image and nothing else: myst-nb would
+    turn any other output (an execute_result such as `(0.0, 0.85)`) into a second figure with the same name. A trailing
+    `;` does not help, as nbval runs cells without history (IPython's `;` check reads the history)."""
+    path, nb = notebook
+    for cell in nb.cells:
+        if cell.cell_type != "code" or "figure" not in cell.metadata.get("mystnb", {}):
+            continue
+        name = cell.metadata["mystnb"]["figure"].get("name")
+        outputs = [out for out in cell.get("outputs", []) if out.output_type in ("display_data", "execute_result")]
+        images = [out for out in outputs if "image/png" in out.get("data", {})]
+        assert len(images) == 1 and len(outputs) == 1, (
+            f"{path.name}: figure {name} has {len(outputs)} displayed outputs ({len(images)} images)"
+        )
+        assert not cell.source.rstrip().endswith(";"), f"{path.name}: figure {name} relies on a trailing ';'"
