@@ -41,6 +41,7 @@ import http.server
 import os
 import re
 import shutil
+import sys
 import threading
 import urllib.error
 import urllib.request
@@ -146,7 +147,13 @@ def site(book):
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(book.html)))
+    class Server(http.server.ThreadingHTTPServer):
+        def handle_error(self, request, client_address):
+            # A page closed while an image was still loading resets its connection: not a failure of the site.
+            if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+                super().handle_error(request, client_address)
+
+    server = Server(("127.0.0.1", 0), functools.partial(Quiet, directory=str(book.html)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
