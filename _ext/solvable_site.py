@@ -21,9 +21,10 @@ Out of the box, a Jupyter Book 1.x page loads MathJax and the ipywidgets manager
    explorer needs a kernel (Jupyter, Binder or Colab), and the page's static explorer (a matplotlib animation with a
    slider, no network needed) shows the same sweep.
 
-4. **Fits a phone screen** (`_ext/static/solvable_site.css`): matplotlib's player is as wide as its frame and would be
-   cut at the edge of a 390 px screen, so it shrinks with the column; display equations wider than the column scroll
-   sideways in their own box instead of being cut.
+4. **Fits a phone screen** (`_ext/static/solvable_site.css`, `solvable_site.js`): matplotlib's player is as wide as its
+   frame and would be cut at the edge of a 390 px screen, so it shrinks with the column; an equation's number sits
+   after its formula (under it on a phone), and a display still wider than the column scrolls in its own box with a
+   cue; figures keep their aspect ratio and open at full size on a tap.
 
 5. **Opens solutions on any click of their title** (`_ext/static/solvable_site.js`): a click on the link inside a
    solution's title would otherwise follow the link and throw in sphinx-togglebutton's handler.
@@ -52,7 +53,8 @@ Out of the box, a Jupyter Book 1.x page loads MathJax and the ipywidgets manager
     LaTeX every page after the landing page is a chapter, so the notation page would be chapter 1 and the perceptron
     chapter 2 (while its exercises, numbered by Sphinx, say "Exercise 1.1"). The notation page becomes chapter 0.
 
-`tests/test_site.py` checks all of this in headless Chromium with every request outside localhost blocked.
+`tests/test_site.py` checks all of this in headless Chromium with every request outside localhost blocked, and
+`tests/test_pdf.py` the PDF (items 8-10).
 """
 
 from __future__ import annotations

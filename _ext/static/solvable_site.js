@@ -58,7 +58,7 @@ document.addEventListener("click", (event) => {
   big.alt = image.alt || "";
   event.preventDefault();  // Sphinx may wrap a figure in a link to the image file
   const natural = parseFloat(image.style.width) || parseFloat(image.getAttribute("width")) || image.naturalWidth;
-  big.style.width = Math.max(natural, window.innerWidth) > window.innerWidth ? natural + "px" : "100%";
+  big.style.width = natural > window.innerWidth ? natural + "px" : "100%";  // full size, or the whole screen
   zoom.appendChild(big);
   document.body.appendChild(zoom);
 });
