@@ -54,12 +54,13 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
 import numpy as np
 
 from .errors import ConvergenceWarning, DivergenceError
+from .results import record
 from .validation import check_array, check_in_range, check_int, check_interface, check_nonnegative, check_tol
 
 __all__ = [
@@ -69,6 +70,7 @@ __all__ = [
     "DenseLinearMap",
     "GAMPResult",
     "run_gamp",
+    "relative_change",
     "FixedPoint",
     "iterate_fixed_point",
     "SEResult",
@@ -151,7 +153,7 @@ class DenseLinearMap:
         return self._F2.T @ a
 
 
-@dataclass(frozen=True)
+@record
 class GAMPResult:
     """Outcome of a GAMP run, the same shape for every model (:func:`run_gamp`, ``glm.gamp``, ``*.gamp_rie``).
 
@@ -182,6 +184,27 @@ class GAMPResult:
         if self.history.size == 0:
             raise ValueError("this run had no monitor (teacher unknown): no error history")
         return float(self.history[-1])
+
+
+def relative_change(new, old) -> float:
+    """The relative change ``||new - old||_2 / ||new||_2`` of an iterate (GAMP's convergence measure).
+
+    Parameters
+    ----------
+    new, old : numpy.ndarray
+        Two successive iterates of the same shape.
+
+    Returns
+    -------
+    float
+        The Euclidean norm of the difference over that of ``new``; ``0`` when both are zero and ``inf`` when only
+        ``new`` is (a collapse to zero has not converged).
+    """
+    diff = float(np.linalg.norm(np.ravel(new) - np.ravel(old)))
+    norm = float(np.linalg.norm(np.ravel(new)))
+    if norm == 0.0:
+        return 0.0 if diff == 0.0 else math.inf
+    return diff / norm
 
 
 def run_gamp(
@@ -224,7 +247,10 @@ def run_gamp(
         Initial output state: ``g_0 = g_out(y, omega0, V0)`` (default ``g_0 = 0``). ``V0 > 0`` defaults to
         ``M.forward_variance(c0)``.
     tol : float in [0, 1)
-        Stop when ``mean((w_new - w)^2) < tol`` (after ``min_iter`` iterations). ``tol = 0`` runs exactly
+        Stop when the relative change of the estimate, :func:`relative_change` ``(w_new, w) =
+        ||w_new - w||_2 / ||w_new||_2``, falls below ``tol`` (after ``min_iter`` iterations; ``w_new`` is the
+        denoiser's output before damping). The rule is the same for every model: a run reported converged moves
+        its estimate by less than ``tol`` of its norm in one more iteration. ``tol = 0`` runs exactly
         ``max_iter`` iterations (to compare with state evolution iteration by iteration): no convergence test,
         no warning, ``converged`` is False.
     collapse_tol : float
@@ -299,7 +325,7 @@ def run_gamp(
         w_new, c_new = denoiser.denoise(A, B)
         if not (np.all(np.isfinite(w_new)) and np.all(np.isfinite(c_new))):
             raise DivergenceError(f"GAMP diverged at iteration {t}: non-finite estimate (try damping > 0)")
-        change = float(np.mean((w_new - w) ** 2))
+        change = relative_change(w_new, w)
         if not damp_estimate:
             w, c = w_new, c_new
         else:
@@ -328,7 +354,7 @@ def run_gamp(
 # --------------------------------------------------------------------------- fixed points
 
 
-@dataclass(frozen=True)
+@record
 class FixedPoint:
     """Outcome of :func:`iterate_fixed_point`.
 
@@ -498,7 +524,7 @@ def _iterate_scalar(update, x, damping, tol, max_iter, relative, bounds, what, w
                       iterations=t, converged=converged, change=change)
 
 
-@dataclass(frozen=True)
+@record
 class SEResult:
     """A state evolution, the same shape for every model of the library.
 
@@ -519,6 +545,9 @@ class SEResult:
         to ``error`` outside a hard phase.
     overlap_history : (iterations + 1,) the order parameter after ``t`` iterations, where the model tracks it
         (else None).
+    root : the error at the root of the fixed-point equation found by a bracketing solver, where the model
+        solves for it as well as iterating (else None). ``error`` is always what the iteration reached; the
+        model checks that the two agree when the iteration converged.
     """
 
     error: float
@@ -531,6 +560,7 @@ class SEResult:
     branch: str = "uninformed"
     algorithmic_error: float | None = None
     overlap_history: np.ndarray | None = field(default=None, repr=False)
+    root: float | None = None
 
     def __post_init__(self):
         if not (math.isfinite(self.error) and math.isfinite(self.overlap)):

@@ -8,6 +8,7 @@ message that names the parameter and the allowed range, e.g.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable
 
 import numpy as np
@@ -38,14 +39,29 @@ MAX_ELEMENTS = 2**30
 
 
 def _number(name: str, value, expected: str) -> float:
-    # expected: what the parameter must be, e.g. "a finite number >= 0"
-    """``float(value)`` for a real number; strings, bytes, booleans and non-numbers raise, naming ``name``."""
-    if isinstance(value, (str, bytes, bool, np.bool_)) or value is None:
-        raise ArgumentTypeError(f"{name} must be {expected}, got {value!r}")
+    """``float(value)`` for a real number, naming ``name`` in the error otherwise.
+
+    Real numbers are Python ``int``/``float`` (and other :class:`numbers.Real`), NumPy integer and floating
+    scalars and 0-d real arrays. Strings, bytes, ``bytearray``, booleans, ``None`` and complex numbers (Python or
+    NumPy: their imaginary part would be dropped) raise :class:`~solvable.errors.ArgumentTypeError`; an integer
+    too large for a float raises ``ValueError``.
+    """
+    if isinstance(value, (str, bytes, bytearray, memoryview, bool, np.bool_, complex, np.complexfloating)) \
+            or value is None:
+        raise ArgumentTypeError(f"{name} must be {expected}, got {value!r:.80}")
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0 or value.dtype.kind not in "iuf":
+            raise ArgumentTypeError(f"{name} must be {expected}, got an array of shape {value.shape} "
+                                    f"and dtype {value.dtype}")
+    elif not isinstance(value, (numbers.Real, np.integer, np.floating)):
+        raise ArgumentTypeError(f"{name} must be {expected}, got {type(value).__name__} {value!r:.60}")
     try:
         return float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be {expected}, got an integer too large for a float "
+                         f"({len(str(abs(int(value))))} digits)") from None
     except (TypeError, ValueError):
-        raise ArgumentTypeError(f"{name} must be {expected}, got {value!r}") from None
+        raise ArgumentTypeError(f"{name} must be {expected}, got {value!r:.80}") from None
 
 
 def check_finite(name: str, value) -> float:
@@ -100,22 +116,40 @@ def check_choice(name: str, value, choices: Iterable[str]) -> str:
 
 
 def check_int(name: str, value, *, minimum: int = 1) -> int:
-    """Return ``value`` as an int if it is an integer >= ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+    """Return ``value`` as an int if it is an integer >= ``minimum``.
+
+    Raises :class:`~solvable.errors.ArgumentTypeError` (a ``TypeError``) for a non-integer type (a float, even
+    ``3.0``, a string, a boolean, ``None``) and ``ValueError`` for an integer below ``minimum``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ArgumentTypeError(f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r:.60}")
+    if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
-def check_rng(rng) -> np.random.Generator:
-    """Return a ``numpy.random.Generator``: ``rng`` itself, or ``default_rng(rng)`` for an int seed.
+def check_rng(rng, name: str = "rng") -> np.random.Generator:
+    """Return a ``numpy.random.Generator`` built from ``rng``, following Scientific Python's SPEC 7.
 
-    ``None`` is refused on purpose: every random draw in the course is reproducible.
+    ``rng`` may be a ``numpy.random.Generator`` (used as is: draws advance it), a non-negative integer seed, a
+    ``numpy.random.SeedSequence`` or a ``numpy.random.BitGenerator`` (passed to ``numpy.random.default_rng``).
+    Unlike SPEC 7's default, ``None`` (fresh entropy from the operating system) is refused on purpose: every
+    random draw of the course is reproducible. A legacy ``numpy.random.RandomState`` is refused too.
+
+    Raises :class:`~solvable.errors.ArgumentTypeError` (a ``TypeError``) for any other type and ``ValueError``
+    for a negative seed, naming ``name``.
     """
     if isinstance(rng, np.random.Generator):
         return rng
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+    if isinstance(rng, (np.random.SeedSequence, np.random.BitGenerator)):
+        return np.random.default_rng(rng)
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+        if rng < 0:
+            raise ValueError(f"{name} must be a non-negative integer seed, got {rng!r}")
         return np.random.default_rng(int(rng))
-    raise ValueError(f"rng must be a numpy.random.Generator or an integer seed, got {rng!r}")
+    extra = " (None is refused: every random draw of the library is reproducible)" if rng is None else ""
+    raise ArgumentTypeError(f"{name} must be a numpy.random.Generator, a non-negative integer seed, a "
+                            f"SeedSequence or a BitGenerator, got {type(rng).__name__} {rng!r:.40}{extra}")
 
 
 def check_design(X, y, *, binary: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -175,11 +209,11 @@ def check_array(name: str, x, *, ndim: int | None = None, finite: bool = True, n
     """Return ``x`` as a float array after checking it: real numbers (``ArgumentTypeError``, both a ``TypeError``
     and a ``ValueError``, for strings, None, complex or ragged input), of ``ndim`` dimensions (if given), non-empty
     and finite (unless told otherwise); ``ValueError`` naming ``name`` otherwise."""
-    if x is None or isinstance(x, (str, bytes)):
-        raise ArgumentTypeError(f"{name} must be an array of real numbers, got {x!r}")
+    if x is None or isinstance(x, (str, bytes, bytearray, memoryview)):
+        raise ArgumentTypeError(f"{name} must be an array of real numbers, got {x!r:.60}")
     try:
         raw = np.asarray(x)
-        if np.iscomplexobj(raw):
+        if np.iscomplexobj(raw) or raw.dtype.kind not in "biuf":
             raise TypeError
         arr = raw.astype(float, copy=False)
     except (TypeError, ValueError):
