@@ -218,3 +218,44 @@ def test_optimisers_and_run_gd_reject_bad_controls():
         gd.run_gd(obj, (np.zeros((1, 3)),), optimiser="adam")
     with pytest.raises(TypeError, match="params0"):
         gd.run_gd(obj, np.zeros((1, 3)), lr=0.1)
+
+
+def _gamp_problem(channel_name, seed=0, d=200, alpha=2.0):
+    from solvable.channels import get_channel
+    rng = np.random.default_rng(seed)
+    n = int(alpha * d)
+    X = rng.standard_normal((n, d))
+    w_star = rng.standard_normal(d)
+    z = X @ w_star / math.sqrt(d)
+    y = np.sign(z) if channel_name == "sign" else z + 0.1 * rng.standard_normal(n)
+    channel = get_channel(channel_name, 0.0 if channel_name == "sign" else 0.01)
+    return amp.DenseLinearMap(X), channel, GaussianPrior(), y, 1e-3 * rng.standard_normal(d), w_star
+
+
+@pytest.mark.parametrize("channel_name", ["sign", "linear"])
+@pytest.mark.parametrize("damping", [0.0, 0.5])
+def test_a_converged_gamp_run_moves_less_than_tol_in_one_more_iteration(channel_name, damping):
+    """What "converged" means: one more iteration moves the estimate by less than tol of its norm.
+
+    The loop is deterministic, so the run with one more iteration is the same loop run for exactly
+    ``iterations + 1`` steps (``tol = 0``). A convergence test on anything else (the variance, an absolute change
+    of a vanishing estimate) fails here.
+    """
+    M, ch, prior, y, w0, _ = _gamp_problem(channel_name)
+    tol = 1e-6
+    run = amp.run_gamp(M, ch, prior, y, w0, 1.0, damping=damping, tol=tol, max_iter=500)
+    assert run.converged
+    more = amp.run_gamp(M, ch, prior, y, w0, 1.0, damping=damping, tol=0.0, max_iter=run.iterations + 1)
+    assert amp.relative_change(more.estimate, run.estimate) < tol
+    # and the run did not stop early: two iterations before its end it was still moving by more than tol
+    a, b = (amp.run_gamp(M, ch, prior, y, w0, 1.0, damping=damping, tol=0.0, max_iter=run.iterations - k)
+            for k in (2, 1))
+    assert amp.relative_change(b.estimate, a.estimate) >= (1 - damping) * tol
+
+
+def test_relative_change_is_the_relative_euclidean_distance():
+    assert amp.relative_change(np.array([3.0, 4.0]), np.array([3.0, 4.0])) == 0.0
+    assert math.isclose(amp.relative_change(np.array([3.0, 4.0]), np.array([0.0, 0.0])), 1.0)
+    assert math.isclose(amp.relative_change(np.array([0.0, 2.0]), np.array([0.0, 1.0])), 0.5)
+    assert amp.relative_change(np.zeros(2), np.ones(2)) == math.inf
+    assert amp.relative_change(np.zeros(2), np.zeros(2)) == 0.0

@@ -10,9 +10,9 @@ only three parts change:
   and ``adjoint_variance(a)`` (``sum_m F_mi^2 a_m``), which may return scalars for uniform variances;
 - the **output channel**: ``g_out(y, omega, V) -> (g, dg)`` (:mod:`solvable.channels`);
 - the **denoiser**: ``denoise(A, B) -> (estimate, variance)`` (:mod:`solvable.priors`; rotationally
-  invariant matrix denoisers later).
+  invariant matrix denoisers in :mod:`solvable.rie`).
 
-One GAMP iteration (``science/perceptron.md``, Sec. 5)::
+One GAMP iteration (chapter 1, "From belief propagation to AMP")::
 
     V     = M.forward_variance(c)
     omega = M.forward(w) - V * g            # Onsager term with the previous g
@@ -22,31 +22,24 @@ One GAMP iteration (``science/perceptron.md``, Sec. 5)::
     w, c  = denoiser.denoise(A, B)          # with damping
 
 Its state evolution is the scalar recursion ``mhat_t = alpha * channel.se_mhat_factor(q_t)``,
-``q_{t+1} = prior.se_overlap(mhat_t)`` (:func:`iterate_state_evolution`).
+``q_{t+1} = prior.se_overlap(mhat_t)`` (:func:`iterate_state_evolution`; Javanmard and Montanari 2013).
 
-Options of the loop used by the matrix models (defaults reproduce the textbook loop above):
+Options of the loop used by the matrix models (the defaults are the textbook loop above):
 
 - ``precision="empirical"``: ``A = M.adjoint_variance(g^2)`` instead of ``M.adjoint_variance(-dg)``. Under the
   Bayes-optimal (Nishimori) conditions ``E g^2 = E(-dg)``, so both estimate the same precision; for the
-  noisy linear channel ``-dg = 1/(delta + V)`` does not look at the data at all, while ``g^2`` measures the
-  actual residuals. The two differ when ``V`` does not match the actual error, and the empirical form then has
-  a false fixed point: with ``V`` above the error, ``mean(g^2) ~ error/V^2`` is small, the denoiser is told a
-  noise larger than the real one, its variance stays large and ``V`` with it. GAMP-RIE of bilinear sequence
-  regression stalled there above exact recovery (error 0.02 with ``V`` ~ 0.3 at ``alpha = 0.45``); it now uses
-  the derivative form with the channel's residual floor (:class:`~solvable.channels.LinearChannel`,
-  ``residual_floor=True``; ``solvable.bsr.gamp_rie``). The quadratic and attention models still use the
-  empirical form.
-- ``damp="output"``: damp the output side ``(V, omega)`` instead of the estimate ``(w, c)``. With the empirical
-  precision, damping the estimate (0.5) let BSR's GAMP-RIE converge to a false fixed point (``c -> 1e-4``
-  while the error stays at 0.44-0.46 instead of 0.35), which damping ``(V, omega)`` avoided
-  (``science/bsr.md``, Sec. 3; same setting). With the derivative precision and the residual floor, damping the
-  estimate (0.3) converges there too, and faster (``solvable.bsr.gamp_rie``, ``damp``).
-  ``damp="both"`` damps both sides with the same factor (GAMP-RIE of the attention-indexed model at small
-  sample ratio, where output damping alone can settle on a fixed point worse than the prior;
-  ``science/attention.md``, Sec. 3).
+  noisy linear channel ``-dg = 1/(delta + V)`` does not look at the data, while ``g^2`` measures the actual
+  residuals. The two differ when ``V`` does not match the actual error: with ``V`` above the error,
+  ``mean(g^2) ~ error/V^2`` is small, the denoiser is told a noise larger than the real one, its variance
+  stays large and ``V`` with it, a false fixed point of the empirical form.
+- ``damp="output"``: damp the output side ``(V, omega)`` instead of the estimate ``(w, c)``; ``damp="both"``
+  damps both sides with the same factor.
 - ``omega0`` (with ``V0``): start from a given output state instead of ``g = 0``; the first Onsager term
   then uses ``g_0 = g_out(y, omega0, V0)`` and output damping mixes into ``(omega0, V0)``. ``omega0 = y``
   gives ``g_0 = 0`` for the linear channel (the first Onsager term vanishes).
+
+Convergence is one rule for every model: the relative change of the estimate, :func:`relative_change`, below
+``tol``. State evolutions run on one damped fixed-point driver, :func:`iterate_fixed_point`.
 """
 
 from __future__ import annotations
@@ -101,8 +94,8 @@ class OutputChannel(Protocol):
     """What the GAMP loop needs from the output channel ``P(y | z)``.
 
     ``g_out(y, omega, V) -> (g, dg)``: ``g = (E[z | y, omega, V] - omega)/V`` and its derivative in ``omega``
-    (``science/perceptron.md``, Sec. 5). Implementations live in :mod:`solvable.channels` (sign, probit,
-    noisy linear, softmax and hardmax attention).
+    (chapter 1, "From belief propagation to AMP"). Implementations live in :mod:`solvable.channels` (sign,
+    probit, noisy linear, softmax and hardmax attention).
     """
 
     def g_out(self, y, omega, V): ...
@@ -121,9 +114,26 @@ class Denoiser(Protocol):
 class DenseLinearMap:
     """The perceptron's map ``w -> F w`` with ``F = X / sqrt(d)``, on the raw data ``X`` (n x d).
 
-    ``variance="exact"`` propagates variances with ``F**2`` (the textbook GAMP; one extra n x d array);
-    ``variance="uniform"`` replaces ``F_mi^2`` by its mean ``1/d`` (equivalent for i.i.d. Gaussian ``X``
-    at large ``d``, no extra memory, and the form that the matrix models use).
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+        The inputs, finite real numbers (not rescaled).
+    variance : {"exact", "uniform"}, optional
+        ``"exact"`` propagates variances with ``F**2`` (the textbook GAMP; one extra n x d array);
+        ``"uniform"`` replaces ``F_mi^2`` by its mean ``1/d`` (equivalent for i.i.d. Gaussian ``X`` at large
+        ``d``, no extra memory, and the form that the matrix models use).
+
+    Raises
+    ------
+    TypeError
+        If ``X`` is not an array of real numbers.
+    ValueError
+        If ``X`` is not a finite 2-d array or ``variance`` is not one of the choices.
+
+    Notes
+    -----
+    ``forward(w) = X w / sqrt(d)``, ``adjoint(g) = X^T g / sqrt(d)``, ``forward_variance(c) = (X**2/d) c`` and
+    ``adjoint_variance(a) = (X**2/d)^T a`` (chapter 1, "From belief propagation to AMP").
     """
 
     def __init__(self, X, variance: str = "exact"):
@@ -157,17 +167,26 @@ class DenseLinearMap:
 class GAMPResult:
     """Outcome of a GAMP run, the same shape for every model (:func:`run_gamp`, ``glm.gamp``, ``*.gamp_rie``).
 
-    Attributes
+    Parameters
     ----------
-    estimate : the last posterior-mean estimate (vector or matrix).
-    variance : its last posterior variance (array, or a float for the matrix denoisers): the algorithm's own
-        error estimate.
-    history : (iterations,) the error against the teacher after each iteration (the first value ``monitor``
+    estimate : numpy.ndarray
+        The last posterior-mean estimate (vector or matrix).
+    variance : numpy.ndarray or float
+        Its last posterior variance (a float for the matrix denoisers): the algorithm's own error estimate.
+    history : numpy.ndarray
+        ``(iterations,)`` the error against the teacher after each iteration (the first value ``monitor``
         returned; empty without monitor). Compare with :attr:`SEResult.history` ``[1:]``.
-    overlap, norm : (iterations,) ``m_t = <estimate, teacher>/N`` and ``Q_t = |estimate|^2/N`` when the monitor
+    iterations : int
+        Number of iterations run.
+    converged : bool
+        Whether the relative change of the estimate fell below ``tol`` (False when stopped at the cap).
+    overlap, norm : numpy.ndarray
+        ``(iterations,)`` ``m_t = <estimate, teacher>/N`` and ``Q_t = |estimate|^2/N`` when the monitor
         returned them (second and third values), else empty.
-    iterations : number of iterations run.
-    converged : whether the change of the estimate fell below ``tol`` (False when stopped at the cap).
+
+    Notes
+    -----
+    A frozen :func:`~solvable.results.record`: its arrays are read-only and ``==`` compares them by value.
     """
 
     estimate: np.ndarray = field(repr=False)
@@ -231,6 +250,12 @@ def run_gamp(
 
     Parameters
     ----------
+    linear_map : LinearMap
+        The linear part of the model (``forward``, ``adjoint`` and the two variance propagations).
+    channel : OutputChannel
+        The output channel (``g_out``).
+    denoiser : Denoiser
+        The prior's denoiser (``denoise``).
     damping : float in [0, 1)
         ``w <- damping * w + (1 - damping) * w_new`` (same for ``c``); with ``damp="output"``,
         ``V <- damping * V_old + (1 - damping) * V_new`` and the same for ``omega``.
@@ -262,13 +287,39 @@ def run_gamp(
         Iteration cap; reaching it emits :class:`~solvable.errors.ConvergenceWarning` (if ``warn``).
     monitor : callable, optional
         ``monitor(w) -> error`` or ``(error, overlap, norm)`` recorded after every iteration.
+    min_iter : int >= 1, optional
+        Iterations run before the convergence test applies.
+    warn : bool, optional
+        Whether reaching ``max_iter`` warns.
+
+    Returns
+    -------
+    GAMPResult
+        The last estimate and variance, the monitored history, the iteration count and whether it converged.
 
     Raises
     ------
+    TypeError
+        If a part lacks a method of its interface, or ``monitor`` is not callable.
     ValueError
         For a malformed control or start (named).
     DivergenceError
         If an iteration produces non-finite numbers (with the iteration number).
+
+    Warns
+    -----
+    ConvergenceWarning
+        When ``max_iter`` is reached before the tolerance (unless ``warn=False`` or ``tol = 0``).
+
+    Notes
+    -----
+    The iteration of the module docstring; the estimate is damped as ``w <- damping w + (1 - damping) w_new``.
+    Its state evolution is the model's ``state_evolution`` (chapter 1, eq. ``eq-glm-se``; Rangan 2011,
+    arXiv:1010.5141; Javanmard and Montanari 2013, arXiv:1211.5164).
+
+    References
+    ----------
+    Chapter 1 of the book, "From belief propagation to AMP"; chapters 3-5 for the GAMP-RIE of the matrix models.
     """
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     tol = check_tol(tol)
@@ -358,14 +409,19 @@ def run_gamp(
 class FixedPoint:
     """Outcome of :func:`iterate_fixed_point`.
 
-    Attributes
+    Parameters
     ----------
-    states : (iterations + 1, k) the iterates, row 0 the start (a scalar state has ``k = 1``).
-    observed : (iterations, ...) what ``update`` reported with each step (e.g. the conjugate overlap computed
+    states : numpy.ndarray
+        ``(iterations + 1, k)`` the iterates, row 0 the start (a scalar state has ``k = 1``).
+    observed : numpy.ndarray
+        ``(iterations, ...)`` what ``update`` reported with each step (e.g. the conjugate overlap computed
         from ``states[t]``), or an empty array.
-    iterations : steps taken.
-    converged : whether the last change fell below the tolerance (False at the cap, or with ``tol = 0``).
-    change : the last change.
+    iterations : int
+        Steps taken.
+    converged : bool
+        Whether the last change fell below the tolerance (False at the cap, or with ``tol = 0``).
+    change : float
+        The last change.
     """
 
     states: np.ndarray = field(repr=False)
@@ -416,6 +472,7 @@ def iterate_fixed_point(
     x0 : float or 1-d array of finite numbers
         Start.
     damping : float in [0, 1)
+        Mixing of the old state into the new one (``0``: no damping).
     tol : float in [0, 1)
         ``0`` runs exactly ``max_iter`` steps (a trajectory to compare with an algorithm step by step):
         no convergence test, no warning, ``converged`` is False.
@@ -423,15 +480,33 @@ def iterate_fixed_point(
         Cap; reaching it warns (:class:`~solvable.errors.ConvergenceWarning`, with ``what``) unless ``warn=False``.
     bounds : (low, high), optional
         Clip every iterate to this box (e.g. an overlap to ``[0, rho]``).
+    relative : bool, optional
+        Measure the change relative to ``max(1, |x|)`` instead of absolutely.
     what : str
         Name used in the warning and error messages.
+    warn : bool, optional
+        Whether reaching ``max_iter`` warns.
+    stacklevel : int, optional
+        Stack level of the warning (so that it points at the caller's caller).
+
+    Returns
+    -------
+    FixedPoint
+        The iterates, what ``update`` observed, the step count, whether it converged and the last change.
 
     Raises
     ------
+    TypeError
+        If ``update`` is not callable.
     ValueError
         For a malformed control or start (named).
     DivergenceError
         If ``update`` returns non-finite numbers (with the iteration number and the state).
+
+    Notes
+    -----
+    ``x_{t+1} = clip(damping x_t + (1 - damping) update(x_t))``; every state evolution of the book is such a
+    recursion (chapter 1, eq. ``eq-glm-se``; chapters 3-5).
     """
     if not callable(update):
         raise TypeError(f"update must be callable, got {update!r}")
@@ -528,26 +603,43 @@ def _iterate_scalar(update, x, damping, tol, max_iter, relative, bounds, what, w
 class SEResult:
     """A state evolution, the same shape for every model of the library.
 
-    Attributes
+    Parameters
     ----------
-    error : the model's error at the end of the iteration: the Bayes-optimal (or the algorithm's) error of the
+    error : float
+        The model's error at the end of the iteration: the Bayes-optimal (or the algorithm's) error of the
         model (classification error or weight MMSE for the perceptron; per-entry MMSE on the matrix signal for
         BSR, quadratic networks and attention; ``1 - overlap`` for the sequence multi-index model).
-    overlap : the order parameter at the end (``q``, or ``Q0 - mmse`` for a matrix signal).
-    history : (iterations + 1,) the predicted error after ``t`` iterations, ``history[0]`` at the start: what
+    overlap : float
+        The order parameter at the end (``q``, or ``Q0 - mmse`` for a matrix signal).
+    history : numpy.ndarray
+        ``(iterations + 1,)`` the predicted error after ``t`` iterations, ``history[0]`` at the start: what
         GAMP's :attr:`GAMPResult.history` is compared with.
-    iterations, converged : of the iteration (``converged`` is False at the cap).
-    conjugate : the conjugate order parameter (``mhat``, ``qhat``) at the end, or NaN where the model has none.
-    free_entropy : the replica-symmetric free entropy at the fixed point, where computed (else None).
-    branch : ``"uninformed"`` or ``"informed"``: which initialisation gave the reported fixed point (models
+    iterations : int
+        Iterations run.
+    converged : bool
+        Whether the iteration met its tolerance (False at the cap).
+    conjugate : float
+        The conjugate order parameter (``mhat``, ``qhat``) at the end, or NaN where the model has none.
+    free_entropy : float or None
+        The replica-symmetric free entropy at the fixed point, where computed (else None).
+    branch : str
+        ``"uninformed"`` or ``"informed"``: which initialisation gave the reported fixed point (models
         with a hard phase run both and keep the one with the larger free entropy).
-    algorithmic_error : the error of the fixed point reached from the uninformed start (what AMP attains); equal
+    algorithmic_error : float or None
+        The error of the fixed point reached from the uninformed start (what AMP attains); equal
         to ``error`` outside a hard phase.
-    overlap_history : (iterations + 1,) the order parameter after ``t`` iterations, where the model tracks it
+    overlap_history : numpy.ndarray or None
+        ``(iterations + 1,)`` the order parameter after ``t`` iterations, where the model tracks it
         (else None).
-    root : the error at the root of the fixed-point equation found by a bracketing solver, where the model
+    root : float or None
+        The error at the root of the fixed-point equation found by a bracketing solver, where the model
         solves for it as well as iterating (else None). ``error`` is always what the iteration reached; the
         model checks that the two agree when the iteration converged.
+
+    Raises
+    ------
+    DivergenceError
+        If ``error`` or ``overlap`` is not finite.
     """
 
     error: float
@@ -587,13 +679,51 @@ def iterate_state_evolution(
     max_iter: int = 20000,
     warn: bool = True,
 ) -> FixedPoint:
-    """The GLM-form state evolution ``mhat_t = alpha * channel.se_mhat_factor(q_t)``,
-    ``q_{t+1} = prior.se_overlap(mhat_t)`` on :func:`iterate_fixed_point`.
+    """The GLM-form state evolution on :func:`iterate_fixed_point`.
 
-    ``states[:, 0]`` holds ``q_t`` (``q_0`` first), kept in ``[0, rho]``; ``observed[t]`` is ``mhat_t``, computed
-    from ``q_t``. Near a spinodal the recursion slows down critically: reaching ``max_iter`` warns with
-    :class:`~solvable.errors.ConvergenceWarning`; non-finite values raise :class:`~solvable.errors.DivergenceError`.
-    (``science/perceptron.md``, Sec. 3; Barbier et al., arXiv:1708.03395.)
+    Parameters
+    ----------
+    prior : object
+        Has ``se_overlap(mhat)`` (:mod:`solvable.priors`).
+    channel : object
+        Has ``se_mhat_factor(q, rho)`` (:mod:`solvable.channels`).
+    alpha : float >= 0
+        Sample ratio ``n/d``.
+    q0 : float in [0, rho]
+        The starting overlap.
+    rho : float > 0, optional
+        The prior's second moment.
+    damping, tol, max_iter, warn
+        As in :func:`iterate_fixed_point`.
+
+    Returns
+    -------
+    FixedPoint
+        ``states[:, 0]`` holds ``q_t`` (``q_0`` first), kept in ``[0, rho]``; ``observed[t]`` is ``mhat_t``,
+        computed from ``q_t``.
+
+    Raises
+    ------
+    TypeError
+        If ``prior`` or ``channel`` lacks its method.
+    ValueError
+        For a parameter out of its range (named).
+    DivergenceError
+        If the recursion produces non-finite values.
+
+    Warns
+    -----
+    ConvergenceWarning
+        Near a spinodal the recursion slows down critically and may reach ``max_iter``.
+
+    Notes
+    -----
+    ``mhat_t = alpha * channel.se_mhat_factor(q_t)``, ``q_{t+1} = prior.se_overlap(mhat_t)`` (chapter 1,
+    eq. ``eq-glm-se``).
+
+    References
+    ----------
+    Barbier, Krzakala, Macris, Miolane and Zdeborova, PNAS 116, 5451 (2019), arXiv:1708.03395.
     """
 
     check_interface("prior", prior, "se_overlap")

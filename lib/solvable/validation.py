@@ -1,7 +1,8 @@
 """Argument checks shared by every public function.
 
-Each check returns the validated value (converted to float/str) or raises ``ValueError`` with a
-message that names the parameter and the allowed range, e.g.
+Each check returns the validated value (converted to float/str) or raises with a message that names the
+parameter and the allowed range: ``TypeError`` for a wrong type (:class:`~solvable.errors.ArgumentTypeError`, which
+is also a ``ValueError``) and ``ValueError`` for a wrong value, e.g.
 ``ValueError: alpha must be a finite number >= 0, got -1.0``.
 """
 
@@ -37,6 +38,9 @@ __all__ = [
 #: NumPy (or swapping the machine to a halt).
 MAX_ELEMENTS = 2**30
 
+#: The largest integer argument: a count beyond a 64-bit integer cannot size an array or a loop.
+_INT_MAX = 2**63 - 1
+
 
 def _number(name: str, value, expected: str) -> float:
     """``float(value)`` for a real number, naming ``name`` in the error otherwise.
@@ -65,7 +69,27 @@ def _number(name: str, value, expected: str) -> float:
 
 
 def check_finite(name: str, value) -> float:
-    """Return ``value`` as a float, raising ``ValueError`` if it is not a finite real number."""
+    """Return ``value`` as a float if it is a finite real number.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The argument to check.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number (:class:`~solvable.errors.ArgumentTypeError`).
+    ValueError
+        If it is NaN or infinite, or an integer too large for a float.
+    """
     x = _number(name, value, "a finite real number")
     if not math.isfinite(x):
         raise ValueError(f"{name} must be a finite real number, got {value!r}")
@@ -73,7 +97,29 @@ def check_finite(name: str, value) -> float:
 
 
 def check_positive(name: str, value, *, allow_inf: bool = False) -> float:
-    """Return ``value`` as a float if it is > 0 (and finite unless ``allow_inf``)."""
+    """Return ``value`` as a float if it is a number > 0 (and finite unless ``allow_inf``).
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The argument to check.
+    allow_inf : bool, optional
+        Accept ``math.inf`` (e.g. ``beta = inf`` in bilinear sequence regression).
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If it is NaN, <= 0, or infinite when ``allow_inf`` is False.
+    """
     rng = "> 0" + (" (math.inf allowed)" if allow_inf else "")
     x = _number(name, value, f"a number {rng}")
     if math.isnan(x) or x <= 0 or (math.isinf(x) and not allow_inf):
@@ -82,7 +128,27 @@ def check_positive(name: str, value, *, allow_inf: bool = False) -> float:
 
 
 def check_nonnegative(name: str, value) -> float:
-    """Return ``value`` as a float if it is finite and >= 0."""
+    """Return ``value`` as a float if it is a finite number >= 0.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The argument to check.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If it is NaN, infinite or negative.
+    """
     x = _number(name, value, "a finite number >= 0")
     if not math.isfinite(x) or x < 0:
         raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
@@ -94,7 +160,28 @@ def check_in_range(
 ) -> float:
     """Return ``value`` as a float if it lies in the interval from ``low`` to ``high``.
 
-    The interval is closed unless ``low_open`` / ``high_open`` say otherwise.
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The argument to check.
+    low, high : float
+        The ends of the interval.
+    low_open, high_open : bool, optional
+        Exclude the lower / upper end (the interval is closed by default).
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If it is NaN or outside the interval.
     """
     lb = "(" if low_open else "["
     hb = ")" if high_open else "]"
@@ -108,9 +195,33 @@ def check_in_range(
 
 
 def check_choice(name: str, value, choices: Iterable[str]) -> str:
-    """Return ``value`` (a string, case-insensitive) if it is one of ``choices``."""
+    """Return ``value`` (a string, case-insensitive, lower-cased) if it is one of ``choices``.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The argument to check.
+    choices : iterable of str
+        The allowed values, lower case.
+
+    Returns
+    -------
+    str
+        ``value`` in lower case.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a string (:class:`~solvable.errors.ArgumentTypeError`).
+    ValueError
+        If it is not one of ``choices``.
+    """
     choices = tuple(choices)
-    if not isinstance(value, str) or value.lower() not in choices:
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r:.60}")
+    if value.lower() not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
     return value.lower()
 
@@ -118,26 +229,65 @@ def check_choice(name: str, value, choices: Iterable[str]) -> str:
 def check_int(name: str, value, *, minimum: int = 1) -> int:
     """Return ``value`` as an int if it is an integer >= ``minimum``.
 
-    Raises :class:`~solvable.errors.ArgumentTypeError` (a ``TypeError``) for a non-integer type (a float, even
-    ``3.0``, a string, a boolean, ``None``) and ``ValueError`` for an integer below ``minimum``.
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The argument to check.
+    minimum : int, optional
+        The smallest allowed value.
+
+    Returns
+    -------
+    int
+        ``value`` as a Python int.
+
+    Raises
+    ------
+    TypeError
+        For a non-integer type: a float (even ``3.0``), a string, a boolean, ``None``
+        (:class:`~solvable.errors.ArgumentTypeError`).
+    ValueError
+        For an integer below ``minimum``, or beyond ``2^63 - 1``.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ArgumentTypeError(f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r:.60}")
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value > _INT_MAX:
+        raise ValueError(f"{name} must be an integer <= 2^63 - 1, got one of {len(str(int(value)))} digits")
     return int(value)
 
 
 def check_rng(rng, name: str = "rng") -> np.random.Generator:
     """Return a ``numpy.random.Generator`` built from ``rng``, following Scientific Python's SPEC 7.
 
-    ``rng`` may be a ``numpy.random.Generator`` (used as is: draws advance it), a non-negative integer seed, a
-    ``numpy.random.SeedSequence`` or a ``numpy.random.BitGenerator`` (passed to ``numpy.random.default_rng``).
-    Unlike SPEC 7's default, ``None`` (fresh entropy from the operating system) is refused on purpose: every
-    random draw of the course is reproducible. A legacy ``numpy.random.RandomState`` is refused too.
+    Parameters
+    ----------
+    rng : numpy.random.Generator, int, numpy.random.SeedSequence or numpy.random.BitGenerator
+        A generator is used as is (draws advance it); a non-negative integer seed, a seed sequence or a bit
+        generator is passed to ``numpy.random.default_rng``.
+    name : str, optional
+        The parameter's name, for the message.
 
-    Raises :class:`~solvable.errors.ArgumentTypeError` (a ``TypeError``) for any other type and ``ValueError``
-    for a negative seed, naming ``name``.
+    Returns
+    -------
+    numpy.random.Generator
+        The generator to draw from.
+
+    Raises
+    ------
+    TypeError
+        For any other type (:class:`~solvable.errors.ArgumentTypeError`), ``None`` and a legacy
+        ``numpy.random.RandomState`` included.
+    ValueError
+        For a negative seed.
+
+    Notes
+    -----
+    SPEC 7 lets ``None`` mean fresh entropy from the operating system; the library refuses it on purpose, so
+    that every random draw of the course is reproducible.
     """
     if isinstance(rng, np.random.Generator):
         return rng
@@ -155,8 +305,26 @@ def check_rng(rng, name: str = "rng") -> np.random.Generator:
 def check_design(X, y, *, binary: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(X, y)`` as float arrays after checking a data set of ``n`` samples in dimension ``d``.
 
-    ``X`` must be a finite, non-empty ``(n, d)`` array and ``y`` a finite ``(n,)`` array; with
-    ``binary=True`` the labels must be in ``{-1, +1}``.
+    Parameters
+    ----------
+    X : array_like
+        A finite, non-empty ``(n, d)`` array.
+    y : array_like
+        A finite ``(n,)`` array.
+    binary : bool, optional
+        Require labels in ``{-1, +1}``.
+
+    Returns
+    -------
+    X, y : numpy.ndarray
+        The validated arrays.
+
+    Raises
+    ------
+    TypeError
+        If ``X`` or ``y`` is not an array of real numbers.
+    ValueError
+        For a wrong shape, a non-finite entry or (with ``binary``) a label other than +-1.
     """
     X = check_array("X", X, finite=False, nonempty=False)
     y = check_array("y", y, finite=False, nonempty=False)
@@ -174,9 +342,25 @@ def check_design(X, y, *, binary: bool = False) -> tuple[np.ndarray, np.ndarray]
 def check_size(what: str, *shape) -> int:
     """Return the number of entries of an array of the given ``shape`` if it is at most :data:`MAX_ELEMENTS`.
 
-    ``what`` names the array and the parameters that set its size, e.g.
-    ``check_size("the design X (n = alpha d, d)", n, d)`` raises
-    ``ValueError: the design X (n = alpha d, d) would hold 2.0e+09 numbers (14.9 GiB), above the limit ...``.
+    Parameters
+    ----------
+    what : str
+        Names the array and the parameters that set its size.
+    *shape : int
+        The array's shape; for a function that allocates several arrays at once, pass their total number of
+        entries (the peak), not the largest array's.
+
+    Returns
+    -------
+    int
+        The number of entries.
+
+    Raises
+    ------
+    ValueError
+        If the count exceeds :data:`MAX_ELEMENTS`, e.g.
+        ``check_size("the design X (n = alpha d, d)", n, d)`` raises
+        ``ValueError: the design X (n = alpha d, d) would hold 2.0e+09 numbers (14.9 GiB), above the limit ...``.
     """
     count = 1
     for k in shape:
@@ -188,17 +372,49 @@ def check_size(what: str, *shape) -> int:
 
 
 def check_tol(tol, name: str = "tol") -> float:
-    """A convergence tolerance: a finite number in ``[0, 1)``.
+    """Return a convergence tolerance: a finite number in ``[0, 1)``.
 
-    ``tol >= 1`` (or ``inf``) would accept any first step as converged and report success on a wrong answer;
-    every iterative solver of the library validates its tolerance here.
+    Parameters
+    ----------
+    tol : float
+        The tolerance.
+    name : str, optional
+        The parameter's name, for the message.
+
+    Returns
+    -------
+    float
+        ``tol`` as a float.
+
+    Raises
+    ------
+    TypeError
+        If ``tol`` is not a real number.
+    ValueError
+        If it is outside ``[0, 1)``: ``tol >= 1`` would accept any first step as converged and report success
+        on a wrong answer.
     """
     return check_in_range(name, tol, 0.0, 1.0, high_open=True)
 
 
 def all_finite(arr: np.ndarray) -> bool:
-    """Whether every entry of a float array is finite: one summation pass without a temporary array, the
-    element-wise test only when the sum is not finite (NaN or inf entries, or an overflow of huge finite ones)."""
+    """Whether every entry of a float array is finite.
+
+    Parameters
+    ----------
+    arr : numpy.ndarray
+        The array.
+
+    Returns
+    -------
+    bool
+        True when no entry is NaN or infinite.
+
+    Notes
+    -----
+    One summation pass without a temporary array; the element-wise test only runs when the sum is not finite
+    (NaN or inf entries, or an overflow of huge finite ones).
+    """
     with np.errstate(all="ignore"):
         if np.isfinite(np.sum(arr)):
             return True
@@ -206,9 +422,33 @@ def all_finite(arr: np.ndarray) -> bool:
 
 
 def check_array(name: str, x, *, ndim: int | None = None, finite: bool = True, nonempty: bool = True) -> np.ndarray:
-    """Return ``x`` as a float array after checking it: real numbers (``ArgumentTypeError``, both a ``TypeError``
-    and a ``ValueError``, for strings, None, complex or ragged input), of ``ndim`` dimensions (if given), non-empty
-    and finite (unless told otherwise); ``ValueError`` naming ``name`` otherwise."""
+    """Return ``x`` as a float array after checking it.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    x : array_like
+        Real numbers (booleans and integers are converted to floats).
+    ndim : int, optional
+        The required number of dimensions.
+    finite : bool, optional
+        Require finite entries.
+    nonempty : bool, optional
+        Require at least one entry.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``x`` as a float array (no copy when it already is one).
+
+    Raises
+    ------
+    TypeError
+        For strings, bytes, ``None``, complex or ragged input (:class:`~solvable.errors.ArgumentTypeError`).
+    ValueError
+        For a wrong number of dimensions, an empty array or a non-finite entry.
+    """
     if x is None or isinstance(x, (str, bytes, bytearray, memoryview)):
         raise ArgumentTypeError(f"{name} must be an array of real numbers, got {x!r:.60}")
     try:
@@ -229,8 +469,27 @@ def check_array(name: str, x, *, ndim: int | None = None, finite: bool = True, n
 
 
 def check_interface(name: str, obj, *methods: str):
-    """Return ``obj`` if it has every one of ``methods`` (callable), else ``TypeError`` naming ``name`` and the
-    missing methods (e.g. a string passed where a channel object is expected)."""
+    """Return ``obj`` if it has every one of ``methods`` (callable).
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    obj : object
+        The argument.
+    *methods : str
+        The names of the methods it must provide.
+
+    Returns
+    -------
+    object
+        ``obj`` itself.
+
+    Raises
+    ------
+    TypeError
+        Naming ``name`` and the missing methods (e.g. a string passed where a channel object is expected).
+    """
     missing = [m for m in methods if not callable(getattr(obj, m, None))]
     if missing:
         raise TypeError(f"{name} must provide {', '.join(m + '()' for m in missing)}; got {type(obj).__name__} {obj!r:.60}")
