@@ -118,10 +118,9 @@ def record(cls=None, /, **kwargs):
     def wrap(c):
         kwargs.pop("frozen", None)
         kwargs.pop("eq", None)
-        c = dataclasses.dataclass(frozen=True, eq=False, **kwargs)(c)
-        own = c.__dict__.get("__post_init__")
-        inherited = None if own is not None else getattr(c, "__post_init__", None)
-        first = own or inherited
+        # the class's own __post_init__, or the one it inherits; the dataclass machinery only generates a call to
+        # __post_init__ when one exists as it processes the class, so the wrapper is installed before that
+        first = c.__dict__.get("__post_init__") or getattr(c, "__post_init__", None)
 
         def __post_init__(self):
             if first is not None:
@@ -131,6 +130,7 @@ def record(cls=None, /, **kwargs):
         __post_init__.__doc__ = getattr(first, "__doc__", None)
         __post_init__.__wrapped_post_init__ = first
         c.__post_init__ = __post_init__
+        c = dataclasses.dataclass(frozen=True, eq=False, **kwargs)(c)
         c.__eq__ = _eq
         c.__hash__ = None
         return c
