@@ -41,7 +41,7 @@ def test_state_evolution_matches_reference(loss):
     for name, expected in overlaps.items():
         # the overlaps are printed with 6 decimals in the reference table
         assert getattr(res, name) == pytest.approx(expected, abs=1e-6), name
-    assert erm.erm_gen_error(alpha, loss, lam=lam) == res.gen_error
+    assert erm.erm_gen_error(alpha, loss, lam=lam) == pytest.approx(value, abs=tol)
 
 
 @pytest.mark.parametrize("alpha, lam", [(0.5, 0.1), (2.0, 0.5708), (5.0, 1.0), (1.0, 1e-3)])
@@ -175,7 +175,7 @@ def test_finite_size_fits_match_the_asymptotic_theory(loss, lam):
     assert np.mean(m) == pytest.approx(theory.m, rel=REL_OVERLAP)
     assert np.mean(Q) == pytest.approx(theory.Q, rel=REL_OVERLAP)
     # the public one-draw helper does exactly this
-    assert erm.erm_gen_error_simulation(D_SIM, 2.0, loss, lam, np.random.default_rng(SEEDS[0])) == errors[0]
+    assert erm.erm_gen_error_simulation(D_SIM, 2.0, loss, lam, rng=np.random.default_rng(SEEDS[0])) == errors[0]
 
 
 # -------------------------------------------------------------------------------------------- validation
@@ -186,7 +186,7 @@ def test_bad_alpha_raises(alpha):
     with pytest.raises(ValueError, match="alpha"):
         erm.erm_gen_error(alpha, "ridge", lam=0.5)
     with pytest.raises(ValueError, match="alpha"):
-        erm.erm_gen_error_simulation(50, alpha, "ridge", 0.5, 0)
+        erm.erm_gen_error_simulation(50, alpha, "ridge", 0.5, rng=0)
 
 
 @pytest.mark.parametrize("lam", [0.0, -0.1, float("nan"), float("inf")])
@@ -203,7 +203,7 @@ def test_unknown_loss_raises_listing_the_allowed_ones():
     with pytest.raises(ValueError, match=r"loss must be one of 'ridge', 'logistic', 'hinge'"):
         erm.erm_gen_error(2.0, "max-margin", lam=0.1)
     with pytest.raises(ValueError, match="loss"):
-        erm.erm_gen_error_simulation(50, 2.0, "svm", 0.1, 0)
+        erm.erm_gen_error_simulation(50, 2.0, "svm", 0.1, rng=0)
 
 
 def test_bad_data_raise():
@@ -222,9 +222,9 @@ def test_bad_data_raise():
 
 def test_bad_simulation_arguments_raise():
     with pytest.raises(ValueError, match="rng"):
-        erm.erm_gen_error_simulation(50, 2.0, "ridge", 0.5, None)
+        erm.erm_gen_error_simulation(50, 2.0, "ridge", 0.5, rng=None)
     with pytest.raises(ValueError, match="d must be an integer"):
-        erm.erm_gen_error_simulation(0, 2.0, "ridge", 0.5, 0)
+        erm.erm_gen_error_simulation(0, 2.0, "ridge", 0.5, rng=0)
     with pytest.raises(ValueError, match="init"):
         erm.erm_state_evolution(2.0, "logistic", lam=0.1, init=(1.0, 0.5, 1.0))
     with pytest.raises(ValueError, match="form"):
@@ -246,7 +246,7 @@ def test_hinge_tends_to_max_margin_as_lam_goes_to_zero(alpha):
     # two independent computations: the six-equation hinge iteration at small lam, and the two-equation
     # max-margin root (lam -> 0 limit, Aubin et al. 2020)
     mm = erm.max_margin_state_evolution(alpha)
-    hinge = erm.erm_state_evolution(alpha, "hinge", lam=1e-4, max_iter=20000)
+    hinge = erm.erm_state_evolution(alpha, "hinge", lam=1e-4, max_iter=20000, method="iterate")
     assert hinge.converged
     assert hinge.gen_error == pytest.approx(mm.gen_error, abs=1e-9)
     assert hinge.m == pytest.approx(mm.m, rel=1e-6) and hinge.Q == pytest.approx(mm.Q, rel=1e-6)
@@ -305,7 +305,7 @@ def test_hinge_and_max_margin_fits_match_theory(loss, lam):
         theory = erm.max_margin_state_evolution(2.0)
     else:
         theory = erm.erm_state_evolution(2.0, loss, lam=lam)
-    sim = erm.erm_simulation(300, 2.0, loss, lam, 8, np.random.default_rng(5))
+    sim = erm.erm_simulation(300, 2.0, loss, lam, 8, rng=np.random.default_rng(5))
     assert sim.mean == pytest.approx(theory.gen_error, abs=0.012)
     # the margin of the max-margin fit is 1/sqrt(Q) of the theory (Gardner's maximal stability). Per data set
     # |w|^2/d fluctuates by ~10 % at d = 200 (measured: 0.54 at d = 150, 0.45 at d = 300, 0.22 at d = 600
@@ -344,9 +344,9 @@ def test_batched_ridge_equals_one_by_one_and_simulation_matches_helper():
         batch = erm.fit_ridge_batch(Xs, ys, 0.4)
         for k in range(3):
             assert np.allclose(batch[k], erm.fit_ridge(Xs[k], ys[k], 0.4), atol=1e-10)
-    sim = erm.erm_simulation(60, 1.5, "ridge", 0.5, 3, np.random.default_rng(4))
+    sim = erm.erm_simulation(60, 1.5, "ridge", 0.5, 3, rng=np.random.default_rng(4))
     children = np.random.default_rng(4).spawn(3)
-    expected = [erm.erm_gen_error_simulation(60, 1.5, "ridge", 0.5, c) for c in children]
+    expected = [erm.erm_gen_error_simulation(60, 1.5, "ridge", 0.5, rng=c) for c in children]
     assert np.allclose(sim.errors, expected, atol=1e-10)
     assert sim.sem == pytest.approx(np.std(expected, ddof=1) / math.sqrt(3))
     with pytest.raises(ValueError, match="shape"):
@@ -357,10 +357,10 @@ def test_batched_ridge_equals_one_by_one_and_simulation_matches_helper():
 
 def test_erm_result_names_follow_the_state_evolution_result():
     res = erm.erm_state_evolution(2.0, "logistic", lam=0.1)
-    assert res.gen_error == res.error == erm.erm_gen_error(2.0, "logistic", lam=0.1)
-    assert res.overlap == res.m and res.converged and res.iterations > 1
+    assert res.gen_error == res.error and res.overlap == res.m and res.converged and res.iterations > 1
+    assert res.error == pytest.approx(math.acos(res.m / math.sqrt(res.Q)) / math.pi, abs=1e-14)
     best = erm.optimal_lambda(2.0, "ridge")
-    assert best.error == best.gen_error == best.result.error
+    assert best.lam == pytest.approx(math.pi / 2 - 1, rel=1e-15) and best.error == best.gen_error == best.result.error
 
 
 @pytest.mark.parametrize("kwargs,name", [
@@ -380,9 +380,9 @@ def test_optimal_lambda_and_max_margin_validate_their_controls():
     with pytest.raises(ValueError, match="xtol"):
         erm.max_margin_state_evolution(2.0, xtol=math.inf)
     with pytest.raises(ValueError, match="design X"):
-        erm.erm_gen_error_simulation(10**5, 1e5, "ridge", 0.5, 0)
+        erm.erm_gen_error_simulation(10**5, 1e5, "ridge", 0.5, rng=0)
     with pytest.raises(ValueError, match="design X"):
-        erm.erm_simulation(10**4, 100.0, "ridge", 0.5, 20, 0)
+        erm.erm_simulation(10**4, 100.0, "ridge", 0.5, 20, rng=0)
 
 
 
@@ -411,3 +411,122 @@ def test_extreme_but_valid_parameters_give_finite_values():
         erm.max_margin_state_evolution(1e300)  # its norm Q ~ alpha^2 would overflow
     with pytest.raises(ValueError, match="w0"):
         erm.fit_logistic(np.ones((3, 2)), np.ones(3), 0.5, w0="x")
+
+
+# ------------------------------------------------------------------------------ issue 20: hard edges
+
+def test_fit_max_margin_refuses_data_that_are_not_separable():
+    # it returned the garbage weights of the least-distance program for 2/3 of such data sets
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        X, y = rng.standard_normal((100, 5)), np.sign(rng.standard_normal(100))
+        with pytest.raises(ValueError, match="not linearly separable"):
+            erm.fit_max_margin(X, y)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 20))
+    y = np.sign(X @ rng.standard_normal(20))
+    w = erm.fit_max_margin(X, y)
+    assert np.min(y * (X @ w)) / math.sqrt(20) == pytest.approx(1.0, rel=1e-9)   # the margin constraint is active
+
+
+@pytest.mark.parametrize("alpha", [1e-300, 1e-20, 1e-8, 1e-4, 2.9e-3])
+def test_max_margin_at_tiny_alpha_is_the_minimum_norm_interpolator(alpha):
+    # "no root in u" for alpha < 1e-3; there every sample is a support vector: m = alpha sqrt(2/pi),
+    # Q - m^2 = alpha (1 - 2 m sqrt(2/pi) + Q)  (the equations without their positive parts)
+    res = erm.max_margin_state_evolution(alpha)
+    c = math.sqrt(2 / math.pi)
+    assert res.m == pytest.approx(alpha * c, rel=1e-12)
+    assert res.Q - res.m**2 == pytest.approx(alpha * (1 - 2 * res.m * c + res.Q), rel=1e-10)
+    assert abs(res.error - (0.5 - math.sqrt(2 * alpha / math.pi) / math.pi)) <= alpha   # eps ~ 1/2 - sqrt(2 alpha/pi)/pi
+    assert 0.0 <= 0.5 - res.error <= 0.5
+
+
+def test_max_margin_small_alpha_form_joins_the_general_equations():
+    # the general root (alpha >= 3e-3) satisfies the all-active equations there to round-off
+    c = math.sqrt(2 / math.pi)
+    for alpha in (3e-3, 1e-2):
+        res = erm.max_margin_state_evolution(alpha)
+        assert res.Q - res.m**2 == pytest.approx(alpha * (1 - 2 * res.m * c + res.Q), rel=1e-9)
+
+
+@pytest.mark.parametrize("lam", [1e-300, 1e-100, 1e-20, 1e-12])
+def test_hinge_at_tiny_penalty_is_max_margin(lam):
+    # lam = 1e-100 did not converge; below the point where no sample is inside the margin the hinge estimator
+    # is the max-margin one, with prox variance V = (1 - alpha p)/lam
+    for alpha in (0.5, 2.0):
+        res = erm.erm_state_evolution(alpha, "hinge", lam=lam)
+        mm = erm.max_margin_state_evolution(alpha)
+        assert res.error == mm.error and res.Q == mm.Q and math.isfinite(res.V) and res.train_loss == 0.0
+    # V against the iterated hinge fixed point (independent: the six equations with the exact hinge moments)
+    it = erm.erm_state_evolution(2.0, "hinge", lam=1e-6, method="iterate")
+    assert erm.erm_state_evolution(2.0, "hinge", lam=1e-6).V == pytest.approx(it.V, rel=1e-8)
+    assert erm.erm_state_evolution(2.0, "hinge", lam=1e-6).error == pytest.approx(it.error, abs=1e-10)
+
+
+def test_logistic_prox_at_huge_prox_variance_and_tiny_penalty():
+    # the prox bisected an interval of width V (1e300): "Newton did not converge in 100 steps"
+    omega = np.linspace(-40.0, 40.0, 81)
+    for V in (1e3, 1e30, 1e300):
+        f, df, loss = erm._prox_logistic_plus(omega, V)
+        h = omega + V * f
+        s = 1 / (1 + np.exp(h))   # sigma(-h)
+        np.testing.assert_allclose(h - omega, V * s, rtol=1e-10, atol=1e-12)   # the prox equation itself
+    for lam in (1e-300, 1e-20):
+        with pytest.raises(ValueError, match="lam must be >= 1e-12 for the logistic loss"):
+            erm.erm_state_evolution(2.0, "logistic", lam=lam)
+    res = erm.erm_state_evolution(0.5, "logistic", lam=1e-12)
+    assert res.converged and abs(res.error - erm.max_margin_gen_error(0.5)) < 3e-3   # tends to max margin
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e150])
+def test_ridge_fits_at_extreme_scales_and_rank_deficient_inputs(scale):
+    # fit_ridge raised SciPy's "array must not contain infs or NaNs" and fit_ridge_batch returned NaN
+    rng = np.random.default_rng(1)
+    X, y = rng.standard_normal((30, 10)), rng.standard_normal(30)
+    w = erm.fit_ridge(X, y, 0.3)
+    np.testing.assert_allclose(erm.fit_ridge(scale * X, y, 0.3 * scale**2) * scale, w, rtol=1e-10)
+    np.testing.assert_allclose(erm.fit_ridge_batch((scale * X)[None], y[None], 0.3 * scale**2)[0] * scale, w,
+                               rtol=1e-10)
+    # rank-deficient design with a vanishing penalty: the minimum-norm least-squares solution (lam -> 0+),
+    # against numpy's pseudo-inverse (LinAlgError "singular matrix" before)
+    Xr = np.hstack([X, X])
+    expected = np.linalg.pinv(Xr / math.sqrt(20)) @ y
+    np.testing.assert_allclose(erm.fit_ridge(Xr, y, 1e-300), expected, rtol=1e-8, atol=1e-10)
+
+
+def test_simulations_take_rng_by_keyword_and_results_are_records():
+    with pytest.raises(TypeError):
+        erm.erm_gen_error_simulation(10, 1.0, "ridge", 0.5, 0)
+    with pytest.raises(TypeError):
+        erm.erm_simulation(10, 1.0, "ridge", 0.5, 2, 0)
+    with pytest.raises(TypeError, match="rng"):
+        erm.erm_simulation(10, 1.0, "ridge", 0.5, 2, rng=1.5)
+    sim = erm.erm_simulation(10, 1.0, "ridge", 0.5, 2, rng=0)
+    assert sim == erm.erm_simulation(10, 1.0, "ridge", 0.5, 2, rng=0)
+    with pytest.raises(ValueError):
+        sim.errors[0] = 1.0
+
+
+def test_ridge_at_a_vanishing_penalty_and_hinge_at_huge_alpha():
+    # (1 + V)^2 overflowed (OverflowError) at lam = 1e-300 for alpha < 1, where V ~ (1 - alpha)/lam; the limit is the
+    # minimum-norm interpolator, continuous in lam
+    tiny = erm.erm_state_evolution(0.5, "ridge", lam=1e-300)
+    assert tiny.error == pytest.approx(erm.erm_state_evolution(0.5, "ridge", lam=1e-14).error, abs=1e-12)
+    assert math.isfinite(tiny.train_loss) and 0.0 <= tiny.train_loss < 1e-250
+    # the hinge plateau test divided by s = sqrt(Q - m^2), which cancels to 0 at alpha = 1e10 (ZeroDivisionError)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        try:
+            res = erm.erm_state_evolution(1e10, "hinge", lam=0.1)
+        except (ValueError, ArithmeticError) as e:
+            assert "alpha" in str(e) or "diverged" in str(e)
+        else:
+            assert math.isfinite(res.error) and 0.0 <= res.error <= 0.5
+
+
+def test_optimal_lambda_caps_its_scan():
+    # n_scan = 10**9 allocated the whole grid (MemoryError) and would solve 10**9 state evolutions
+    with pytest.raises(ValueError, match="n_scan must be at most 1000"):
+        erm.optimal_lambda(2.0, "logistic", n_scan=10**9)
+    with pytest.raises(ValueError, match="n_seeds must be at most"):
+        erm.erm_simulation(10, 1.0, "logistic", 0.1, 10**9, rng=0)   # rng.spawn(10**9) ran out of memory

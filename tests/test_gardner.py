@@ -20,7 +20,7 @@ REF = "perceptron.csv"
 def test_spherical_capacity_matches_reference():
     value, tol = reference(REF, "gardner_capacity", prior="spherical", param="kappa=0")
     assert gardner.gardner_capacity("spherical") == pytest.approx(value, abs=tol)
-    assert gardner.gardner_capacity() == gardner.gardner_capacity("spherical", 0.0)
+    assert gardner.gardner_capacity() == 2.0  # 1 / int_0^inf Dt t^2 = 1 / (1/2)
 
 
 def test_binary_capacity_matches_reference():
@@ -112,7 +112,7 @@ def test_storage_probability_matches_cover():
     d = 40
     for alpha, n_trials, method in [(2.0, 300, "lp"), (1.5, 300, "nnls"), (2.5, 300, "nnls")]:
         p_exact = gardner.cover_probability(d, round(alpha * d))
-        p_mc = gardner.storage_probability(d, alpha, n_trials, np.random.default_rng(7), method=method)
+        p_mc = gardner.storage_probability(d, alpha, n_trials, method=method, rng=np.random.default_rng(7))
         tol = 4 * math.sqrt(p_exact * (1 - p_exact) / n_trials) + 1 / n_trials
         assert abs(p_mc - p_exact) <= tol, (alpha, p_mc, p_exact)
 
@@ -147,8 +147,8 @@ def test_max_margin_on_small_examples():
 
 def test_margin_storage_probability_is_below_the_margin_zero_one():
     rng_a, rng_b = np.random.default_rng(5), np.random.default_rng(5)
-    p0 = gardner.storage_probability(30, 1.2, 40, rng_a, method="nnls")
-    p1 = gardner.storage_probability(30, 1.2, 40, rng_b, margin=0.3)
+    p0 = gardner.storage_probability(30, 1.2, 40, method="nnls", rng=rng_a)
+    p1 = gardner.storage_probability(30, 1.2, 40, margin=0.3, rng=rng_b)
     assert p1 <= p0  # same draws: a margin can only remove solutions
 
 
@@ -176,7 +176,7 @@ def test_bad_alpha_raises(alpha):
     with pytest.raises(ValueError, match="alpha"):
         gardner.binary_storage_entropy(alpha)
     with pytest.raises(ValueError, match="alpha"):
-        gardner.storage_probability(10, alpha, 5, 0)
+        gardner.storage_probability(10, alpha, 5, rng=0)
 
 
 def test_bad_finite_size_arguments_raise():
@@ -189,9 +189,9 @@ def test_bad_finite_size_arguments_raise():
     with pytest.raises(ValueError, match="method"):
         gardner.is_linearly_separable(np.ones((2, 2)), np.ones(2), method="simplex")
     with pytest.raises(ValueError, match="rng"):
-        gardner.storage_probability(10, 1.0, 5, None)
+        gardner.storage_probability(10, 1.0, 5, rng=None)
     with pytest.raises(ValueError, match="n_trials"):
-        gardner.storage_probability(10, 1.0, 0, 0)
+        gardner.storage_probability(10, 1.0, 0, rng=0)
     with pytest.raises(ValueError, match="d must be an integer"):
         gardner.cover_probability(0, 5)
     with pytest.raises(ValueError, match="n must be an integer"):
@@ -214,7 +214,7 @@ def test_binary_entropy_far_beyond_capacity_is_minus_infinity():
 
 @pytest.mark.parametrize("kwargs,name", [
     ({"tol": math.inf}, "tol"), ({"tol": 0.0}, "tol"), ({"max_iter": 0}, "max_iter"), ({"damping": 1.0}, "damping"),
-    ({"q0": 1.0}, "q0"), ({"q0": math.nan}, "q0"),
+    ({"start": 1.0}, "start"), ({"start": math.nan}, "start"),
 ])
 def test_binary_entropy_validates_its_controls(kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -257,3 +257,90 @@ def test_huge_margins_do_not_overflow_silently():
     assert gardner.spherical_capacity(1e10) == pytest.approx(1e-20, rel=1e-12)
     with pytest.raises(DivergenceError, match="overflows"):
         gardner.binary_entropy_potential(0.3, 1.0, 0.5, margin=1e300)
+
+
+# -------------------------------------------------------------------------------------------- issue 20: hard edges
+
+def _separable_and_not(seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((30, 10))
+    y_sep = np.sign(X[:, 0] + 1e-3)
+    X_bad = rng.standard_normal((100, 5))
+    y_bad = np.sign(rng.standard_normal(100))   # 100 random labels in d = 5: far above capacity
+    return X, y_sep, X_bad, y_bad
+
+
+def test_hard_margin_weights_refuse_data_that_are_not_separable():
+    # the least-distance program used to return garbage weights (r_{d+1} ~ 1e-17 instead of 0) for 2/3 of such sets
+    _, _, X_bad, y_bad = _separable_and_not()
+    assert cover_probability_is_tiny(5, 100)
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        X, y = rng.standard_normal((100, 5)), np.sign(rng.standard_normal(100))
+        assert not gardner.is_linearly_separable(X, y)   # the LP's certificate agrees
+        with pytest.raises(ValueError, match="not linearly separable"):
+            gardner.hard_margin_weights(X, y)
+        assert gardner.max_margin(X, y) == 0.0
+    with pytest.raises(ValueError, match="not linearly separable"):
+        gardner.hard_margin_weights(np.zeros((4, 3)), np.ones(4))
+
+
+def cover_probability_is_tiny(d, n):
+    return gardner.cover_probability(d, n) < 1e-20
+
+
+@pytest.mark.parametrize("scale", [1e-8, 1e-150, 1e8, 1e200])
+def test_separability_and_margins_are_scale_invariant(scale):
+    # at 1e-8 and 1e200 times the data the nnls test said False, max_margin 0 and linprog raised on inf
+    X, y, X_bad, y_bad = _separable_and_not()
+    kappa = gardner.max_margin(X, y)
+    w = gardner.hard_margin_weights(X, y)
+    assert kappa > 0 and np.min(y * (X @ w)) / math.sqrt(10) == pytest.approx(1.0, rel=1e-9)
+    for method in ("lp", "nnls"):
+        assert gardner.is_linearly_separable(scale * X, y, method=method)
+        assert not gardner.is_linearly_separable(scale * X_bad, y_bad, method=method)
+    assert gardner.max_margin(scale * X, y) / scale == pytest.approx(kappa, rel=1e-9)
+    w_scaled = gardner.hard_margin_weights(scale * X, y)
+    assert np.all(np.isfinite(w_scaled)) and np.any(w_scaled != 0)
+    np.testing.assert_allclose(w_scaled * scale, w, rtol=1e-8, atol=1e-10 * np.max(np.abs(w)))
+    assert gardner.max_margin(scale * X_bad, y_bad) == 0.0
+
+
+def test_all_zero_inputs_are_not_separable():
+    # linprog raised "A_ub must not contain values inf, nan" (0/0 in the normalisation)
+    for method in ("lp", "nnls"):
+        assert not gardner.is_linearly_separable(np.zeros((4, 3)), np.ones(4), method=method)
+    assert gardner.max_margin(np.zeros((4, 3)), np.ones(4)) == 0.0
+
+
+def test_binary_capacity_at_large_margins_is_refused_with_the_reason():
+    # margin 10 took 28 s and ended in a DivergenceError, 1e3 in a "math domain error"
+    assert gardner.binary_capacity(gardner.BINARY_MARGIN_MAX) < gardner.spherical_capacity(gardner.BINARY_MARGIN_MAX)
+    for margin in (4.5, 10.0, 1e3, 1e300):
+        with pytest.raises(ValueError, match="margin must be <= 4"):
+            gardner.binary_capacity(margin)
+        with pytest.raises(ValueError, match="margin"):
+            gardner.gardner_capacity("binary", margin)
+
+
+def test_storage_probability_takes_rng_by_keyword():
+    with pytest.raises(TypeError):
+        gardner.storage_probability(10, 1.0, 5, 0)
+    with pytest.raises(TypeError, match="rng"):
+        gardner.storage_probability(10, 1.0, 5, rng="0")
+    res = gardner.binary_storage_entropy(0.5)
+    assert res == gardner.binary_storage_entropy(0.5)   # a record: value equality
+
+
+def test_nnls_and_lp_decide_separability_alike_near_the_capacity():
+    """Near alpha_c = 2 the max-margin weights have a huge norm and round-off leaves some stabilities just below 1;
+    the nnls decision must still be the LP's (a strict separator in floating point), trial by trial. The two sweeps
+    below hold such an instance each (chapter 1's storage figure: seed 1, d = 25, 50, 100, 13 alphas)."""
+    rng = np.random.default_rng(1)
+    children = {d: rng.spawn(13) for d in (25, 50, 100)}
+    alphas = np.linspace(0.5, 3.5, 13)
+    for d, k in ((25, 7), (100, 6)):
+        seq = children[d][k].bit_generator.seed_seq
+        by_nnls = gardner.storage_probability(d, alphas[k], 100, method="nnls", rng=np.random.default_rng(seq))
+        by_lp = gardner.storage_probability(d, alphas[k], 100, method="lp", rng=np.random.default_rng(seq))
+        assert by_nnls == by_lp, (d, alphas[k], by_nnls, by_lp)

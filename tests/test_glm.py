@@ -8,13 +8,14 @@ import pytest
 from _reference import reference, reference_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.integrate import quad
+from scipy.special import log_ndtr, ndtr
 
 from solvable import glm
 from solvable.amp import iterate_state_evolution
 from solvable.channels import get_channel
 from solvable.errors import ConvergenceWarning, DivergenceError
 from solvable.priors import get_prior
-from solvable.regression import gaussian_linear_mse
 
 REF = "perceptron.csv"
 
@@ -32,7 +33,8 @@ def test_bayes_error_overlap_and_free_entropy_match_reference(alpha):
         value, tol = reference(REF, quantity, prior="gaussian", channel="sign", alpha=alpha)
         assert got == pytest.approx(value, abs=tol), quantity
     assert res.converged and res.branch == "uninformed"
-    assert glm.bayes_gen_error(alpha, "gaussian", "sign") == res.gen_error
+    value, tol = reference(REF, "bayes_gen_error", prior="gaussian", channel="sign", alpha=alpha)
+    assert glm.bayes_gen_error(alpha, "gaussian", "sign") == pytest.approx(value, abs=tol)
 
 
 def test_large_alpha_asymptotes_match_reference():
@@ -101,8 +103,9 @@ def test_linear_closed_form_equals_iterated_state_evolution(alpha, delta):
 
 
 def test_mutual_information_of_the_sign_perceptron_is_minus_free_entropy():
-    res = glm.state_evolution(2, "gaussian", "sign")
-    assert glm.mutual_information(2, "gaussian", "sign") == pytest.approx(-res.free_entropy, abs=1e-14)
+    # a noiseless sign label has E log P_out(y | z) = 0, so I/d = -f_RS: against the reference free entropy
+    value, tol = reference(REF, "free_entropy_fRS", prior="gaussian", channel="sign", alpha=2)
+    assert glm.mutual_information(2, "gaussian", "sign") == pytest.approx(-value, abs=tol)
     # The information cannot exceed what the labels carry (log 2 per sample) nor the prior's entropy.
     assert 0 < glm.mutual_information(1, "rademacher", "sign") < math.log(2)
 
@@ -190,8 +193,10 @@ def test_bad_data_and_thresholds_input_raise():
         glm.sample(0, 1.0, rng=rng)
     with pytest.raises(ValueError, match="rng"):
         glm.sample(10, 1.0, rng=None)
-    with pytest.raises(ValueError, match="shapes do not match"):
+    with pytest.raises(ValueError, match="one label per sample"):
         glm.Dataset(X=np.ones((5, 3)), y=np.ones(4), w_star=np.ones(3))
+    with pytest.raises(ValueError, match="shapes do not match"):
+        glm.Dataset(X=np.ones((5, 3)), y=np.ones(5), w_star=np.ones(4))
     with pytest.raises(ValueError, match="prior must be 'rademacher'"):
         glm.perfect_learning_thresholds("gaussian", "sign")
     data = glm.sample(20, 1.0, rng=rng)
@@ -218,7 +223,17 @@ def test_state_evolution_returns_the_engine_result_with_error_history():
     assert q_t[0] == glm.Q0_UNINFORMED and q_t.size == res.iterations + 1
     np.testing.assert_allclose(res.history, np.arccos(np.sqrt(q_t)) / np.pi, rtol=0, atol=1e-15)
     assert res.conjugate == pytest.approx(2.0 * float(get_channel("sign").se_mhat_factor(res.overlap)), rel=1e-12)
-    np.testing.assert_array_equal(glm.se_trajectory(2.0, iterations=10), q_t[:11])
+    # the trajectory against the recursion written out with adaptive quadrature: mhat = alpha I(k)/(1 - q),
+    # I(k) = E[phi(k xi)^2/(Phi(k xi) Phi(-k xi))], k = sqrt(q/(1 - q)), and q' = mhat/(1 + mhat)
+    traj = glm.se_trajectory(2.0, iterations=4)
+    q = glm.Q0_UNINFORMED
+    for t in range(1, 5):
+        k = math.sqrt(q / (1 - q))
+        fisher = quad(lambda x: math.exp(-x * x / 2 - k * k * x * x - math.log(2 * math.pi) - log_ndtr(k * x)
+                                         - log_ndtr(-k * x)) / math.sqrt(2 * math.pi), -np.inf, np.inf, epsabs=1e-14)[0]
+        mhat = 2.0 * fisher / (1 - q)
+        q = mhat / (1 + mhat)
+        assert traj[t] == pytest.approx(q, rel=1e-9), t
     lin = glm.state_evolution(0.5, "gaussian", "linear", 0.1)
     np.testing.assert_allclose(lin.history, 1.0 - lin.overlap_history, atol=1e-15)
 
@@ -263,9 +278,14 @@ def test_free_entropy_validates_every_argument():
             glm.free_entropy(*args)
     with pytest.raises(ValueError, match="q must be < rho"):
         glm.free_entropy(1.0, 1.0, 1.0, "gaussian", "linear", 0.0)
-    # at a fixed point it is the free entropy that state evolution reports
-    res = glm.state_evolution(1.0, "gaussian", "sign")
-    assert glm.free_entropy(res.overlap, res.conjugate, 1.0) == pytest.approx(res.free_entropy, abs=1e-10)
+    # against the formula evaluated independently: psi_w = (mhat - log(1 + mhat))/2 for the Gaussian prior and
+    # psi_out = 2 E[Phi(k xi) log Phi(k xi)], k = sqrt(q/(1 - q)), by adaptive quadrature
+    for q, mhat, alpha in [(0.3, 0.7, 1.0), (0.9, 12.0, 4.0), (0.05, 0.01, 0.2)]:
+        k = math.sqrt(q / (1 - q))
+        psi_out = 2 * quad(lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi) * ndtr(k * x) * log_ndtr(k * x),
+                           -np.inf, np.inf, epsabs=1e-13)[0]
+        expected = 0.5 * (mhat - math.log1p(mhat)) + alpha * psi_out - 0.5 * mhat * q
+        assert glm.free_entropy(q, mhat, alpha) == pytest.approx(expected, abs=1e-10)
 
 
 @pytest.mark.parametrize("kwargs,name", [
@@ -282,15 +302,17 @@ def test_state_evolution_validates_its_controls(kwargs, name):
 def test_trajectory_gamp_and_branch_controls_are_validated():
     with pytest.raises(ValueError, match="iterations"):
         glm.se_trajectory(1.0, iterations=0)
-    with pytest.raises(ValueError, match="q0"):
-        glm.se_trajectory(1.0, q0=2.0)
+    with pytest.raises(ValueError, match="start"):
+        glm.se_trajectory(1.0, start=2.0)
+    with pytest.raises(TypeError):
+        glm.se_trajectory(1.0, q0=1e-6)  # renamed: the starting state is `start` in every model
     rng = np.random.default_rng(0)
     data = glm.sample(20, 1.0, rng=rng)
     for kwargs, name in [({"tol": math.inf}, "tol"), ({"max_iter": 0}, "max_iter"), ({"damping": 1.0}, "damping"),
                          ({"init_scale": float("nan")}, "init_scale"), ({"variance": "diag"}, "variance")]:
         with pytest.raises(ValueError, match=name):
             glm.gamp(data, rng=rng, **kwargs)
-    with pytest.raises(ValueError, match="data must be"):
+    with pytest.raises(TypeError, match="data must be"):
         glm.gamp("data", rng=rng)
     for q in ([], [0.5, 1.0], [[0.1]], [float("nan")], "abc"):
         with pytest.raises(ValueError, match="q must be"):
@@ -353,9 +375,14 @@ def test_values_at_alpha_zero(prior, channel):
 
 @settings(max_examples=30, deadline=None, derandomize=True)
 @given(alpha=_alphas, delta=st.floats(0.0, 2.0))
-def test_gaussian_linear_bayes_error_is_the_ridge_closed_form(alpha, delta):
-    assert glm.bayes_gen_error(alpha, "gaussian", "linear", delta) == pytest.approx(
-        gaussian_linear_mse(alpha, delta), abs=1e-12)
+def test_gaussian_linear_bayes_error_solves_the_fixed_point_equation(alpha, delta):
+    # the MMSE solves mmse = 1/(1 + alpha/(delta + mmse)) (closed-form fixed point of state evolution)
+    mmse = glm.bayes_gen_error(alpha, "gaussian", "linear", delta)
+    assert 0.0 <= mmse <= 1.0
+    if delta > 0 or alpha < 1:
+        assert mmse == pytest.approx(1.0 / (1.0 + alpha / (delta + mmse)), abs=1e-12)
+    else:
+        assert mmse == 0.0
 
 
 @settings(max_examples=15, deadline=None, derandomize=True)
@@ -386,3 +413,131 @@ def test_mutual_information_of_a_binary_teacher_in_zero_log2_and_increasing(chan
         i_lo = glm.mutual_information(lo, "rademacher", channel, 10.0**log_delta)
         i_hi = glm.mutual_information(hi, "rademacher", channel, 10.0**log_delta)
     assert 0.0 <= i_lo <= i_hi + 1e-9 and i_hi <= math.log(2)
+
+
+# ------------------------------------------------------------------------------ contract and hard edges (issue 20)
+
+def _sign_tail_constants():
+    """``c = lim alpha eps_Bayes = sqrt(2/pi)/J`` and ``C = lim alpha^2 (1 - q) = 2 pi/J^2``, with
+    ``J = int phi(u)^2/(Phi(u) Phi(-u)) du`` (large-alpha expansion of the Gaussian-prior sign-channel state
+    evolution: ``I(k) ~ J/(sqrt(2 pi) k)``, ``mhat ~ alpha J/(sqrt(2 pi) sqrt(1 - q))``, ``1 - q ~ 1/mhat``)."""
+    J = quad(lambda u: math.exp(-u * u - math.log(2 * math.pi) - log_ndtr(u) - log_ndtr(-u)), -np.inf, np.inf,
+             epsabs=1e-14, epsrel=1e-13)[0]
+    return math.sqrt(2 / math.pi) / J, 2 * math.pi / J**2
+
+
+@pytest.mark.parametrize("alpha, rel_error, rel_mse", [(1e4, 1e-7, 1e-6), (1e5, 1e-9, 3e-6)])
+def test_sign_channel_large_alpha_tail_matches_its_asymptote(alpha, rel_error, rel_mse):
+    # Bayes error ~ 0.4417/alpha and 1 - q ~ C/alpha^2; the next corrections are O(1/alpha^2) relative for the
+    # error (1.4e-8 at alpha = 1e4) and the overlap keeps 1 - q only to eps/(1 - q) (2e-7 at 1e5). The iteration on
+    # q itself, clipped at 1 - q = 1e-14, was 0.14 % off at alpha = 1e5 and 11 % at 1e6.
+    c, C = _sign_tail_constants()
+    assert c == pytest.approx(0.4417, abs=1e-4)
+    res = glm.state_evolution(alpha, "gaussian", "sign")
+    assert res.converged
+    assert alpha * res.error == pytest.approx(c, rel=rel_error)
+    assert alpha * glm.bayes_gen_error(alpha) == pytest.approx(c, rel=rel_error)
+    assert alpha**2 * (1 - res.overlap) == pytest.approx(C, rel=rel_mse)
+    assert res.history[-1] == res.error  # the error is what the iteration reached
+
+
+def test_extreme_sample_ratios_give_finite_values_or_say_why():
+    # linear channel at huge alpha: the iteration used to end in NaN (DivergenceError) at alpha = 1e300
+    for prior in ("gaussian", "rademacher"):
+        res = glm.state_evolution(1e300, prior, "linear", 0.1)
+        assert res.error == pytest.approx(0.0 if prior == "rademacher" else 1e-301, rel=1e-9, abs=1e-320)
+        assert math.isfinite(res.free_entropy) and math.isfinite(res.conjugate)
+    assert glm.state_evolution(1e300, "rademacher", "linear", 0.0).error == 0.0
+    assert glm.bayes_gen_error(1e300, "gaussian", "linear", 1e-300) == 0.0  # the closed form (underflows to 0)
+    with pytest.raises(ValueError, match="alpha = 1e\\+300 is too large"):
+        glm.state_evolution(1e300, "gaussian", "sign")
+    # mutual information of a Gaussian teacher through the linear channel: I = log(alpha/delta)/2 + O(1); was inf
+    for alpha, delta in [(1e12, 1e-300), (1e300, 1e-300), (1e300, 1e300)]:
+        info = glm.mutual_information(alpha, "gaussian", "linear", delta)
+        assert math.isfinite(info) and info >= 0
+        if alpha > delta:
+            assert info == pytest.approx(0.5 * (math.log(alpha) - math.log(delta)), abs=1.0)
+    # closed form against the generic evaluation (state evolution + channel information) at an ordinary point
+    assert glm.mutual_information(1.2, "gaussian", "linear", 0.1) == pytest.approx(
+        0.5 * math.log1p(1.2 / (0.1 + glm.bayes_gen_error(1.2, "gaussian", "linear", 0.1)))
+        - 0.5 * (1 - glm.bayes_gen_error(1.2, "gaussian", "linear", 0.1))
+        + 0.6 * math.log1p(glm.bayes_gen_error(1.2, "gaussian", "linear", 0.1) / 0.1), rel=1e-12)
+
+
+@pytest.mark.parametrize("prior", ["gaussian", "rademacher"])
+@pytest.mark.parametrize("alpha", [1e-300, 1e-20, 1e-8])
+def test_mutual_information_at_tiny_alpha_is_alpha_log2(prior, alpha):
+    # one noiseless sign label carries log 2 nats about a continuous preactivation: I/d = alpha log 2 + O(alpha^2)
+    # (the Rademacher free entropy cancelled to 0 at mhat < 1e-16, giving 0.54 alpha log 2)
+    assert glm.mutual_information(alpha, prior, "sign") == pytest.approx(alpha * math.log(2), rel=1e-6)
+
+
+def test_rademacher_free_entropy_small_mhat_series_against_quadrature():
+    # psi_reduced(mhat) = E log cosh(mhat + sqrt(mhat) xi) - mhat, by adaptive quadrature at mhat = 1e-3 (where the
+    # fixed-rule quadrature is still accurate) and its series -m/2 + m^2/4 - m^3/6 below 1e-4
+    P = get_prior("rademacher")
+    for m in (1e-3, 5e-5):
+        exact = quad(lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi) * (
+            math.log(math.cosh(m + math.sqrt(m) * x))), -40, 40, epsabs=1e-17, epsrel=1e-13)[0] - m
+        assert float(P.psi_reduced(m)) == pytest.approx(exact, rel=1e-8)
+    np.testing.assert_allclose(P.psi_reduced(np.array([1e-30, 1e-3])), [-5e-31, float(P.psi_reduced(1e-3))])
+
+
+def test_state_evolution_reports_the_closed_form_as_its_root():
+    res = glm.state_evolution(0.7, "gaussian", "linear", 0.2)
+    assert res.root == pytest.approx(gaussian_mmse := 0.5 * (-(0.2 + 0.7 - 1) + math.sqrt((0.2 + 0.7 - 1) ** 2
+                                                                                          + 0.8)), rel=1e-12)
+    assert res.converged and res.error == res.history[-1] == pytest.approx(gaussian_mmse, rel=1e-9)
+    assert glm.state_evolution(1.0, "gaussian", "sign").root is None
+
+
+def test_sample_and_gamp_take_the_model_and_rng_by_keyword():
+    with pytest.raises(TypeError):
+        glm.sample(10, 1.0, "gaussian", rng=0)
+    data = glm.sample(20, 1.0, prior="rademacher", rng=0)
+    assert data.w_star.shape == (20,) and data.prior == "rademacher"
+    with pytest.raises(TypeError):
+        glm.gamp(data, "gaussian", rng=0)
+    with pytest.raises(TypeError, match="rng"):
+        glm.sample(10, 1.0, rng="0")
+    with pytest.raises(TypeError, match="data"):
+        glm.gamp(data.X, rng=0)
+    with pytest.raises(ValueError, match="channel"):
+        glm.Dataset(X=data.X, y=data.y, w_star=data.w_star, channel="relu")
+    # records: read-only arrays and value equality
+    assert data == glm.sample(20, 1.0, prior="rademacher", rng=0)
+    with pytest.raises(ValueError):
+        data.X[0, 0] = 1.0
+    th = glm.perfect_learning_thresholds()
+    a_it, a_alg = th
+    assert th == glm.Thresholds(alpha_it=a_it, alpha_alg=a_alg) and a_it < a_alg
+
+
+def test_a_converged_gamp_run_moves_less_than_tol_in_one_more_iteration():
+    data = glm.sample(500, 2.0, rng=3)
+    res = glm.gamp(data, rng=4)
+    assert res.converged and 5 < res.iterations < glm.GAMP_MAX_ITER
+    more = glm.gamp(data, tol=0.0, max_iter=res.iterations + 1, rng=4)
+    np.testing.assert_array_equal(glm.gamp(data, tol=0.0, max_iter=res.iterations, rng=4).estimate, res.estimate)
+    change = np.linalg.norm(more.estimate - res.estimate) / np.linalg.norm(more.estimate)
+    assert change < glm.GAMP_TOL
+    # the default tolerance is below the finite-size fluctuations: running on to 1e-10 moves the error by < 1e-3
+    tight = glm.gamp(data, tol=1e-10, max_iter=500, rng=4)
+    assert abs(tight.error - res.error) < 1e-3
+
+
+def test_branch_curve_arrays_are_read_only():
+    curve = glm.branch_curve(q=[0.2, 0.5])
+    with pytest.raises(ValueError):
+        curve.alpha[0] = 1.0
+
+
+def test_gaussian_linear_information_at_extreme_noise():
+    # log(W + alpha) overflowed (OverflowError "math range error") at delta = 1e300; I ~ alpha/(2 delta) there
+    assert glm.mutual_information(1e-10, "gaussian", "linear", 1e300) == pytest.approx(0.0, abs=1e-300)
+    assert glm.mutual_information(0.5, "gaussian", "linear", 1e6) == pytest.approx(0.5 / 2e6, rel=1e-5)
+
+
+def test_trajectory_length_is_capped():
+    with pytest.raises(ValueError, match="iterations must be at most"):
+        glm.se_trajectory(1.0, iterations=10**9)

@@ -87,3 +87,18 @@ def test_gaussian_linear_mse_is_the_finite_size_ridge_error():
 def test_gaussian_linear_mse_refuses_malformed_input(alpha, delta, name):
     with pytest.raises(ValueError, match=name):
         regression.gaussian_linear_mse(alpha, delta)
+
+
+def test_fit_ridge_at_huge_scales_and_rank_deficient_inputs():
+    # SciPy's "array must not contain infs or NaNs" (X = 1e200 ...) and LinAlgError (rank-deficient, lam = 1e-300)
+    rng = np.random.default_rng(3)
+    X, y = rng.standard_normal((20, 8)), rng.standard_normal(20)
+    fit_ridge = regression.fit_ridge
+    w = fit_ridge(X, y, 0.5)
+    for s in (1e-150, 1e150):
+        np.testing.assert_allclose(fit_ridge(s * X, s * y, 0.5 * s * s), w, rtol=1e-10)
+    Xr = np.hstack([X, X, X])
+    np.testing.assert_allclose(fit_ridge(Xr, y, 1e-300), np.linalg.pinv(Xr / np.sqrt(24)) @ y, rtol=1e-8, atol=1e-10)
+    assert np.array_equal(fit_ridge(np.zeros((5, 3)), np.ones(5), 1.0), np.zeros(3))
+    with pytest.raises(ValueError, match="y .*too large"):
+        fit_ridge(X * 1e-200, y * 1e200, 1e-300)

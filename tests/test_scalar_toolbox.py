@@ -232,3 +232,15 @@ def test_phi_log_phi_expectation_matches_adaptive_quadrature(k):
     q = 0.6
     C = get_channel("probit", 0.3)
     assert float(C.psi_out(q)) == pytest.approx(2 * float(phi_log_phi_expectation(np.sqrt(q / 0.7))[0]), rel=1e-13)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-8, 1e8, 1e200])
+def test_angle_error_is_scale_invariant(scale):
+    # at 1e200 times a vector the norms overflowed and the angle came out as 0.5 (a random guess)
+    from solvable.metrics import angle_error
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal(50), rng.standard_normal(50)
+    expected = math.acos(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))) / math.pi
+    assert angle_error(scale * a, b) == pytest.approx(expected, rel=1e-12)
+    assert angle_error(a, scale * b) == pytest.approx(expected, rel=1e-12)
+    assert angle_error(scale * a, scale * a) == pytest.approx(0.0, abs=1e-7)

@@ -10,26 +10,27 @@ A channel enters through ``Z_out(y, omega, V) = E_xi P_out(y | omega + sqrt(V) x
 - ``sample(z, rng)`` draws labels.
 
 Channels: ``sign`` (``y = sign z``), ``probit`` (``y = sign(z + sqrt(delta) xi)``) and ``linear``
-(``y = z + sqrt(delta) xi``). Equations: ``science/perceptron.md``, Sec. 2; Barbier et al.,
+(``y = z + sqrt(delta) xi``). Equations: Chapter 1, Sec. 'The building blocks' (eqs. ``eq-channel-probit``,
+``eq-channel-linear``, ``eq-gout``); Barbier et al.,
 PNAS 116:5451 (2019), arXiv:1708.03395; Rangan, arXiv:1010.5141.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 import math
 
 from scipy.special import log_ndtr, ndtr, owens_t
 
+from .results import record
 from .integration import hermite_rule, legendre_rule, log_phi_pdf, mills_ratio, sign_channel_fisher
 from .validation import check_array, check_choice, check_int, check_nonnegative, check_positive, check_rng, check_size
 
 __all__ = ["SignChannel", "LinearChannel", "CHANNELS", "get_channel", "row_softmax", "row_hardmax", "index_weights",
            "pack_indices", "unpack_indices", "SoftmaxChannel", "HardmaxChannel"]
 
-# Smallest variance kept away from zero: q is clipped to [Q_EPS, rho - Q_EPS] (science/perceptron.md, Sec. 8).
+# Smallest variance kept away from zero: q is clipped to [Q_EPS, rho - Q_EPS].
 Q_EPS = 1e-14
 # GAMP floors the output variance V + delta at VAR_FLOOR: once a discrete signal is recovered exactly the
 # denoiser's variances underflow to 0 and g_out would be 0/0; at this floor the estimate is already exact.
@@ -60,15 +61,32 @@ def _Phi_log_Phi_expectation(k) -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True)
+@record
 class SignChannel:
-    """Sign channel ``y = sign(z + sqrt(delta) xi)``: noiseless sign for ``delta = 0``, probit otherwise.
+    r"""Sign channel ``y = sign(z + sqrt(delta) xi)``: noiseless sign for ``delta = 0``, probit otherwise.
 
-    ``Z_out = Phi(y omega / sqrt(V + delta))``; with ``u = y omega / sqrt(V + delta)`` and
-    ``r = phi(u) / Phi(u)``: ``g_out = y r / sqrt(V + delta)``, ``dg = -(u r + r^2) / (V + delta)``.
-    State evolution with ``W = rho - q + delta`` and ``k = sqrt(q / W)``:
-    ``se_mhat_factor = I(k) / W`` (see :func:`solvable.integration.sign_channel_fisher`) and
-    ``psi_out = 2 E_xi[Phi(k xi) log Phi(k xi)]``.
+    Parameters
+    ----------
+    delta : float, optional
+        Noise variance ``>= 0``.
+    name : str, optional
+        ``"sign"`` or ``"probit"``.
+
+    Raises
+    ------
+    ValueError
+        For a ``delta`` that is negative or not finite.
+
+    Notes
+    -----
+    ``Z_out = Phi(y omega / sqrt(V + delta))``; with ``u = y omega / sqrt(V + delta)`` and ``r = phi(u) / Phi(u)``:
+    ``g_out = y r / sqrt(V + delta)``, ``dg = -(u r + r^2) / (V + delta)``. State evolution with ``W = rho - q + delta``
+    and ``k = sqrt(q / W)``: ``se_mhat_factor = I(k) / W`` (:func:`solvable.integration.sign_channel_fisher`) and
+    ``psi_out = 2 E_xi[Phi(k xi) log Phi(k xi)]`` (Chapter 1, eqs. ``eq-channel-probit``, ``eq-gout``).
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'; Barbier et al., arXiv:1708.03395.
     """
 
     delta: float = 0.0
@@ -78,7 +96,25 @@ class SignChannel:
         object.__setattr__(self, "delta", check_nonnegative("delta", self.delta))
 
     def sample(self, z, rng: np.random.Generator) -> np.ndarray:
-        """Labels ``sign(z + sqrt(delta) xi)`` in ``{-1, +1}``."""
+        r"""Labels ``sign(z + sqrt(delta) xi)`` in ``{-1, +1}``.
+
+        Parameters
+        ----------
+        z : array_like
+            Preactivations (finite).
+        rng : numpy.random.Generator, int, numpy.random.SeedSequence or numpy.random.BitGenerator
+            Source of the label noise.
+
+        Returns
+        -------
+        numpy.ndarray
+            The labels.
+
+        Raises
+        ------
+        ValueError
+            For non-finite preactivations.
+        """
         z = _check_preactivations(z)
         rng = check_rng(rng)
         if self.delta > 0:
@@ -86,7 +122,26 @@ class SignChannel:
         return np.where(z >= 0, 1.0, -1.0)
 
     def g_out(self, y, omega, V):
-        """``(g_out, d_omega g_out)`` at each sample."""
+        r"""Output function ``(g_out, d_omega g_out)`` at each sample.
+
+        Parameters
+        ----------
+        y : numpy.ndarray
+            Labels.
+        omega : numpy.ndarray
+            Means of the preactivations.
+        V : float or numpy.ndarray
+            Their variances.
+
+        Returns
+        -------
+        tuple
+            ``(g, dg)``: ``g = d_omega log Z_out(y, omega, V)`` and ``dg = d_omega g``, elementwise.
+
+        Notes
+        -----
+        Chapter 1, eq. ``eq-gout``; the variance ``V + delta`` is floored at ``VAR_FLOOR``.
+        """
         W = np.maximum(V + self.delta, VAR_FLOOR)
         s = np.sqrt(W)
         u = y * omega / s
@@ -94,41 +149,108 @@ class SignChannel:
         return y * r / s, -(u * r + r * r) / W
 
     def se_mhat_factor(self, q, rho: float = 1.0):
-        """``E_xi sum_y Z_out g_out^2 = I(k) / (rho - q + delta)``."""
+        r"""State-evolution factor ``E_xi sum_y Z_out g_out^2 = I(k) / (rho - q + delta)``.
+
+        Parameters
+        ----------
+        q : float or array_like
+            Overlap(s), clipped to ``[Q_EPS, rho - Q_EPS]``.
+        rho : float, optional
+            Teacher's second moment.
+
+        Returns
+        -------
+        numpy.ndarray
+            The factor (``mhat = alpha`` times it).
+
+        Notes
+        -----
+        ``k = sqrt(q / (rho - q + delta))`` (Chapter 1, eq. ``eq-state-evolution``).
+        """
         q = np.clip(np.asarray(q, dtype=float), Q_EPS, rho - Q_EPS)
         W = rho - q + self.delta
         return sign_channel_fisher(np.sqrt(q / W)).reshape(q.shape) / W
 
     def psi_out(self, q, rho: float = 1.0):
-        """``psi_out(q) = 2 E_xi[Phi(k xi) log Phi(k xi)]``, ``k = sqrt(q / (rho - q + delta))``."""
+        r"""Channel part of the free entropy, ``psi_out(q) = 2 E_xi[Phi(k xi) log Phi(k xi)]``.
+
+        Parameters
+        ----------
+        q : float or array_like
+            Overlap(s), clipped to ``[Q_EPS, rho - Q_EPS]``.
+        rho : float, optional
+            Teacher's second moment.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``psi_out``.
+
+        Notes
+        -----
+        ``k = sqrt(q / (rho - q + delta))`` (Chapter 1, eq. ``eq-free-entropy``).
+        """
         q = np.clip(np.asarray(q, dtype=float), Q_EPS, rho - Q_EPS)
         W = rho - q + self.delta
         return 2.0 * _Phi_log_Phi_expectation(np.sqrt(q / W)).reshape(q.shape)
 
     def mean_log_likelihood(self, rho: float = 1.0) -> float:
-        """``E log P_out(y | z)`` over ``z ~ N(0, rho)``: 0 for the sign, ``2 E[Phi(k xi) log Phi(k xi)]``,
-        ``k = sqrt(rho / delta)``, for the probit channel (enters the mutual information)."""
+        r"""Mean log-likelihood ``E log P_out(y | z)`` over ``z ~ N(0, rho)``.
+
+        Parameters
+        ----------
+        rho : float, optional
+            Teacher's second moment.
+
+        Returns
+        -------
+        float
+            0 for the sign channel, ``2 E[Phi(k xi) log Phi(k xi)]``, ``k = sqrt(rho / delta)``, for the probit channel.
+
+        Notes
+        -----
+        Enters the mutual information ``I/d = -f_RS + alpha E log P_out``.
+        """
         if self.delta == 0:
             return 0.0
         return float(2.0 * _Phi_log_Phi_expectation(np.sqrt(rho / self.delta))[0])
 
 
-@dataclass(frozen=True)
+@record
 class LinearChannel:
-    """Noisy linear channel ``y = z + sqrt(delta) xi``.
+    r"""Noisy linear channel ``y = z + sqrt(delta) xi``.
 
-    ``g_out = (y - omega) / (V + delta)``, ``dg = -1 / (V + delta)``;
-    ``se_mhat_factor = 1 / (rho - q + delta)``; ``psi_out = -log(2 pi (rho - q + delta))/2 - 1/2``.
+    Parameters
+    ----------
+    delta : float, optional
+        Noise variance ``>= 0``.
+    name : str, optional
+        The channel's name.
+    residual_floor : bool, optional
+        Replace ``V + delta`` by ``W = max(V + delta, mean((y - omega)^2))`` in ``g_out`` and ``dg`` (see Notes).
 
-    ``residual_floor=True`` replaces ``V + delta`` by ``W = max(V + delta, mean((y - omega)^2))`` in both
-    ``g_out`` and ``dg``. In GAMP the predicted output variance ``V + delta`` is the variance of the residual
-    ``y - omega`` whenever state evolution holds (``E g^2 = E(-dg)``, the Nishimori identity), so the floor is
-    inactive in the large-size limit. At finite size, when a matrix denoiser's actual error lags behind its
-    asymptotic MMSE (near exact recovery, where ``V`` falls geometrically), a ``V`` below the observed residual
-    makes the Onsager-corrected loop unstable; the floor never lets the loop trust a precision larger than the
-    residuals show. Unlike the empirical precision ``A ~ mean(g^2)`` it has no false fixed point with ``V``
-    above the error: there the derivative form ``1/(V + delta)`` is kept (``science/bsr.md``, Sec. 3,
-    correction; measured in ``tests/test_bsr.py``).
+    Raises
+    ------
+    TypeError
+        If ``residual_floor`` is not a boolean.
+    ValueError
+        For a ``delta`` that is negative or not finite.
+
+    Notes
+    -----
+    ``g_out = (y - omega) / (V + delta)``, ``dg = -1 / (V + delta)``; ``se_mhat_factor = 1 / (rho - q + delta)``;
+    ``psi_out = -log(2 pi (rho - q + delta))/2 - 1/2`` (Chapter 1, eq. ``eq-channel-linear``).
+
+    ``residual_floor=True``: in GAMP the predicted output variance ``V + delta`` is the variance of the residual
+    ``y - omega`` whenever state evolution holds (the Nishimori identity), so the floor is inactive in the large-size
+    limit. At finite size, when a matrix denoiser's actual error lags behind its asymptotic MMSE, a ``V`` below the
+    observed residual makes the Onsager-corrected loop unstable; the floor never lets the loop trust a precision larger
+    than the residuals show, and unlike the empirical precision ``A ~ mean(g^2)`` it has no false fixed point with ``V``
+    above the error.
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'; Chapter 3, GAMP-RIE; Rangan, arXiv:1010.5141.
     """
 
     delta: float = 0.0
@@ -141,7 +263,25 @@ class LinearChannel:
             raise TypeError(f"residual_floor must be True or False, got {self.residual_floor!r}")
 
     def sample(self, z, rng: np.random.Generator) -> np.ndarray:
-        """Labels ``z + sqrt(delta) xi``."""
+        r"""Labels ``z + sqrt(delta) xi``.
+
+        Parameters
+        ----------
+        z : array_like
+            Preactivations (finite).
+        rng : numpy.random.Generator, int, numpy.random.SeedSequence or numpy.random.BitGenerator
+            Source of the label noise.
+
+        Returns
+        -------
+        numpy.ndarray
+            The labels.
+
+        Raises
+        ------
+        ValueError
+            For non-finite preactivations.
+        """
         z = _check_preactivations(z)
         rng = check_rng(rng)
         if self.delta > 0:
@@ -149,39 +289,124 @@ class LinearChannel:
         return z.copy()
 
     def g_out(self, y, omega, V):
-        """``(g_out, d_omega g_out)`` at each sample."""
+        r"""Output function ``(g_out, d_omega g_out)`` at each sample.
+
+        Parameters
+        ----------
+        y : numpy.ndarray
+            Labels.
+        omega : numpy.ndarray
+            Means of the preactivations.
+        V : float or numpy.ndarray
+            Their variances.
+
+        Returns
+        -------
+        tuple
+            ``(g, dg)``: ``g = d_omega log Z_out(y, omega, V)`` and ``dg = d_omega g``, elementwise.
+
+        Notes
+        -----
+        ``g = (y - omega)/W``, ``dg = -1/W``, ``W = max(V + delta, VAR_FLOOR)`` (and the residual floor if set).
+        """
         W = np.maximum(V + self.delta, VAR_FLOOR)
         if self.residual_floor:
             W = np.maximum(W, float(np.mean((np.asarray(y) - omega) ** 2)))
         return (y - omega) / W, np.broadcast_to(-1.0 / W, np.shape(omega))
 
     def se_mhat_factor(self, q, rho: float = 1.0):
-        """``1 / (rho - q + delta)``."""
+        r"""State-evolution factor ``1 / (rho - q + delta)``.
+
+        Parameters
+        ----------
+        q : float or array_like
+            Overlap(s), clipped to ``[0, rho - Q_EPS]``.
+        rho : float, optional
+            Teacher's second moment.
+
+        Returns
+        -------
+        numpy.ndarray
+            The factor (``mhat = alpha`` times it).
+
+        Notes
+        -----
+        Chapter 1, eq. ``eq-state-evolution``.
+        """
         q = np.clip(np.asarray(q, dtype=float), 0.0, rho - Q_EPS)
         return 1.0 / (rho - q + self.delta)
 
     def psi_out(self, q, rho: float = 1.0):
-        """``-log(2 pi (rho - q + delta)) / 2 - 1/2``."""
+        r"""Channel part of the free entropy, ``-log(2 pi (rho - q + delta)) / 2 - 1/2``.
+
+        Parameters
+        ----------
+        q : float or array_like
+            Overlap(s), clipped to ``[0, rho - Q_EPS]``.
+        rho : float, optional
+            Teacher's second moment.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``psi_out``.
+
+        Notes
+        -----
+        Chapter 1, eq. ``eq-free-entropy``.
+        """
         q = np.clip(np.asarray(q, dtype=float), 0.0, rho - Q_EPS)
         return -0.5 * np.log(2.0 * np.pi * (rho - q + self.delta)) - 0.5
 
     def mean_log_likelihood(self, rho: float = 1.0) -> float:
-        """``E log P_out(y | z) = -log(2 pi delta)/2 - 1/2``: the mean log-DENSITY of the label, which grows
-        without bound as ``delta -> 0`` (``+inf`` without noise: a noiseless continuous observation carries
-        infinite information)."""
+        r"""Mean log-density of the label, ``E log P_out(y | z) = -log(2 pi delta)/2 - 1/2``.
+
+        Parameters
+        ----------
+        rho : float, optional
+            Teacher's second moment.
+
+        Returns
+        -------
+        float
+            The value; ``+inf`` without noise (a noiseless continuous observation carries infinite information).
+
+        Notes
+        -----
+        Enters the mutual information ``I/d = -f_RS + alpha E log P_out``.
+        """
         if self.delta == 0:
             return np.inf
         return float(-0.5 * np.log(2.0 * np.pi * self.delta) - 0.5)
 
 
+#: Names accepted by :func:`get_channel`.
 CHANNELS = ("sign", "probit", "linear")
 
 
 def get_channel(channel, delta: float = 0.0) -> SignChannel | LinearChannel:
-    """Channel object for a name in ``CHANNELS`` and a label-noise variance ``delta``.
+    r"""Channel object for a name in ``CHANNELS`` and a label-noise variance ``delta``.
 
-    ``sign`` needs ``delta = 0`` (a noisy sign is ``probit``), ``probit`` needs ``delta > 0``,
-    ``linear`` takes any ``delta >= 0``.
+    Parameters
+    ----------
+    channel : str or SignChannel or LinearChannel
+        ``"sign"``, ``"probit"`` or ``"linear"``, or a channel object (returned as is).
+    delta : float, optional
+        Label-noise variance: 0 for ``sign``, ``> 0`` for ``probit``, ``>= 0`` for ``linear``.
+
+    Returns
+    -------
+    SignChannel or LinearChannel
+        The channel.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, or a ``delta`` that does not fit the channel (the message names it).
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'.
     """
     if isinstance(channel, (SignChannel, LinearChannel)):
         return channel
@@ -197,7 +422,7 @@ def get_channel(channel, delta: float = 0.0) -> SignChannel | LinearChannel:
 
 
 # =========================================================================== attention channels
-# The output channels of the attention-indexed model (``science/attention.md``; Troiani et al.,
+# The output channels of the attention-indexed model (Chapter 5; Troiani et al.,
 # arXiv:2506.01582): a row-wise softmax or hardmax of the T x T attention indices, which enter GAMP packed
 # as the P = T(T+1)/2 pairs a <= b in ``tau`` units (tau_ab = sqrt(2) off the diagonal, 1 on it).
 
@@ -207,7 +432,27 @@ def _check_T(T, minimum: int = 2) -> int:
 
 
 def row_softmax(h):
-    """Softmax along the last axis (stable: the row maximum is subtracted first). ``h`` must be finite."""
+    r"""Softmax along the last axis.
+
+    Parameters
+    ----------
+    h : array_like
+        Finite logits, at least one axis.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``exp(h) / sum exp(h)`` row by row (the row maximum is subtracted first).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For non-numeric or zero-dimensional input.
+
+    References
+    ----------
+    Chapter 5; Troiani et al., arXiv:2506.01582.
+    """
     h = check_array("h", h)
     if h.ndim < 1:
         raise ValueError(f"h must have at least one axis, got shape {h.shape}")
@@ -216,7 +461,27 @@ def row_softmax(h):
 
 
 def row_hardmax(h):
-    """One-hot rows at the argmax of the last axis (ties, of probability zero, go to the first index)."""
+    r"""One-hot rows at the argmax of the last axis.
+
+    Parameters
+    ----------
+    h : array_like
+        Logits without NaN, at least one axis.
+
+    Returns
+    -------
+    numpy.ndarray
+        One-hot rows (ties, of probability zero, go to the first index).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For non-numeric input, NaN, or zero-dimensional input.
+
+    References
+    ----------
+    Chapter 5; Troiani et al., arXiv:2506.01582.
+    """
     h = check_array("h", h, finite=False)
     if h.ndim < 1 or np.any(np.isnan(h)):
         raise ValueError(f"h must be an array with at least one axis and no NaN, got shape {h.shape}")
@@ -230,8 +495,27 @@ def _upper(T):
 
 
 def index_weights(T: int) -> np.ndarray:
-    """``tau_ab`` for the ``P = T(T+1)/2`` pairs ``a <= b`` in :func:`pack_indices` order: ``sqrt(2)`` for
-    ``a < b``, 1 for ``a = b``. ``sum tau^2 = T^2``."""
+    r"""Weights ``tau_ab`` of the ``P = T(T+1)/2`` index pairs ``a <= b`` in :func:`pack_indices` order.
+
+    Parameters
+    ----------
+    T : int
+        Sequence length ``>= 2``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``sqrt(2)`` for ``a < b``, 1 for ``a = b``; ``sum tau^2 = T^2``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a ``T`` that is not an integer ``>= 2``, or too large.
+
+    References
+    ----------
+    Chapter 5; Troiani et al., arXiv:2506.01582.
+    """
     T = _check_T(T)
     check_size("the index weights (T(T+1)/2 pairs)", T, T + 1)
     a, b = _upper(T)
@@ -239,7 +523,27 @@ def index_weights(T: int) -> np.ndarray:
 
 
 def pack_indices(M):
-    """The upper triangle ``a <= b`` of ``(..., T, T)`` arrays as ``(..., T(T+1)/2)`` (row-major order)."""
+    r"""The upper triangle ``a <= b`` of ``(..., T, T)`` arrays as ``(..., T(T+1)/2)`` (row-major order).
+
+    Parameters
+    ----------
+    M : array_like
+        Finite, non-empty array ending with two equal axes.
+
+    Returns
+    -------
+    numpy.ndarray
+        The packed entries.
+
+    Raises
+    ------
+    ValueError
+        For a malformed ``M``.
+
+    References
+    ----------
+    Chapter 5.
+    """
     M = np.asarray(check_array("M", M)) if not isinstance(M, np.ndarray) else M
     if M.ndim < 2 or M.shape[-1] != M.shape[-2]:
         raise ValueError(f"M must end with two equal axes (..., T, T), got shape {M.shape}")
@@ -251,7 +555,29 @@ def pack_indices(M):
 
 
 def unpack_indices(p, T: int):
-    """Inverse of :func:`pack_indices` for symmetric matrices: ``(..., T(T+1)/2) -> (..., T, T)``."""
+    r"""Inverse of :func:`pack_indices` for symmetric matrices: ``(..., T(T+1)/2) -> (..., T, T)``.
+
+    Parameters
+    ----------
+    p : array_like
+        Finite, non-empty packed entries.
+    T : int
+        Sequence length ``>= 2``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The symmetric matrices.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a malformed ``p`` or ``T``.
+
+    References
+    ----------
+    Chapter 5.
+    """
     p = np.asarray(check_array("p", p)) if not isinstance(p, np.ndarray) else p
     T = _check_T(T)
     if p.ndim < 1 or p.size == 0 or not np.all(np.isfinite(p)):
@@ -265,14 +591,21 @@ def unpack_indices(p, T: int):
     return M
 
 
-@dataclass(frozen=True)
+@record
 class SoftmaxChannel:
     """The noiseless softmax output channel of the AIM, in the ``tau`` units of :class:`solvable.attention.AttentionSensingMap`.
 
+    Parameters
+    ----------
+    T : int
+        Sequence length ``>= 2``.
+
+    Notes
+    -----
     The data enter as the packed canonical logits ``y = tau-free h0`` of :meth:`observe`: with ``L = log y``,
     ``h0_ab = L_ab + L_Ta - L_aT`` is one symmetric ``h`` consistent with the outputs; every other one is
     ``h0 + c`` (a common shift). The posterior of ``z = tau * h`` given ``omega`` (prior ``N(omega, V I)``)
-    lives on the line ``z = tau (h0 + c)``, so (``science/attention.md``, Sec. 3, step 2)
+    lives on the line ``z = tau (h0 + c)``, so
 
         c = (1/T^2) sum_{a<=b} tau_ab (omega_ab - tau_ab h0_ab),    g_ab = (tau_ab (h0_ab + c) - omega_ab)/V,
         dg_ab = (tau_ab^2/T^2 - 1)/V,
@@ -289,10 +622,27 @@ class SoftmaxChannel:
 
     @property
     def tau(self) -> np.ndarray:
+        """The weights ``tau_ab`` of the packed pairs (:func:`index_weights`)."""
         return index_weights(self.T)
 
     def observe(self, y):
-        """Packed canonical logits ``h0`` (n, P) of softmax outputs ``y`` (n, T, T) (all entries > 0)."""
+        r"""Packed canonical logits ``h0`` (n, P) of softmax outputs.
+
+        Parameters
+        ----------
+        y : array_like
+            Softmax outputs ``(n, T, T)``, all entries ``> 0``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``h0_ab = L_ab + L_Ta - L_aT`` with ``L = log y``, packed.
+
+        Raises
+        ------
+        ValueError
+            For a wrong shape or a non-positive entry.
+        """
         y = np.asarray(y, dtype=float)
         if y.ndim != 3 or y.shape[1:] != (self.T, self.T):
             raise ValueError(f"y must have shape (n, {self.T}, {self.T}), got {y.shape}")
@@ -303,7 +653,22 @@ class SoftmaxChannel:
         return pack_indices(h0)
 
     def g_out(self, y, omega, V):
-        """``(g, dg)`` (n, P) for packed canonical logits ``y`` (or raw outputs (n, T, T)) and ``omega``."""
+        r"""Output function ``(g, dg)`` (n, P) of the softmax channel.
+
+        Parameters
+        ----------
+        y : array_like
+            Packed canonical logits (n, P), or raw outputs (n, T, T).
+        omega : array_like
+            Means of the packed preactivations (n, P).
+        V : float
+            Their variance.
+
+        Returns
+        -------
+        tuple
+            ``(g, dg)``, see the class Notes.
+        """
         y = np.asarray(y, dtype=float)
         if y.ndim == 3:
             y = self.observe(y)
@@ -337,12 +702,18 @@ def _bvn_orthant(h, k, r):
     return np.clip(out, 0.0, 1.0)
 
 
-@dataclass(frozen=True)
+@record
 class HardmaxChannel:
     """The noiseless hardmax output channel, ``T = 2``, in the ``tau`` units of :class:`solvable.attention.AttentionSensingMap`.
 
-    Not part of ``science/attention.md``'s checked material (the second example of arXiv:2506.01582; derived
-    here). With packed ``z = (h11, sqrt(2) h12, h22)``, the one-hot rows reveal the signs ``s1`` of
+    Parameters
+    ----------
+    T : int, optional
+        Sequence length; must be 2.
+
+    Notes
+    -----
+    The second example of Troiani et al., arXiv:2506.01582. With packed ``z = (h11, sqrt(2) h12, h22)``, the one-hot rows reveal the signs ``s1`` of
     ``u1 = h11 - h12 = a1 . z`` and ``s2`` of ``u2 = h22 - h12 = a2 . z``, ``a1 = (1, -1/sqrt(2), 0)``,
     ``a2 = (0, -1/sqrt(2), 1)``. Under ``z ~ N(omega, V I)`` the ``u_i`` have variance ``sigma^2 = 3V/2`` and
     correlation ``1/3``, so
@@ -364,7 +735,23 @@ class HardmaxChannel:
             raise ValueError(f"T must be 2 for the hardmax channel, got T={self.T!r}")
 
     def observe(self, y):
-        """Packed signs ``(s1, 0, s2)`` (n, 3) of one-hot outputs ``y`` (n, 2, 2)."""
+        r"""Packed signs ``(s1, 0, s2)`` (n, 3) of one-hot outputs.
+
+        Parameters
+        ----------
+        y : array_like
+            One-hot rows ``(n, 2, 2)``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The packed signs.
+
+        Raises
+        ------
+        ValueError
+            For a wrong shape or entries other than 0 and 1.
+        """
         y = np.asarray(y, dtype=float)
         if y.ndim != 3 or y.shape[1:] != (2, 2) or not np.all((y == 0) | (y == 1)):
             raise ValueError(f"y must be one-hot rows of shape (n, 2, 2), got shape {y.shape}")
@@ -375,7 +762,18 @@ class HardmaxChannel:
 
     @staticmethod
     def signs_of(z):
-        """Packed signs ``(s1, 0, s2)`` of packed indices ``z`` (n, 3) in ``tau`` units (the outputs)."""
+        r"""Packed signs ``(s1, 0, s2)`` of packed indices in ``tau`` units (the outputs).
+
+        Parameters
+        ----------
+        z : array_like
+            Packed indices ``(n, 3)``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The packed signs ``(n, 3)``.
+        """
         z = np.asarray(z, dtype=float)
         out = np.zeros_like(z)
         out[:, 0] = np.where(z[:, 0] - _SQRT_HALF * z[:, 1] > 0, 1.0, -1.0)
@@ -383,7 +781,22 @@ class HardmaxChannel:
         return out
 
     def g_out(self, y, omega, V):
-        """``(g, dg)`` (n, 3) for packed signs ``y`` (or one-hot outputs (n, 2, 2)) and ``omega`` (n, 3)."""
+        r"""Output function ``(g, dg)`` (n, 3) of the hardmax channel.
+
+        Parameters
+        ----------
+        y : array_like
+            Packed signs (n, 3), or one-hot outputs (n, 2, 2).
+        omega : array_like
+            Means of the packed preactivations (n, 3).
+        V : float
+            Their variance.
+
+        Returns
+        -------
+        tuple
+            ``(g, dg)``: the gradient and the diagonal of the Hessian of ``log Z_out``.
+        """
         y = np.asarray(y, dtype=float)
         if y.ndim == 3:
             y = self.observe(y)

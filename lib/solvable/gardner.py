@@ -1,6 +1,6 @@
 """Gardner capacity of the perceptron: how many random labels can a perceptron store?
 
-Storage problem (``science/perceptron.md``, Sec. 7): ``n = alpha d`` inputs ``x_mu ~ N(0, I_d)`` with
+Storage problem (Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?', eq. ``eq-gardner``): ``n = alpha d`` inputs ``x_mu ~ N(0, I_d)`` with
 labels ``y_mu = +-1`` drawn independently of the inputs. A weight vector ``w`` stores them with margin
 ``kappa >= 0`` if
 
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq, linprog, nnls
@@ -34,6 +33,7 @@ from scipy.stats import binom
 from .amp import iterate_fixed_point
 from .errors import ConvergenceWarning, DivergenceError
 from .integration import hermite_rule, legendre_rule, log_Phi, log_phi_pdf, mills_ratio
+from .results import record
 from .validation import (
     check_size,
     check_choice,
@@ -47,6 +47,7 @@ from .validation import (
 
 __all__ = [
     "WEIGHTS",
+    "BINARY_MARGIN_MAX",
     "BinaryEntropyResult",
     "gardner_capacity",
     "spherical_capacity",
@@ -62,30 +63,37 @@ __all__ = [
 
 #: Weight constraints with a capacity formula in this module.
 WEIGHTS = ("spherical", "binary")
+#: The largest margin of :func:`binary_capacity` (see its docstring).
+BINARY_MARGIN_MAX = 4.0
 #: The most trials :func:`storage_probability` runs (each solves one linear program).
 MAX_TRIALS = 10**5
 _SEPARABILITY_METHODS = ("lp", "nnls")
+#: Round-off allowed on the constraints ``z_mu . w >= 1`` of the hard-margin weights before they count as violated.
+_CERTIFICATE_TOL = 1e-6
 
 
-@dataclass(frozen=True)
+@record
 class BinaryEntropyResult:
-    """Replica-symmetric storage entropy of binary weights at one ``(alpha, margin)``.
+    r"""Replica-symmetric storage entropy of binary weights at one ``(alpha, margin)``.
 
-    Attributes
+    Parameters
     ----------
     entropy : float
-        ``s(alpha)``: (1/d) log of the number of binary ``w`` storing the labels (RS), at most ``log 2``;
-        ``-inf`` where the RS overlap runs to ``q -> 1`` (no fixed point with ``q < 1``: along that flow the
-        RS functional diverges to ``-inf``, i.e. no solutions), with ``converged = False``.
+        ``s(alpha)``: (1/d) log of the number of binary ``w`` storing the labels (RS), at most ``log 2``; ``-inf`` where
+        the RS overlap runs to ``q -> 1`` (no fixed point with ``q < 1``: no solutions), with ``converged = False``.
     q : float
         Overlap between two solutions, ``w . w' / d``.
     qhat : float
         Its conjugate.
     converged : bool
-        Whether the fixed-point iteration met its tolerance at an overlap ``q < 1``
-        (from the engine's driver, :func:`solvable.amp.iterate_fixed_point`).
+        Whether the fixed-point iteration met its tolerance at an overlap ``q < 1``.
     iterations : int
         Iterations used.
+
+    References
+    ----------
+    Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Krauth and Mezard, J. Phys. France
+    50:3057 (1989).
     """
 
     entropy: float
@@ -94,14 +102,39 @@ class BinaryEntropyResult:
     converged: bool
     iterations: int
 
+    def __post_init__(self):
+        """Freeze the record (its arrays become read-only)."""
+
 
 def spherical_capacity(margin: float = 0.0) -> float:
-    """Gardner capacity of spherical weights, ``alpha_c(kappa) = 1 / int_{-kappa}^inf Dt (t + kappa)^2``.
+    r"""Gardner capacity of spherical weights at margin ``kappa``.
 
-    The Gaussian integral is elementary, ``int_{-kappa}^inf Dt (t + kappa)^2 = (1 + kappa^2) Phi(kappa)
-    + kappa phi(kappa)``, so no quadrature is needed (Gardner, J. Phys. A 21:257 (1988);
-    ``science/perceptron.md``, Sec. 7). ``alpha_c(0) = 2``; decreasing in ``kappa``, ~ ``1/kappa^2`` for
-    large ``kappa``.
+    Parameters
+    ----------
+    margin : float, optional
+        The margin ``kappa >= 0`` (in units of ``x . w/sqrt(d)`` with ``|w|^2 = d``).
+
+    Returns
+    -------
+    float
+        ``alpha_c(kappa)``: 2 at ``kappa = 0``, decreasing, ``~ 1/kappa^2`` for large ``kappa`` (0.0, its rounded
+        value, beyond ``kappa ~ 1e154``).
+
+    Raises
+    ------
+    ValueError
+        For a margin that is negative or not finite.
+
+    Notes
+    -----
+    .. math:: \alpha_c(\kappa) = 1 / \int_{-\kappa}^\infty Dt\, (t + \kappa)^2
+              = 1 / [(1 + \kappa^2) \Phi(\kappa) + \kappa \phi(\kappa)]
+
+    (Chapter 1, eq. ``eq-gardner``); the Gaussian integral is elementary.
+
+    References
+    ----------
+    Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Gardner, J. Phys. A 21:257 (1988).
     """
     kappa = check_nonnegative("margin", margin)
     # kappa * kappa (not kappa**2, which raises OverflowError): beyond kappa ~ 1e154 the second moment is +inf
@@ -119,17 +152,44 @@ def _u_of(q: float, kappa: float, xi: np.ndarray) -> np.ndarray:
 def binary_entropy_potential(q: float, qhat: float, alpha: float, margin: float = 0.0) -> float:
     r"""RS storage functional of binary weights before extremisation.
 
+    Parameters
+    ----------
+    q : float
+        Overlap in ``[0, 1)``.
+    qhat : float
+        Conjugate overlap ``>= 0``.
+    alpha : float
+        Sample ratio ``>= 0``.
+    margin : float, optional
+        Margin ``kappa >= 0``.
+
+    Returns
+    -------
+    float
+        ``phi(q, qhat)``.
+
+    Raises
+    ------
+    ValueError
+        For an argument outside its domain (named).
+    DivergenceError
+        If the value overflows (``log Phi`` of stabilities ``~ -margin^2/(2 (1 - q))``).
+
+    Notes
+    -----
     .. math::
 
         \phi(q, \hat q) = -\frac{\hat q (1 - q)}{2} + E_\xi \log 2\cosh(\sqrt{\hat q}\,\xi)
             + \alpha\, E_\xi \log \Phi\!\left(\frac{\sqrt q\,\xi - \kappa}{\sqrt{1 - q}}\right)
 
-    (Gardner and Derrida, J. Phys. A 21:271 (1988); ``science/perceptron.md``, Sec. 7, written there for
-    ``kappa = 0``, where the last argument is ``sqrt(q/(1-q)) xi``). The entropy is its value at the
-    stationary point (:func:`binary_storage_entropy`). Numerics: the last term by Gauss-Hermite (201
-    nodes) with ``log Phi`` from ``log_ndtr``; the ``log 2cosh`` term as ``sqrt(qhat) sqrt(2/pi) +
-    E log(1 + e^{-2 sqrt(qhat) |xi|})`` on a Gauss-Legendre grid in ``x = sqrt(qhat) |xi|``, which stays
-    accurate for large ``qhat`` (Gauss-Hermite in ``xi`` does not).
+    The entropy is its value at the stationary point (:func:`binary_storage_entropy`). The last term uses Gauss-Hermite
+    with ``log Phi`` from ``log_ndtr``; the ``log 2cosh`` term is ``sqrt(qhat) sqrt(2/pi) + E log(1 + e^{-2 sqrt(qhat)
+    |xi|})`` on a Gauss-Legendre grid, accurate for large ``qhat``.
+
+    References
+    ----------
+    Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Gardner and Derrida, J. Phys. A 21:271
+    (1988).
     """
     q = check_in_range("q", q, 0.0, 1.0, high_open=True)
     qhat = check_nonnegative("qhat", qhat)
@@ -190,50 +250,63 @@ def binary_storage_entropy(
     alpha: float,
     margin: float = 0.0,
     *,
-    q0: float = 0.3,
+    start: float = 0.3,
     damping: float = 0.5,
     tol: float = 1e-13,
     max_iter: int = 20_000,
 ) -> BinaryEntropyResult:
     r"""RS entropy of binary perceptrons storing ``alpha d`` random labels with margin ``kappa``.
 
-    ``s(alpha) = extr_{q, qhat} phi(q, qhat)`` with ``phi`` of :func:`binary_entropy_potential`. The
-    stationarity conditions are
+    Parameters
+    ----------
+    alpha : float
+        Sample ratio ``> 0``.
+    margin : float, optional
+        Stability threshold ``kappa >= 0``.
+    start : float, optional
+        Starting overlap ``q_0`` between two solutions, in ``(0, 1)``.
+    damping : float, optional
+        Damping on ``q`` in ``[0, 1)``.
+    tol : float, optional
+        Tolerance on ``|q_new - q|`` in ``(0, 1)``.
+    max_iter : int, optional
+        Iteration cap ``>= 1`` (reaching it warns with :class:`~solvable.errors.ConvergenceWarning`).
+
+    Returns
+    -------
+    BinaryEntropyResult
+        The entropy, the overlaps and the iteration's outcome; ``entropy = -inf``, ``q = 1``, ``converged = False``
+        (with a :class:`~solvable.errors.ConvergenceWarning`) where the overlap runs to ``q -> 1``.
+
+    Raises
+    ------
+    ValueError
+        For an argument outside its domain (named).
+    DivergenceError
+        If the entropy at the fixed point is not finite.
+
+    Notes
+    -----
+    ``s(alpha) = extr_{q, qhat} phi(q, qhat)`` (:func:`binary_entropy_potential`), with stationarity conditions
 
     .. math::
 
         q = E_\xi \tanh^2(\sqrt{\hat q}\,\xi),\qquad
         \hat q = \frac{\alpha}{(1-q)^2} E_\xi[r (u + r)] + \frac{\alpha \kappa}{(1-q)^{3/2}} E_\xi[r],
 
-    with ``u = (sqrt(q) xi - kappa)/sqrt(1-q)`` and ``r = phi(u)/Phi(u)`` (the first by Stein's lemma on
-    ``d/dqhat E log 2cosh``; the second from ``d u/dq = (xi - kappa sqrt(q)) / (2 sqrt(q) (1-q)^{3/2})`` and
-    Stein's lemma on ``xi``). At ``kappa = 0`` this is the pair of ``science/perceptron.md``, Sec. 7
-    (``E[r(u + r)] = E[k xi r + r^2]``). Iterated from ``q0`` with ``damping`` on ``q`` (Krauth and Mezard,
-    J. Phys. France 50:3057 (1989)) on the engine's driver (:func:`solvable.amp.iterate_fixed_point`, ``q`` kept
-    in ``[1e-14, 1 - 1e-12]``).
+    ``u = (sqrt(q) xi - kappa)/sqrt(1-q)``, ``r = phi(u)/Phi(u)`` (Stein's lemma), iterated from ``q_0 = start`` on the engine's
+    driver (:func:`solvable.amp.iterate_fixed_point`, ``q`` kept in ``[1e-14, 1 - 1e-12]``). Beyond the RS fixed point
+    (``alpha > 4/pi`` at ``kappa = 0``, or a margin far above the capacity) the overlap runs to ``q -> 1``, along which
+    the RS functional diverges to ``-inf``.
 
-    Beyond the RS fixed point (e.g. ``alpha > 4/pi`` at ``kappa = 0``, or any ``alpha`` at a margin far above
-    the capacity, such as ``margin = 1e8``) the overlap runs to ``q -> 1`` (a ``qhat`` that overflows counts as
-    ``q = 1``, its limit): the result then has ``entropy = -inf`` (the RS functional along that flow), ``q = 1``
-    and ``converged = False``, with a :class:`~solvable.errors.ConvergenceWarning` that says so.
-
-    Parameters
+    References
     ----------
-    alpha : float
-        Sample ratio ``> 0``.
-    margin : float
-        Stability threshold ``kappa >= 0``.
-    q0, damping, tol, max_iter
-        Start in ``(0, 1)``, damping on ``q`` in ``[0, 1)``, tolerance on ``|q_new - q|`` in ``(0, 1)`` and
-        iteration cap ``>= 1`` (reaching it warns with :class:`~solvable.errors.ConvergenceWarning`).
-
-    Returns
-    -------
-    BinaryEntropyResult
+    Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Krauth and Mezard, J. Phys. France
+    50:3057 (1989); Gardner and Derrida, J. Phys. A 21:271 (1988).
     """
     alpha = check_positive("alpha", alpha)
     kappa = check_nonnegative("margin", margin)
-    q = check_in_range("q0", q0, 0.0, 1.0, low_open=True, high_open=True)
+    q = check_in_range("start", start, 0.0, 1.0, low_open=True, high_open=True)
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
     max_iter = check_int("max_iter", max_iter)
@@ -283,16 +356,46 @@ def _binary_entropy(alpha, kappa, q, damping, tol, max_iter, *, warn):
 
 
 def binary_capacity(margin: float = 0.0, *, xtol: float = 1e-10) -> float:
-    """Krauth-Mezard capacity of binary weights: the ``alpha`` where the RS entropy vanishes.
+    r"""Krauth-Mezard capacity of binary weights: the ``alpha`` where the RS entropy vanishes.
 
-    ``s(alpha_c, kappa) = 0`` (:func:`binary_storage_entropy`); ``s`` decreases from ``log 2`` at
-    ``alpha = 0``. We scan ``alpha`` on a grid of step ``alpha_c^spherical(kappa) / 16`` up to the first
-    negative entropy (binary weights lie on the sphere, so ``alpha_c^binary < alpha_c^spherical``), then
-    refine with Brent's method. Somewhat above ``alpha_c`` the RS iteration runs to ``q -> 1`` (no fixed
-    point); a grid point there is moved back by bisection until the entropy is defined (and negative).
-    ``alpha_c(0) = 0.833079`` (classic value 0.833; there ``q = 0.5639``, ``qhat = 2.576``).
+    Parameters
+    ----------
+    margin : float, optional
+        Margin ``kappa`` in ``[0, 4]`` (:data:`BINARY_MARGIN_MAX`).
+    xtol : float, optional
+        Absolute tolerance on ``alpha_c`` of Brent's method, in (0, 1).
+
+    Returns
+    -------
+    float
+        ``alpha_c(kappa)``; ``alpha_c(0) = 0.833079`` (there ``q = 0.5639``, ``qhat = 2.576``).
+
+    Raises
+    ------
+    ValueError
+        For a margin above 4: the replica-symmetric overlap then runs to ``q -> 1`` before the entropy vanishes (near
+        margin 10 and above), and the iteration slows down by orders of magnitude before that; or a bad ``xtol``.
+    DivergenceError
+        If the entropy does not change sign below the spherical capacity (not expected for margins up to 4).
+
+    Notes
+    -----
+    ``s(alpha_c, kappa) = 0`` (:func:`binary_storage_entropy`); ``s`` decreases from ``log 2`` at ``alpha = 0``. The
+    ``alpha`` axis is scanned with step ``alpha_c^spherical(kappa) / 16`` (binary weights lie on the sphere, so
+    ``alpha_c^binary < alpha_c^spherical``) up to the first negative entropy, then refined by Brent's method; a grid point
+    where the RS iteration runs to ``q -> 1`` is moved back by bisection. The naive criterion ``q -> 1`` gives ``4/pi``
+    at ``kappa = 0``, which is wrong: the entropy is already negative there.
+
+    References
+    ----------
+    Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Krauth and Mezard, J. Phys. France
+    50:3057 (1989).
     """
     kappa = check_nonnegative("margin", margin)
+    if kappa > BINARY_MARGIN_MAX:
+        raise ValueError(f"margin must be <= {BINARY_MARGIN_MAX} for the binary capacity, got {kappa!r}: at larger "
+                         "margins the replica-symmetric overlap runs to q -> 1 before the entropy vanishes (near "
+                         "margin 10 and above), and before that the iteration slows down by orders of magnitude")
     xtol = check_in_range("xtol", xtol, 0.0, 1.0, low_open=True, high_open=True)
     upper = spherical_capacity(kappa)
 
@@ -338,13 +441,34 @@ def binary_capacity(margin: float = 0.0, *, xtol: float = 1e-10) -> float:
 
 
 def gardner_capacity(weights: str = "spherical", margin: float = 0.0) -> float:
-    """Storage capacity ``alpha_c`` of the perceptron with random labels.
+    r"""Storage capacity ``alpha_c`` of the perceptron with random labels.
 
-    ``weights="spherical"``: Gardner's ``alpha_c(kappa) = 1 / int_{-kappa}^inf Dt (t + kappa)^2``
-    (:func:`spherical_capacity`; 2 at ``kappa = 0``). ``weights="binary"``: the zero of the RS entropy
-    (Krauth and Mezard 1989; :func:`binary_capacity`; 0.8331 at ``kappa = 0``). Preactivations are
-    ``x . w/sqrt(d)`` with ``|w|^2 = d``; ``margin`` is ``kappa >= 0`` in those units
-    (``science/perceptron.md``, Sec. 7).
+    Parameters
+    ----------
+    weights : {"spherical", "binary"}, optional
+        Weight constraint: ``|w|^2 = d`` or ``w in {-1, +1}^d``.
+    margin : float, optional
+        Margin ``kappa >= 0`` in units of ``x . w/sqrt(d)`` with ``|w|^2 = d`` (at most 4 for binary weights).
+
+    Returns
+    -------
+    float
+        ``alpha_c``: 2 (spherical) and 0.8331 (binary) at ``kappa = 0``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``weights`` or a margin outside its domain.
+
+    Notes
+    -----
+    Spherical: ``alpha_c(kappa) = 1 / int_{-kappa}^inf Dt (t + kappa)^2`` (:func:`spherical_capacity`, eq. ``eq-gardner``).
+    Binary: the zero of the RS entropy (:func:`binary_capacity`).
+
+    References
+    ----------
+    Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Gardner, J. Phys. A 21:257 (1988);
+    Krauth and Mezard, J. Phys. France 50:3057 (1989); Engel and Van den Broeck (2001), Ch. 6.
     """
     weights = check_choice("weights", weights, WEIGHTS)
     kappa = check_nonnegative("margin", margin)
@@ -356,14 +480,23 @@ def gardner_capacity(weights: str = "spherical", margin: float = 0.0) -> float:
 # ---------------------------------------------------------------------------------------------------
 
 
+def _normalised(X: np.ndarray) -> np.ndarray | None:
+    """``X / max|X|`` (separability, margins and weight directions are invariant under a rescaling of the data,
+    and the solvers work at scale 1), or None for all-zero inputs."""
+    scale = float(np.max(np.abs(X)))
+    return None if scale == 0.0 else X / scale
+
+
 def _strictly_separable(Z: np.ndarray) -> bool:
     """Strict separability of the rows ``z_mu = y_mu x_mu`` by an LP (see :func:`is_linearly_separable`)."""
     n, d = Z.shape
-    scale = np.max(np.abs(Z))
+    Z = _normalised(Z)
+    if Z is None:  # every z_mu = 0: no w has z_mu . w > 0
+        return False
     # variables (w, t): maximise t subject to t - z_mu . w <= 0, |w_i| <= 1
     res = linprog(
         c=np.r_[np.zeros(d), -1.0],
-        A_ub=np.hstack([-Z / scale, np.ones((n, 1))]),
+        A_ub=np.hstack([-Z, np.ones((n, 1))]),
         b_ub=np.zeros(n),
         bounds=[(-1.0, 1.0)] * d + [(None, None)],
         method="highs",
@@ -375,33 +508,41 @@ def _strictly_separable(Z: np.ndarray) -> bool:
 
 
 def is_linearly_separable(X, y, margin: float = 0.0, *, method: str = "lp") -> bool:
-    """Whether some spherical ``w`` stores the labels: ``y_mu x_mu . w/sqrt(d) >= kappa`` with ``|w|^2 = d``.
-
-    ``margin = 0`` means **strict** separability (Gardner's ``kappa = 0``): ``y_mu x_mu . w > 0`` for all
-    ``mu`` (with ``>= 0``, ``w = 0`` would always qualify). The constraints are homogeneous in ``w``, so
-    this is the feasibility of the linear program ``y_mu x_mu . w >= 1`` (rescale any strict separator by
-    ``1 / min_mu y_mu x_mu . w``). Near the capacity the feasible ``w`` of that form have huge norms and
-    the solver can fail (HiGHS returned an 'unknown' status at d = 200, alpha = 1.95), so we solve the
-    equivalent bounded LP ``maximise t subject to y_mu x_mu . w >= t, |w_i| <= 1`` with
-    ``scipy.optimize.linprog`` (HiGHS) and answer True only if the returned ``w`` separates strictly in
-    floating point (an explicit certificate). For Gaussian inputs ties have probability zero.
-
-    ``method="nnls"`` decides instead with :func:`max_margin` (``kappa* > 0``), an exact active-set
-    quadratic program that is 10-20 times faster than the LP (about 1 ms against 8 ms at d = 40,
-    n = 80; 15-30 ms against 200-500 ms at d = 200, n = 400) and agreed with it on every instance we
-    tried. ``margin > 0`` fixes the scale: the condition is ``max_margin(X, y) >= margin``, whatever
-    ``method``.
+    r"""Whether some spherical ``w`` stores the labels: ``y_mu x_mu . w/sqrt(d) >= kappa`` with ``|w|^2 = d``.
 
     Parameters
     ----------
-    X : array (n, d)
-        Inputs.
-    y : array (n,)
-        Labels in {-1, +1}.
-    margin : float
+    X : array_like
+        Inputs ``(n, d)``.
+    y : array_like
+        Labels ``(n,)`` in {-1, +1}.
+    margin : float, optional
         ``kappa >= 0``, in units of the normalised preactivation ``x . w / sqrt(d)`` with ``|w|^2 = d``.
-    method : {"lp", "nnls"}
-        Decision method at ``margin = 0`` (see above).
+    method : {"lp", "nnls"}, optional
+        Decision method at ``margin = 0``: a linear program, or :func:`max_margin` (10-20 times faster).
+
+    Returns
+    -------
+    bool
+        True if the labels are stored (strictly at ``margin = 0``). At ``margin = 0`` the answer does not depend on the
+        scale of ``X``; all-zero inputs are not separable.
+
+    Raises
+    ------
+    ValueError
+        For malformed data, margin or method.
+
+    Notes
+    -----
+    ``margin = 0`` means strict separability, ``y_mu x_mu . w > 0`` for all ``mu``. The LP solved is the bounded
+    ``maximise t subject to y_mu x_mu . w >= t, |w_i| <= 1`` on the data divided by their largest entry, with
+    ``scipy.optimize.linprog`` (HiGHS); the answer is True only if the returned ``w`` separates strictly in floating
+    point (an explicit certificate). ``margin > 0`` fixes the scale: the condition is ``max_margin(X, y) >= margin``.
+
+    References
+    ----------
+    Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?', eq. ``eq-cover``; Cover, IEEE Trans.
+    Electron. Comput. EC-14:326 (1965).
     """
     X, y = check_design(X, y, binary=True)
     kappa = check_nonnegative("margin", margin)
@@ -412,59 +553,150 @@ def is_linearly_separable(X, y, margin: float = 0.0, *, method: str = "lp") -> b
     return margin_star > 0.0 if kappa == 0.0 else margin_star >= kappa
 
 
-def hard_margin_weights(X, y) -> np.ndarray | None:
-    """Solution ``w0`` of the hard-margin program ``min |w|^2 subject to y_mu x_mu . w / sqrt(d) >= 1``, or
-    ``None`` if the data are not linearly separable.
+def hard_margin_weights(X, y) -> np.ndarray:
+    r"""Solution of the hard-margin program ``min |w|^2`` subject to ``y_mu x_mu . w / sqrt(d) >= 1``.
 
-    A least-distance program, solved exactly by one non-negative least-squares problem (Lawson and Hanson,
-    *Solving Least Squares Problems*, 1974, Ch. 23): with ``z_mu = y_mu x_mu / sqrt(d)``, ``E = [Z^T; 1^T]``
-    and ``f = (0, ..., 0, 1)``, ``u = argmin_{u >= 0} |E u - f|`` (``scipy.optimize.nnls``), ``r = E u - f``,
-    ``w0 = -r_{1..d} / r_{d+1}`` (``r_{d+1} = 0``: infeasible). It is the max-margin (hard-margin SVM)
-    estimator of :func:`solvable.erm.fit_max_margin` and gives the capacity of :func:`max_margin`.
+    Parameters
+    ----------
+    X : array_like
+        Inputs ``(n, d)``.
+    y : array_like
+        Labels ``(n,)`` in {-1, +1}.
+
+    Returns
+    -------
+    numpy.ndarray
+        The weights ``w0`` ``(d,)``; they satisfy every constraint (up to a relative ``1e-6``), a certificate that the
+        data are separable. ``hard_margin_weights(c X, y) = hard_margin_weights(X, y) / c``.
+
+    Raises
+    ------
+    ValueError
+        If the data are not linearly separable (or all zero), or malformed.
+
+    Notes
+    -----
+    A least-distance program, solved exactly by one non-negative least-squares problem on the data divided by their
+    largest entry: with ``z_mu = y_mu x_mu / sqrt(d)``, ``E = [Z^T; 1^T]`` and ``f = (0, ..., 0, 1)``,
+    ``u = argmin_{u >= 0} |E u - f|`` (``scipy.optimize.nnls``), ``r = E u - f``, ``w0 = -r_{1..d} / r_{d+1}``. It is
+    the max-margin estimator of :func:`solvable.erm.fit_max_margin`.
+
+    References
+    ----------
+    Chapter 1, Sec. 'Empirical risk minimisation'; Lawson and Hanson, *Solving Least Squares Problems* (1974), Ch. 23.
     """
     X, y = check_design(X, y, binary=True)
     n, d = X.shape
-    Z = y[:, None] * X / math.sqrt(d)
+    scale = float(np.max(np.abs(X)))
+    if scale == 0.0:
+        raise ValueError("the data (X, y) are not linearly separable: X is all zeros")
+    Z = y[:, None] * (X / scale) / math.sqrt(d)
     E = np.vstack([Z.T, np.ones((1, n))])
     f = np.zeros(d + 1)
     f[-1] = 1.0
     u, _ = nnls(E, f, maxiter=max(100, 30 * n))
     r = E @ u - f
-    if r[-1] == 0.0:
-        return None
-    return -r[:d] / r[-1]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        w = -r[:d] / r[-1] if r[-1] != 0.0 else np.full(d, np.nan)
+        stabilities = Z @ w
+    # certificate: w separates strictly in floating point (z_mu . w > 0 for every mu), which proves separability
+    # (the same certificate as the linear program's)
+    if not (np.all(np.isfinite(w)) and np.min(stabilities) > 0.0):
+        raise ValueError("the data (X, y) are not linearly separable (no w with y_mu x_mu . w > 0 for every mu): "
+                         "no hard-margin weights")
+    lowest = float(np.min(stabilities))
+    if lowest < 1.0 - _CERTIFICATE_TOL:
+        # near the capacity the solution has a huge norm and round-off leaves some z_mu . w slightly below 1:
+        # rescaling by the lowest stability restores every constraint z_mu . w >= 1
+        w = w / lowest
+    return w / scale
 
 
 def max_margin(X, y) -> float:
-    """Largest stability ``kappa* = max_{|w|^2 = d} min_mu y_mu x_mu . w / sqrt(d)``, or 0 if not separable.
+    r"""Largest stability ``kappa* = max_{|w|^2 = d} min_mu y_mu x_mu . w / sqrt(d)``, or 0 if not separable.
 
-    The hard-margin problem ``min |w| subject to z_mu . w >= 1`` (``z_mu = y_mu x_mu / sqrt(d)``) has
-    solution ``w0`` (:func:`hard_margin_weights`) and ``kappa* = sqrt(d) / |w0|`` (rescale ``w0`` to norm
-    ``sqrt(d)``). The value returned is ``sqrt(d) min_mu z_mu . w0 / |w0|``, the margin that ``w0`` actually
-    achieves, hence a certified lower bound (equal to ``kappa*`` up to rounding).
+    Parameters
+    ----------
+    X : array_like
+        Inputs ``(n, d)``.
+    y : array_like
+        Labels ``(n,)`` in {-1, +1}.
+
+    Returns
+    -------
+    float
+        ``kappa* >= 0``: the margin that the hard-margin weights achieve, a certified lower bound (equal to ``kappa*`` up
+        to rounding). Homogeneous of degree one: ``max_margin(c X, y) = c max_margin(X, y)``.
+
+    Raises
+    ------
+    ValueError
+        For malformed data.
+
+    Notes
+    -----
+    The hard-margin weights ``w0`` (:func:`hard_margin_weights`, computed on ``X / max|X|``) give
+    ``kappa* = sqrt(d) / |w0|``; the value returned is ``sqrt(d) min_mu z_mu . w0 / |w0|`` rescaled by ``max|X|``.
+
+    References
+    ----------
+    Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Gardner, J. Phys. A 21:257 (1988).
     """
     X, y = check_design(X, y, binary=True)
     d = X.shape[1]
-    w0 = hard_margin_weights(X, y)
-    if w0 is None:
+    scale = float(np.max(np.abs(X)))
+    if scale == 0.0:
+        return 0.0
+    Xn = X / scale  # kappa*(c X) = c kappa*(X): solve at scale 1
+    try:
+        w0 = hard_margin_weights(Xn, y)
+    except ValueError:
         return 0.0
     norm = np.linalg.norm(w0)
-    achieved = float(np.min((y[:, None] * X) @ w0)) / math.sqrt(d)
+    achieved = float(np.min((y[:, None] * Xn) @ w0)) / math.sqrt(d)
     if not (achieved > 0.0 and math.isfinite(norm) and norm > 0.0):
         return 0.0
-    return float(math.sqrt(d) * achieved / norm)
+    return float(scale * (math.sqrt(d) * achieved / norm))
 
 
 def storage_probability(
-    d: int, alpha: float, n_trials: int, rng, margin: float = 0.0, *, method: str = "lp"
+    d: int, alpha: float, n_trials: int, *, margin: float = 0.0, method: str = "lp", rng
 ) -> float:
-    """Monte Carlo estimate of ``P(n = round(alpha d) random labels are storable)`` at size ``d``.
+    r"""Monte Carlo estimate of ``P(n = round(alpha d) random labels are storable)`` at size ``d``.
 
-    Each trial draws ``X = rng.standard_normal((n, d))`` and then ``y = rng.choice([-1, 1], n)`` (random
-    labels, independent of ``X``) and calls :func:`is_linearly_separable` (with ``margin`` and ``method``;
-    ``method="nnls"`` is much faster for large sweeps). Returns the fraction of
-    successes; its standard error is ``sqrt(p (1 - p) / n_trials)``. At ``margin = 0`` the exact value is
-    :func:`cover_probability`; as ``d -> infinity`` it tends to a step at :func:`gardner_capacity`.
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    alpha : float
+        Sample ratio ``> 0``.
+    n_trials : int
+        Number of trials, at most ``MAX_TRIALS``.
+    margin : float, optional
+        Margin ``kappa >= 0``.
+    method : {"lp", "nnls"}, optional
+        Decision method of :func:`is_linearly_separable` (``"nnls"`` is much faster for large sweeps).
+    rng : numpy.random.Generator, int, numpy.random.SeedSequence or numpy.random.BitGenerator
+        Source of randomness (keyword-only).
+
+    Returns
+    -------
+    float
+        The fraction of successes; its standard error is ``sqrt(p (1 - p) / n_trials)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a malformed argument (named) or too many trials.
+
+    Notes
+    -----
+    Each trial draws ``X = rng.standard_normal((n, d))`` and then ``y = rng.choice([-1, 1], n)``. At ``margin = 0`` the
+    exact value is :func:`cover_probability`; as ``d -> inf`` it tends to a step at :func:`gardner_capacity`.
+
+    References
+    ----------
+    Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'.
     """
     d = check_int("d", d)
     alpha = check_positive("alpha", alpha)
@@ -485,12 +717,36 @@ def storage_probability(
 
 
 def cover_probability(d: int, n: int) -> float:
-    """Cover's exact probability that ``n`` points in general position in ``R^d`` with random labels are
-    strictly separable by a hyperplane through the origin:
+    r"""Cover's probability that ``n`` random points with random labels in ``R^d`` are strictly separable.
 
-    ``P(n, d) = 2^{1-n} sum_{k=0}^{d-1} C(n-1, k)`` (Cover, IEEE Trans. Electron. Comput. EC-14:326 (1965)),
-    i.e. the binomial CDF ``P(Bin(n-1, 1/2) <= d-1)``, evaluated stably with ``scipy.stats.binom.cdf``.
-    ``P = 1`` for ``n <= d``, ``P = 1/2`` at ``n = 2d``; a step at ``alpha = n/d = 2`` as ``d -> infinity``.
+    Parameters
+    ----------
+    d : int
+        Dimension ``>= 1``.
+    n : int
+        Number of points ``>= 1``.
+
+    Returns
+    -------
+    float
+        ``P(n, d)``: 1 for ``n <= d``, 1/2 at ``n = 2d``; a step at ``alpha = n/d = 2`` as ``d -> inf``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-integer or non-positive ``d`` or ``n``.
+
+    Notes
+    -----
+    .. math:: P(n, d) = 2^{1-n} \sum_{k=0}^{d-1} \binom{n-1}{k} = P(\mathrm{Bin}(n - 1, 1/2) \le d - 1)
+
+    for points in general position and hyperplanes through the origin (Chapter 1, eq. ``eq-cover``), evaluated with
+    ``scipy.stats.binom.cdf``.
+
+    References
+    ----------
+    Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Cover, IEEE Trans. Electron. Comput.
+    EC-14:326 (1965).
     """
     d = check_int("d", d)
     n = check_int("n", n)

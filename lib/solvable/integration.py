@@ -6,7 +6,7 @@ functions of the order parameters and can be root-found) and gives the numerical
 ``log Phi`` and of the ratios ``phi/Phi`` that sign-type channels need.
 
 Conventions: ``phi`` is the standard normal density, ``Phi`` its CDF, ``H(x) = Phi(-x)``;
-``xi ~ N(0, 1)``.  See ``science/perceptron.md``, Sec. 8 ("Robust numerics").
+``xi ~ N(0, 1)``. Chapter 1, Sec. 'The building blocks' uses them throughout.
 
 Arguments: the rules take an integer number of nodes ``>= 1`` and a finite positive width (``ValueError``
 naming the argument otherwise); the integrals over ``k`` take ``k >= 0``. The elementwise functions
@@ -26,6 +26,7 @@ from numpy.polynomial.legendre import leggauss
 from scipy.special import log_ndtr
 
 from .errors import ArgumentTypeError
+from .validation import check_positive
 
 __all__ = [
     "LOG_SQRT_2PI",
@@ -40,6 +41,7 @@ __all__ = [
     "phi_log_phi_expectation",
 ]
 
+#: ``log sqrt(2 pi)``, the normalisation of the standard normal log-density.
 LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
 
 #: Default number of Gauss-Hermite nodes for smooth integrands (priors, logistic loss).
@@ -57,20 +59,17 @@ MAX_LEGENDRE_NODES = 10_000
 def _check_nodes(name: str, n, maximum: int | None = None) -> int:
     if type(n) is int and 1 <= n and (maximum is None or n <= maximum):  # the common case, at every SE step
         return n
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 or (maximum is not None and n > maximum):
-        bound = f"in [1, {maximum}]" if maximum is not None else ">= 1"
-        raise ValueError(f"{name} must be an integer {bound} (quadrature nodes), got {n!r}")
+    bound = f"in [1, {maximum}]" if maximum is not None else ">= 1"
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise ArgumentTypeError(f"{name} must be an integer {bound} (quadrature nodes), got {type(n).__name__} "
+                                f"{n!r:.60}")
+    if n < 1 or (maximum is not None and n > maximum):
+        raise ValueError(f"{name} must be an integer {bound} (quadrature nodes), got {n!r:.60}")
     return int(n)
 
 
 def _check_width(name: str, value) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}") from None
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return x
+    return check_positive(name, value)
 
 
 def _nonnegative_k(k, *, allow_inf: bool) -> np.ndarray:
@@ -91,11 +90,31 @@ def _nonnegative_k(k, *, allow_inf: bool) -> np.ndarray:
 
 
 def hermite_rule(n: int = DEFAULT_HERMITE_NODES) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes and weights such that ``sum(w * f(x)) ~ E_xi f(xi)``, ``xi ~ N(0, 1)``.
+    r"""Gauss-Hermite nodes and weights for expectations over a standard Gaussian.
 
-    Probabilists' Gauss-Hermite rule (``numpy.polynomial.hermite_e.hermegauss``) with the weights
-    normalised to sum to one. Exact for polynomials of degree ``< 2n``. The arrays are read-only.
-    ``n`` is limited to 300: beyond about 350 nodes numpy's ``hermegauss`` overflows into NaN weights.
+    Parameters
+    ----------
+    n : int, optional
+        Number of nodes, in ``[1, 300]`` (beyond about 350 NumPy's ``hermegauss`` overflows into NaN weights).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(x, w)``, read-only, such that ``sum(w * f(x)) ~ E_xi f(xi)``, ``xi ~ N(0, 1)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-integer ``n`` or one outside ``[1, 300]``.
+
+    Notes
+    -----
+    Probabilists' Gauss-Hermite rule (``numpy.polynomial.hermite_e.hermegauss``) with the weights normalised to sum to
+    one; exact for polynomials of degree ``< 2n``.
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
     return _hermite_rule(_check_nodes("n", n, 300))
 
@@ -110,8 +129,33 @@ def _hermite_rule(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def legendre_rule(n: int = DEFAULT_LEGENDRE_NODES, half_width: float = U_MAX) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss-Legendre nodes and weights on ``[-half_width, half_width]`` (read-only arrays; at most
-    ``MAX_LEGENDRE_NODES`` nodes)."""
+    r"""Gauss-Legendre nodes and weights on ``[-half_width, half_width]``.
+
+    Parameters
+    ----------
+    n : int, optional
+        Number of nodes, in ``[1, MAX_LEGENDRE_NODES]``.
+    half_width : float, optional
+        Half-width of the interval, finite and ``> 0``.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(x, w)``, read-only, such that ``sum(w * f(x)) ~ int f``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a bad ``n`` or ``half_width`` (named).
+
+    Notes
+    -----
+    ``numpy.polynomial.legendre.leggauss`` scaled to the interval; exact for polynomials of degree ``< 2n``.
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
+    """
     return _legendre_rule(_check_nodes("n", n, MAX_LEGENDRE_NODES), _check_width("half_width", half_width))
 
 
@@ -126,13 +170,34 @@ def _legendre_rule(n: int, half_width: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def half_normal_rule(n: int = 64, upper: float = 10.0) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes ``z >= 0`` and weights such that ``sum(w * g(z)) ~ E_xi g(|xi|) = 2 int_0^inf phi(z) g(z) dz``.
+    r"""Nodes ``z >= 0`` and weights such that ``sum(w * g(z)) ~ E_xi g(|xi|) = 2 int_0^inf phi(z) g(z) dz``.
 
-    Gauss-Legendre on ``[0, upper]`` with the weights multiplied by ``2 phi(z)`` (the mass beyond
-    ``upper = 10`` is ``2 H(10) ~ 1.5e-23``). Use it for Gaussian integrals over a half-line, where a
-    Gauss-Hermite rule on ``g(|xi|)`` would converge slowly because of the kink at 0; the Legendre
-    nodes cluster near ``z = 0``, where integrands of the form ``g(m z + ...)`` with large ``m`` vary
-    fastest. The arrays are read-only.
+    Parameters
+    ----------
+    n : int, optional
+        Number of nodes, in ``[1, MAX_LEGENDRE_NODES]``.
+    upper : float, optional
+        Upper end of the rule, finite and ``> 0`` (the mass beyond 10 is ``2 H(10) ~ 1.5e-23``).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(z, w)``, read-only.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a bad ``n`` or ``upper`` (named).
+
+    Notes
+    -----
+    Gauss-Legendre on ``[0, upper]`` with the weights multiplied by ``2 phi(z)``: for Gaussian integrals over a
+    half-line, where Gauss-Hermite on ``g(|xi|)`` would converge slowly because of the kink at 0; the nodes cluster near
+    ``z = 0``, where integrands ``g(m z + ...)`` with large ``m`` vary fastest.
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
     return _half_normal_rule(_check_nodes("n", n, MAX_LEGENDRE_NODES), _check_width("upper", upper))
 
@@ -148,8 +213,35 @@ def _half_normal_rule(n: int, upper: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def gaussian_expectation(f, n: int = DEFAULT_HERMITE_NODES) -> float:
-    """``E_xi f(xi)`` for ``xi ~ N(0, 1)`` by Gauss-Hermite quadrature; ``f`` must accept arrays and return one
-    value per node (ValueError if it returns NaN or the wrong shape)."""
+    r"""``E_xi f(xi)`` for ``xi ~ N(0, 1)`` by Gauss-Hermite quadrature.
+
+    Parameters
+    ----------
+    f : callable
+        Vectorised integrand: takes the array of nodes and returns one value per node.
+    n : int, optional
+        Number of nodes (:func:`hermite_rule`).
+
+    Returns
+    -------
+    float
+        The expectation.
+
+    Raises
+    ------
+    TypeError
+        If ``f`` is not callable.
+    ValueError
+        If ``f`` returns NaN or the wrong shape.
+
+    Notes
+    -----
+    ``E f(xi) ~ sum_i w_i f(x_i)`` (:func:`hermite_rule`).
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
+    """
     if not callable(f):
         raise TypeError(f"f must be a callable, got {type(f).__name__}")
     x, w = hermite_rule(n)
@@ -173,21 +265,89 @@ def _numeric(name: str, x):
 
 
 def log_phi_pdf(x):
-    """``log phi(x) = -x^2/2 - log sqrt(2 pi)`` (elementwise)."""
+    r"""``log phi(x) = -x^2/2 - log sqrt(2 pi)``, elementwise.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Arguments (NaN gives NaN, like a NumPy ufunc).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The log-density.
+
+    Raises
+    ------
+    TypeError
+        For a non-numeric argument.
+
+    Notes
+    -----
+    The standard normal log-density.
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
+    """
     x = x if isinstance(x, np.ndarray) else _numeric("x", x)
     return -0.5 * x * x - LOG_SQRT_2PI
 
 
 def log_Phi(x):
-    """``log Phi(x)``, accurate for very negative ``x`` (``scipy.special.log_ndtr``; elementwise)."""
+    r"""``log Phi(x)``, accurate for very negative ``x``, elementwise.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Arguments (``-inf`` gives ``-inf``, NaN gives NaN).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        ``scipy.special.log_ndtr(x)``.
+
+    Raises
+    ------
+    TypeError
+        For a non-numeric argument.
+
+    Notes
+    -----
+    ``log Phi(x) ~ -x^2/2 - log(-x sqrt(2 pi))`` as ``x -> -inf`` without underflow.
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
+    """
     return log_ndtr(x if isinstance(x, np.ndarray) else _numeric("x", x))
 
 
 def mills_ratio(u):
-    """``phi(u) / Phi(u)``, computed as ``exp(log phi(u) - log Phi(u))`` so that it never overflows.
+    r"""``phi(u) / Phi(u)``, computed as ``exp(log phi(u) - log Phi(u))`` so that it never overflows.
 
-    For ``u -> -inf`` it behaves like ``-u`` (``+inf`` at ``u = -inf``); for ``u -> +inf`` like ``phi(u)``
-    (elementwise).
+    Parameters
+    ----------
+    u : float or array_like
+        Arguments (``-inf`` gives ``+inf``, NaN gives NaN).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The ratio: ``~ -u`` as ``u -> -inf``, ``~ phi(u)`` as ``u -> +inf``.
+
+    Raises
+    ------
+    TypeError
+        For a non-numeric argument.
+
+    Notes
+    -----
+    The ratio of every sign-type output function ``g_out = y r / sqrt(V + delta)`` (Chapter 1, eq. ``eq-gout``).
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
     u = u if isinstance(u, np.ndarray) else _numeric("u", u)
     with np.errstate(invalid="ignore"):
@@ -201,15 +361,34 @@ def _sign_fisher_integrand(u):
 
 
 def sign_channel_fisher(k) -> np.ndarray:
-    """``I(k) = E_xi[ phi(k xi)^2 / (Phi(k xi) Phi(-k xi)) ]``, vectorised over ``k >= 0``.
+    r"""``I(k) = E_xi[ phi(k xi)^2 / (Phi(k xi) Phi(-k xi)) ]``, vectorised over ``k >= 0``.
 
-    This is the Fisher-information integral of every sign-type channel: with ``V`` the variance of
-    the preactivation given the estimate and ``k = sqrt(q / V)``, the state-evolution conjugate is
-    ``mhat = alpha I(k) / V`` (``science/perceptron.md``, Sec. 2). For ``k < 1`` the integrand is
-    smooth on the scale of ``xi`` and Gauss-Hermite is used. For ``k >= 1`` it becomes sharp
-    (width ``1/k``), so we substitute ``u = k xi``:
-    ``I(k) = (1/k) int du phi(u/k) phi(u)^2 / (Phi(u) Phi(-u))`` on a Gauss-Legendre grid.
-    ``I(0) = 2/pi``; ``k`` must be ``>= 0`` and finite.
+    Parameters
+    ----------
+    k : float or array_like
+        Finite numbers ``>= 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``I(k)``, 1-d; ``I(0) = 2/pi``, ``I(k) ~ J/(sqrt(2 pi) k)`` as ``k -> inf`` with
+        ``J = int phi^2/(Phi Phi(-u)) du = 1.8064``.
+
+    Raises
+    ------
+    ValueError
+        For a negative or non-finite ``k``.
+
+    Notes
+    -----
+    The Fisher-information integral of every sign-type channel: with ``V`` the variance of the preactivation given the
+    estimate and ``k = sqrt(q / V)``, the state-evolution conjugate is ``mhat = alpha I(k) / V`` (Chapter 1,
+    eq. ``eq-state-evolution``). For ``k < 1`` Gauss-Hermite in ``xi``; for ``k >= 1`` (width ``1/k``) the substitution
+    ``u = k xi`` gives ``I(k) = (1/k) int du phi(u/k) phi(u)^2 / (Phi(u) Phi(-u))`` on a Gauss-Legendre grid.
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
     k = _nonnegative_k(k, allow_inf=False)
     out = np.empty_like(k)
@@ -226,14 +405,32 @@ def sign_channel_fisher(k) -> np.ndarray:
 
 
 def phi_log_phi_expectation(k) -> np.ndarray:
-    """``E_xi[Phi(k xi) log Phi(k xi)]``, vectorised over ``k >= 0`` (1-d array out).
+    r"""``E_xi[Phi(k xi) log Phi(k xi)]``, vectorised over ``k >= 0``.
 
-    The free entropy of every sign-type channel, ``psi_out = 2 E[Phi(k xi) log Phi(k xi)]`` with
-    ``k = sqrt(q / (rho - q + delta))`` (``science/perceptron.md``, Sec. 3). ``-log(2)/2`` at ``k = 0``; 0 at
-    ``k = inf`` (``Phi`` in ``{0, 1}``). For ``k < 1`` Gauss-Hermite in ``xi``; for ``k >= 1`` the integrand has
-    width ``1/k`` and we substitute ``u = k xi``: ``(1/k) int du phi(u/k) Phi(u) log Phi(u)`` on the Gauss-Legendre
-    grid of :func:`legendre_rule` (``Phi log Phi`` decays like ``phi(u)`` on both sides), which stays accurate as
-    ``k -> inf`` (the value is ``~ c/k``).
+    Parameters
+    ----------
+    k : float or array_like
+        Numbers ``>= 0`` (``inf`` allowed).
+
+    Returns
+    -------
+    numpy.ndarray
+        The expectation, 1-d: ``-log(2)/2`` at ``k = 0``, 0 at ``k = inf``, ``~ c/k`` as ``k -> inf``.
+
+    Raises
+    ------
+    ValueError
+        For a negative or NaN ``k``.
+
+    Notes
+    -----
+    The free entropy of every sign-type channel is ``psi_out = 2 E[Phi(k xi) log Phi(k xi)]`` with
+    ``k = sqrt(q / (rho - q + delta))`` (Chapter 1, eq. ``eq-free-entropy``). For ``k < 1`` Gauss-Hermite in ``xi``;
+    for ``k >= 1`` the substitution ``u = k xi``, ``(1/k) int du phi(u/k) Phi(u) log Phi(u)`` on a Gauss-Legendre grid.
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
     k = _nonnegative_k(k, allow_inf=True)
     out = np.zeros_like(k)

@@ -18,23 +18,27 @@ The state-evolution maps take a conjugate overlap ``mhat``: a finite number ``>=
 anything else raises ``ValueError`` naming ``mhat``. ``denoise`` is GAMP's inner loop and does not validate
 (the engine checks what it returns).
 
-Equations: ``science/perceptron.md``, Secs. 2-3; Barbier et al., PNAS 116:5451 (2019), arXiv:1708.03395.
+Equations: Chapter 1, Sec. 'The building blocks' (eqs. ``eq-priors``, ``eq-fw-cw``, ``eq-state-evolution``,
+``eq-free-entropy``); Barbier et al., PNAS 116:5451 (2019), arXiv:1708.03395.
 The matrix models of later chapters plug a rotationally invariant denoiser into the same slots.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit
 
+from .results import record
 from .integration import hermite_rule
 from .validation import check_choice, check_in_range, check_positive
 
 __all__ = ["GaussianPrior", "RademacherPrior", "PRIORS", "get_prior"]
+
+#: Below this ``mhat`` the Rademacher free entropy uses its small-``mhat`` series (no cancellation).
+_SERIES_MHAT = 1e-4
 
 
 def _check_mhat(mhat) -> np.ndarray:
@@ -55,13 +59,30 @@ def _check_mhat(mhat) -> np.ndarray:
     return m
 
 
-@dataclass(frozen=True)
+@record
 class GaussianPrior:
-    """Gaussian prior ``w_i ~ N(0, rho)``.
+    r"""Gaussian prior ``w_i ~ N(0, rho)``.
 
-    Denoiser ``f_w = B / (1/rho + A)``, ``c_w = 1 / (1/rho + A)``; state evolution
-    ``q = rho^2 mhat / (1 + rho mhat)``; free entropy ``psi_w = rho mhat/2 - log(1 + rho mhat)/2``.
-    ``rho`` must be a finite number ``> 0``.
+    Parameters
+    ----------
+    rho : float, optional
+        Variance ``> 0`` (finite).
+    name : str, optional
+        The prior's name.
+
+    Raises
+    ------
+    ValueError
+        For a ``rho`` that is not a finite number ``> 0``.
+
+    Notes
+    -----
+    Denoiser ``f_w = B / (1/rho + A)``, ``c_w = 1 / (1/rho + A)``; state evolution ``q = rho^2 mhat / (1 + rho mhat)``;
+    free entropy ``psi_w = rho mhat/2 - log(1 + rho mhat)/2`` (Chapter 1, eqs. ``eq-priors``, ``eq-fw-cw``).
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'.
     """
 
     rho: float = 1.0
@@ -72,52 +93,210 @@ class GaussianPrior:
 
     @property
     def entropy(self) -> float:
-        """``+inf``: a continuous signal has no finite Shannon entropy (the mutual information is unbounded)."""
+        """Shannon entropy per variable: ``+inf``: a continuous signal has no finite Shannon entropy (the mutual information is unbounded)."""
         return math.inf
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
-        """Draw i.i.d. entries ``N(0, rho)``."""
+        r"""Draw i.i.d. entries ``N(0, rho)``.
+
+        Parameters
+        ----------
+        size : int or tuple of int
+            Shape of the draw.
+        rng : numpy.random.Generator
+            Source of randomness.
+
+        Returns
+        -------
+        numpy.ndarray
+            The entries.
+        """
         return np.sqrt(self.rho) * rng.standard_normal(size)
 
     def denoise(self, A, B):
-        """Posterior mean and variance of ``w`` given the field ``B`` and precision ``A``."""
+        r"""Posterior mean and variance of ``w`` given the field ``B`` and precision ``A``.
+
+        Parameters
+        ----------
+        A : float or numpy.ndarray
+            Precision ``>= 0``.
+        B : float or numpy.ndarray
+            Field.
+
+        Returns
+        -------
+        tuple
+            ``(f_w, c_w) = (B / (1/rho + A), 1 / (1/rho + A))``.
+
+        Notes
+        -----
+        Chapter 1, eq. ``eq-fw-cw``; not validated (GAMP's inner loop).
+        """
         var = 1.0 / (1.0 / self.rho + A)
         return B * var, var
 
     def se_overlap(self, mhat):
-        """``q(mhat) = rho^2 mhat / (1 + rho mhat)``."""
+        r"""State-evolution overlap ``q(mhat) = rho^2 mhat / (1 + rho mhat)``.
+
+        Parameters
+        ----------
+        mhat : float or array_like
+            Conjugate overlap(s), finite and >= 0.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``q`` in ``[0, rho)``.
+
+        Raises
+        ------
+        ValueError
+            If ``mhat`` is negative or not finite.
+
+        Notes
+        -----
+        ``q = E f_w(mhat, mhat w* + sqrt(mhat) xi)^2`` (Chapter 1, eq. ``eq-state-evolution``).
+
+        References
+        ----------
+        Chapter 1, Sec. 'The building blocks'; Barbier et al., arXiv:1708.03395.
+        """
         mhat = _check_mhat(mhat)
         return self.rho**2 * mhat / (1.0 + self.rho * mhat)
 
     def se_mse(self, mhat):
-        """``rho - q(mhat) = rho / (1 + rho mhat)`` (no cancellation)."""
+        r"""``rho - q(mhat) = rho / (1 + rho mhat)``, without cancellation.
+
+        Parameters
+        ----------
+        mhat : float or array_like
+            Conjugate overlap(s), finite and >= 0.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The MSE in ``(0, rho]``.
+
+        Raises
+        ------
+        ValueError
+            If ``mhat`` is negative or not finite.
+
+        Notes
+        -----
+        The state-evolution MSE (Chapter 1, eq. ``eq-state-evolution``).
+
+        References
+        ----------
+        Chapter 1, Sec. 'The building blocks'; Barbier et al., arXiv:1708.03395.
+        """
         return self.rho / (1.0 + self.rho * _check_mhat(mhat))
 
     def psi(self, mhat):
-        """``psi_w(mhat) = rho mhat/2 - log(1 + rho mhat)/2``."""
+        r"""Prior part of the free entropy, ``psi_w(mhat) = rho mhat/2 - log(1 + rho mhat)/2``.
+
+        Parameters
+        ----------
+        mhat : float or array_like
+            Conjugate overlap(s), finite and >= 0.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``psi_w``.
+
+        Raises
+        ------
+        ValueError
+            If ``mhat`` is negative or not finite.
+
+        Notes
+        -----
+        ``psi_w = E log Z_w(mhat, mhat w* + sqrt(mhat) xi)``; ``d psi_w / d mhat = q/2`` (Chapter 1, eq. ``eq-free-entropy``).
+
+        References
+        ----------
+        Chapter 1, Sec. 'The building blocks'; Barbier et al., arXiv:1708.03395.
+        """
         x = self.rho * _check_mhat(mhat)
         return 0.5 * x - 0.5 * np.log1p(x)
 
     def psi_reduced(self, mhat):
-        """``psi_w(mhat) - rho mhat/2 = -log(1 + rho mhat)/2``."""
+        r"""``psi_w(mhat) - rho mhat/2 = -log(1 + rho mhat)/2``.
+
+        Parameters
+        ----------
+        mhat : float or array_like
+            Conjugate overlap(s), finite and >= 0.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A value ``<= 0``.
+
+        Raises
+        ------
+        ValueError
+            If ``mhat`` is negative or not finite.
+
+        Notes
+        -----
+        ``psi_w`` without its linear growth (no cancellation at large ``mhat``).
+
+        References
+        ----------
+        Chapter 1, Sec. 'The building blocks'; Barbier et al., arXiv:1708.03395.
+        """
         return -0.5 * np.log1p(self.rho * _check_mhat(mhat))
 
     def mhat_of_overlap(self, q: float) -> float:
-        """Inverse of :meth:`se_overlap`: ``mhat = q / (rho (rho - q))``."""
+        r"""Inverse of :meth:`se_overlap`: ``mhat = q / (rho (rho - q))``.
+
+        Parameters
+        ----------
+        q : float
+            Overlap in ``[0, rho)``.
+
+        Returns
+        -------
+        float
+            The conjugate overlap.
+
+        Raises
+        ------
+        ValueError
+            For ``q`` outside ``[0, rho)``.
+        """
         q = check_in_range("q", q, 0.0, self.rho, high_open=True)
         return q / (self.rho * (self.rho - q))
 
 
-@dataclass(frozen=True)
+@record
 class RademacherPrior:
-    """Binary prior ``w_i = +-1`` with equal probability (``rho = 1``).
+    r"""Binary prior ``w_i = +-1`` with equal probability (``rho = 1``).
 
-    Denoiser ``f_w = tanh(B)``, ``c_w = 1 - tanh(B)^2``; state evolution
-    ``q = E tanh(mhat + sqrt(mhat) xi)``; free entropy ``psi_w = -mhat/2 + E log cosh(mhat + sqrt(mhat) xi)``
-    (no ``log 2``: perfect recovery has ``f_RS = -log 2``). ``1 - q`` is computed as
-    ``E[2 expit(-2 (mhat + sqrt(mhat) xi))]`` to avoid cancellation when ``q -> 1``, and ``psi_w`` as
-    ``mhat/2 + E log(1 + e^{-2h}) - log 2`` with ``h = mhat + sqrt(mhat) xi`` (using ``log cosh h =
-    h + log(1 + e^{-2h}) - log 2`` and ``E h = mhat``), whose last two terms are :meth:`psi_reduced`.
+    Parameters
+    ----------
+    rho : float, optional
+        Must be 1.
+    name : str, optional
+        The prior's name.
+
+    Raises
+    ------
+    ValueError
+        For ``rho != 1``.
+
+    Notes
+    -----
+    Denoiser ``f_w = tanh(B)``, ``c_w = 1 - tanh(B)^2``; state evolution ``q = E tanh(mhat + sqrt(mhat) xi)``; free
+    entropy ``psi_w = -mhat/2 + E log cosh(mhat + sqrt(mhat) xi)`` (no ``log 2``: perfect recovery has ``f_RS = -log 2``).
+    ``1 - q`` is computed as ``E[2 expit(-2 h)]``, ``h = mhat + sqrt(mhat) xi`` (no cancellation as ``q -> 1``), and
+    ``psi_w`` as ``mhat/2 + E log(1 + e^{-2h}) - log 2``.
+
+    References
+    ----------
+    Chapter 1, Secs. 'The building blocks' and 'The binary perceptron'.
     """
 
     rho: float = 1.0
@@ -133,11 +312,41 @@ class RademacherPrior:
         return math.log(2.0)
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
-        """Draw i.i.d. signs."""
+        r"""Draw i.i.d. signs.
+
+        Parameters
+        ----------
+        size : int or tuple of int
+            Shape of the draw.
+        rng : numpy.random.Generator
+            Source of randomness.
+
+        Returns
+        -------
+        numpy.ndarray
+            Entries in {-1, +1}.
+        """
         return rng.choice(np.array([-1.0, 1.0]), size=size)
 
     def denoise(self, A, B):
-        """Posterior mean ``tanh(B)`` and variance ``1 - tanh(B)^2``."""
+        r"""Posterior mean ``tanh(B)`` and variance ``1 - tanh(B)^2``.
+
+        Parameters
+        ----------
+        A : float or numpy.ndarray
+            Precision (unused: a sign has no Gaussian part).
+        B : float or numpy.ndarray
+            Field.
+
+        Returns
+        -------
+        tuple
+            ``(tanh(B), 1/cosh(B)^2)``, the variance without cancellation.
+
+        Notes
+        -----
+        Chapter 1, eq. ``eq-fw-cw``; not validated (GAMP's inner loop).
+        """
         # 1 - tanh(B)^2 = 1/cosh(B)^2 = 4 e^{-2|B|} / (1 + e^{-2|B|})^2, without cancellation.
         e = np.exp(-2.0 * np.abs(B))
         return np.tanh(B), 4.0 * e / (1.0 + e) ** 2
@@ -150,26 +359,133 @@ class RademacherPrior:
         return h, w
 
     def se_mse(self, mhat):
-        """``1 - q(mhat) = E[2 expit(-2 (mhat + sqrt(mhat) xi))]``."""
+        r"""``1 - q(mhat) = E[2 expit(-2 (mhat + sqrt(mhat) xi))]``.
+
+        Parameters
+        ----------
+        mhat : float or array_like
+            Conjugate overlap(s), finite and >= 0.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The MSE in ``[0, 1]``.
+
+        Raises
+        ------
+        ValueError
+            If ``mhat`` is negative or not finite.
+
+        Notes
+        -----
+        Gauss-Hermite quadrature; no cancellation as ``q -> 1`` (Chapter 1, eq. ``eq-state-evolution``).
+
+        References
+        ----------
+        Chapter 1, Sec. 'The building blocks'; Barbier et al., arXiv:1708.03395.
+        """
         h, w = self._fields(mhat)
         return (2.0 * expit(-2.0 * h)) @ w
 
     def se_overlap(self, mhat):
-        """``q(mhat) = E tanh(mhat + sqrt(mhat) xi) = 1 - se_mse(mhat)``."""
+        r"""``q(mhat) = E tanh(mhat + sqrt(mhat) xi) = 1 - se_mse(mhat)``.
+
+        Parameters
+        ----------
+        mhat : float or array_like
+            Conjugate overlap(s), finite and >= 0.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``q`` in ``[0, 1]``.
+
+        Raises
+        ------
+        ValueError
+            If ``mhat`` is negative or not finite.
+
+        Notes
+        -----
+        Chapter 1, eq. ``eq-state-evolution``.
+
+        References
+        ----------
+        Chapter 1, Sec. 'The building blocks'; Barbier et al., arXiv:1708.03395.
+        """
         return 1.0 - self.se_mse(mhat)
 
     def psi(self, mhat):
-        """``psi_w(mhat) = -mhat/2 + E log cosh(mhat + sqrt(mhat) xi) = mhat/2 + psi_reduced(mhat)``."""
+        r"""``psi_w(mhat) = -mhat/2 + E log cosh(mhat + sqrt(mhat) xi) = mhat/2 + psi_reduced(mhat)``.
+
+        Parameters
+        ----------
+        mhat : float or array_like
+            Conjugate overlap(s), finite and >= 0.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``psi_w``.
+
+        Raises
+        ------
+        ValueError
+            If ``mhat`` is negative or not finite.
+
+        Notes
+        -----
+        Chapter 1, eq. ``eq-free-entropy``.
+
+        References
+        ----------
+        Chapter 1, Sec. 'The building blocks'; Barbier et al., arXiv:1708.03395.
+        """
         return 0.5 * _check_mhat(mhat) + self.psi_reduced(mhat)
 
     def psi_reduced(self, mhat):
-        """``psi_w(mhat) - mhat/2 = E log(1 + e^{-2h}) - log 2``, ``h = mhat + sqrt(mhat) xi``: in
-        ``[-log 2, 0]``, 0 at ``mhat = 0`` and ``-log 2`` (minus the entropy) as ``mhat -> inf``."""
-        h, w = self._fields(mhat)
-        return np.logaddexp(0.0, -2.0 * h) @ w - math.log(2.0)
+        """``psi_w(mhat) - mhat/2 = E log(1 + e^{-2h}) - log 2``, ``h = mhat + sqrt(mhat) xi``.
+
+        Parameters
+        ----------
+        mhat : float or array_like
+            Conjugate overlap(s), finite and >= 0.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A value in ``[-log 2, 0]``: 0 at ``mhat = 0`` and ``-log 2`` (minus the entropy) as ``mhat -> inf``.
+
+        Notes
+        -----
+        Below ``mhat = 1e-4`` the series ``-mhat/2 + mhat^2/4 - mhat^3/6 + O(mhat^4)`` is used: the quadrature
+        of ``log(1 + e^{-2h}) - log 2`` loses its relative precision there.
+        """
+        m = _check_mhat(mhat)
+        h, w = self._fields(m)
+        quad = np.logaddexp(0.0, -2.0 * h) @ w - math.log(2.0)
+        series = -0.5 * m + 0.25 * m * m - m * m * m / 6.0
+        return np.where(m < _SERIES_MHAT, series, quad) if np.ndim(quad) else (
+            float(series) if float(m) < _SERIES_MHAT else float(quad))
 
     def mhat_of_overlap(self, q: float) -> float:
-        """Inverse of :meth:`se_overlap` (bracketed root in ``log mhat``)."""
+        r"""Inverse of :meth:`se_overlap` (bracketed root in ``log mhat``).
+
+        Parameters
+        ----------
+        q : float
+            Overlap in ``[0, 1)``.
+
+        Returns
+        -------
+        float
+            The conjugate overlap.
+
+        Raises
+        ------
+        ValueError
+            For ``q`` outside ``[0, 1)`` or too close to 1 to invert.
+        """
         q = check_in_range("q", q, 0.0, 1.0, high_open=True)
         if q == 0.0:
             return 0.0
@@ -186,12 +502,32 @@ class RademacherPrior:
         return float(np.exp(brentq(gap, lo, hi, xtol=1e-14, rtol=1e-14)))
 
 
+#: Names accepted by :func:`get_prior`, with their classes.
 PRIORS = {"gaussian": GaussianPrior, "rademacher": RademacherPrior}
 
 
 def get_prior(prior) -> GaussianPrior | RademacherPrior:
-    """Return the prior object for a name in ``PRIORS`` (or the object itself); ValueError naming ``prior``
-    for anything else."""
+    r"""The prior object for a name in ``PRIORS`` (or the object itself).
+
+    Parameters
+    ----------
+    prior : str or GaussianPrior or RademacherPrior
+        ``"gaussian"`` or ``"rademacher"``, or a prior object.
+
+    Returns
+    -------
+    GaussianPrior or RademacherPrior
+        The prior (default parameters for a name).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message names ``prior``).
+
+    References
+    ----------
+    Chapter 1, Sec. 'The building blocks'.
+    """
     if isinstance(prior, (GaussianPrior, RademacherPrior)):
         return prior
     name = check_choice("prior", prior, PRIORS)
