@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from solvable import amp
+from solvable import amp, rie
 from solvable import matrix_sensing as ms
 from solvable.errors import ConvergenceWarning
 
@@ -159,11 +159,11 @@ def test_state_evolution_does_not_report_the_unstable_perfect_fixed_point():
     to read as convergence at error 1e-200 (the Bayes error is 0.13)."""
     for delta in (0.0, 1e-250):
         with pytest.warns(ConvergenceWarning, match="unstable fixed point"):
-            se = ms.state_evolution(0.3, 0.5, delta, V0=1e-200)
+            se = ms.state_evolution(0.3, 0.5, delta, start=1e-200)
         assert not se.converged and se.error < 1e-100
-    se = ms.state_evolution(0.3, 0.5, V0=1e-6)  # moves away fast enough: reaches the stable fixed point
+    se = ms.state_evolution(0.3, 0.5, start=1e-6)  # moves away fast enough: reaches the stable fixed point
     assert se.converged and se.error == pytest.approx(ms.bayes_optimal_mmse(0.3, 0.5), abs=1e-7)
-    above = ms.state_evolution(0.5, 0.5, V0=1e-200)  # above alpha_PR V = 0 is the stable fixed point
+    above = ms.state_evolution(0.5, 0.5, start=1e-200)  # above alpha_PR V = 0 is the stable fixed point
     assert above.converged and above.error < 1e-150
 
 
@@ -174,7 +174,7 @@ def test_huge_ratios_and_noise_together():
     for alpha, delta in ((3.9e49, 4.5e47), (8.7e221, 5.1e219), (1.1e34, 3.1e41)):
         m = ms.bayes_optimal_mmse(alpha, 0.5, delta)
         assert 0.0 <= m <= 1.0
-        assert m == pytest.approx(ms._rie_mmse(delta / (4 * alpha), 0.5), rel=1e-9)
+        assert m == pytest.approx(rie.symmetric_rie_mmse(delta / (4 * alpha), 0.5), rel=1e-9)
     se = ms.state_evolution(1e308, 0.5)
     assert se.converged and se.error == 0.0 and se.conjugate == 1 / sys.float_info.min  # saturated, finite
 
@@ -208,8 +208,8 @@ def test_state_evolution_warns_at_its_cap_near_alpha_pr():
     (lambda: ms.state_evolution(-0.1, 0.5), "alpha"),
     (lambda: ms.state_evolution(0.1, 0.0), "kappa"),
     (lambda: ms.state_evolution(0.1, 0.5, math.inf), "delta"),
-    (lambda: ms.state_evolution(0.1, 0.5, V0=-1.0), "V0"),
-    (lambda: ms.state_evolution(0.1, 0.5, V0=math.nan), "V0"),
+    (lambda: ms.state_evolution(0.1, 0.5, start=-1.0), "start"),
+    (lambda: ms.state_evolution(0.1, 0.5, start=math.nan), "start"),
     (lambda: ms.state_evolution(0.1, 0.5, damping=1.0), "damping"),
     (lambda: ms.state_evolution(0.1, 0.5, damping=-0.1), "damping"),
     (lambda: ms.state_evolution(0.1, 0.5, tol=math.inf), "tol"),
@@ -220,3 +220,13 @@ def test_state_evolution_warns_at_its_cap_near_alpha_pr():
 def test_bad_input_raises_naming_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_start_is_the_initial_output_variance():
+    """Issue 20: V0 became start, same meaning: history[0] = start/2; None is 2 (1 + kappa)."""
+    default = ms.state_evolution(0.2, 0.5)
+    again = ms.state_evolution(0.2, 0.5, start=3.0)
+    assert default.history[0] == 1.5 and again.history[0] == 1.5 and default == again
+    assert ms.state_evolution(0.2, 0.5, start=0.4).history[0] == 0.2
+    # no measurement: s = inf, the RIE's error is the signal's variance 1 (rie.symmetric_rie_mmse at noise inf)
+    assert ms.state_evolution(0.0, 0.5).error == 1.0 and rie.symmetric_rie_mmse(math.inf, 0.5) == 1.0

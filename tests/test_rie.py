@@ -1,5 +1,6 @@
-"""Rotationally invariant estimators and their MMSE (``science/random_matrices.md``, Secs. 3-5)."""
+"""Rotationally invariant estimators and their MMSE (chapter 2)."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -94,7 +95,7 @@ def test_deterministic_signal_has_zero_mmse():
                                                [(c - 2 * math.sqrt(noise), c + 2 * math.sqrt(noise))]) < 1e-12
     rng = np.random.default_rng(0)
     d = 200
-    Y = c * np.eye(d) + math.sqrt(noise) * rie.sample_goe(d, rng)
+    Y = c * np.eye(d) + math.sqrt(noise) * rie.sample_goe(d, rng=rng)
     estimate = rie.symmetric_rie(Y, noise, law=lambda x: Semicircle(noise).stieltjes_real(x - c))
     # bulk eigenvalues go exactly to c; the few beyond the finite-size edges to c + sqrt((x-c)^2 - 4s)
     assert rie.symmetric_error(estimate, c * np.eye(d)) < 1e-3 * noise
@@ -129,8 +130,8 @@ def test_symmetric_rie_at_d_1000_matches_the_theory():
     """
     rng = np.random.default_rng(2024)
     d, kappa, noise = 1000, 0.5, 0.6
-    S = rie.sample_wishart(d, kappa, rng)
-    Y = S + math.sqrt(noise) * rie.sample_goe(d, rng)
+    S = rie.sample_wishart(d, kappa, rng=rng)
+    Y = S + math.sqrt(noise) * rie.sample_goe(d, rng=rng)
     error = rie.symmetric_error(rie.symmetric_rie(Y, noise, kappa), S)
     theory = rie.symmetric_rie_mmse(noise, kappa)
     assert error == pytest.approx(theory, rel=0.01)
@@ -146,8 +147,8 @@ def test_symmetric_rie_handles_outliers_and_small_sizes():
     """Eigenvalues beyond the bulk edges use the branch that continues to ~1/x (finite d, outliers)."""
     rng = np.random.default_rng(1)
     d, kappa, noise = 60, 0.5, 0.3
-    S = rie.sample_wishart(d, kappa, rng)
-    Y = S + math.sqrt(noise) * rie.sample_goe(d, rng)
+    S = rie.sample_wishart(d, kappa, rng=rng)
+    Y = S + math.sqrt(noise) * rie.sample_goe(d, rng=rng)
     Y[0, 0] += 8.0  # an outlier far beyond the edge
     estimate = rie.symmetric_rie(Y, noise, kappa)
     assert np.all(np.isfinite(estimate)) and np.allclose(estimate, estimate.T)
@@ -161,31 +162,31 @@ def test_symmetric_rie_handles_outliers_and_small_sizes():
 
 
 @pytest.mark.parametrize(
-    "R1, R2, noise", [(1.0, 0.2, 1.22), (2.0, 0.5, 0.5), (2.0, 0.5, 1e-3), (1.5, 2.0, 0.3)]
+    "beta, rho, noise", [(1.0, 0.2, 1.22), (2.0, 0.5, 0.5), (2.0, 0.5, 1e-3), (1.5, 2.0, 0.3)]
 )
-def test_rectangular_mmse_agrees_with_adaptive_quadrature(R1, R2, noise):
-    law = rectangular_plus_noise(R1, R2, noise)
+def test_rectangular_mmse_agrees_with_adaptive_quadrature(beta, rho, noise):
+    law = rectangular_plus_noise(beta, rho, noise)
     i3 = 2 * _adaptive(law, lambda x: law.density(x) ** 3)
-    i1 = 2 * _adaptive(law, lambda x: law.density(x) / x**2) if R1 > 1 else 0.0
-    expected = noise - noise**2 / R1**1.5 * ((R1 - 1) ** 2 * i1 + 4 * math.pi**2 / 3 * i3)
-    assert rie.rectangular_rie_mmse(noise, R1, R2) == pytest.approx(expected, rel=1e-6)
+    i1 = 2 * _adaptive(law, lambda x: law.density(x) / x**2) if beta > 1 else 0.0
+    expected = noise - noise**2 / beta**1.5 * ((beta - 1) ** 2 * i1 + 4 * math.pi**2 / 3 * i3)
+    assert rie.rectangular_rie_mmse(noise, beta, rho) == pytest.approx(expected, rel=1e-6)
 
 
-@pytest.mark.parametrize("R1, R2, slope", [(1.0, 0.2, 0.36), (2.0, 0.5, 0.625), (2.0, 1.5, 1.0)])
-def test_rectangular_small_noise_slope_is_the_parameter_fraction(R1, R2, slope):
-    """Sec. 4: mmse_den/noise -> r(d + L - r)/(dL) (0.36 at R1 = 1, R2 = 0.2)."""
-    assert rie.rectangular_parameter_fraction(R1, R2) == pytest.approx(slope)
+@pytest.mark.parametrize("beta, rho, slope", [(1.0, 0.2, 0.36), (2.0, 0.5, 0.625), (2.0, 1.5, 1.0)])
+def test_rectangular_small_noise_slope_is_the_parameter_fraction(beta, rho, slope):
+    """Sec. 4: mmse_den/noise -> r(d + L - r)/(dL) (0.36 at beta = 1, rho = 0.2)."""
+    assert rie.rectangular_parameter_fraction(beta, rho) == pytest.approx(slope)
     # (capped at noise/(1 + noise), the linear shrinkage, which a full-rank signal would exceed)
-    assert rie.rectangular_rie_mmse(1e-5, R1, R2) / 1e-5 == pytest.approx(min(slope, 1 / (1 + 1e-5)), rel=1e-12)
-    assert rie.rectangular_rie_mmse(1.01e-4, R1, R2) / 1.01e-4 == pytest.approx(slope, rel=1e-3)
-    assert rie.rectangular_rie_mmse(1e-2, R1, R2) / 1e-2 == pytest.approx(slope, rel=2e-2)
-    assert rie.rectangular_rie_mmse(0.0, R1, R2) == 0.0
+    assert rie.rectangular_rie_mmse(1e-5, beta, rho) / 1e-5 == pytest.approx(min(slope, 1 / (1 + 1e-5)), rel=1e-12)
+    assert rie.rectangular_rie_mmse(1.01e-4, beta, rho) / 1.01e-4 == pytest.approx(slope, rel=1e-3)
+    assert rie.rectangular_rie_mmse(1e-2, beta, rho) / 1e-2 == pytest.approx(slope, rel=2e-2)
+    assert rie.rectangular_rie_mmse(0.0, beta, rho) == 0.0
 
 
 def test_rectangular_limits_and_transposition():
     assert rie.rectangular_rie_mmse(1e4, 1.0, 0.2) == pytest.approx(1.0, abs=2e-4)  # prior variance
     assert rie.rectangular_rie_mmse(1e4, 3.0, 0.2) == pytest.approx(1.0, abs=2e-4)
-    # R1 < 1 is read as 1/R1, R2 = r/min(d, L) (science/bsr.md)
+    # beta < 1 is read as 1/beta, rho = r/min(d, L)
     assert rie.rectangular_rie_mmse(0.5, 0.5, 0.5) == rie.rectangular_rie_mmse(0.5, 2.0, 0.5)
 
 
@@ -197,8 +198,8 @@ def test_rectangular_rie_at_d_300_matches_the_theory():
     is about 5 standard deviations."""
     rng = np.random.default_rng(7)
     d, L, r, noise = 300, 600, 150, 0.5
-    S = rie.sample_rectangular_signal(d, L, r, rng)
-    Y = S + math.sqrt(noise) * rie.sample_rectangular_noise(d, L, rng)
+    S = rie.sample_rectangular_signal(d, L, r, rng=rng)
+    Y = S + math.sqrt(noise) * rie.sample_rectangular_noise(d, L, rng=rng)
     estimate = rie.rectangular_rie(Y, noise, r / d)
     error = rie.rectangular_error(estimate, S)
     theory = rie.rectangular_rie_mmse(noise, L / d, r / d)
@@ -219,10 +220,10 @@ def test_rectangular_rie_at_d_300_matches_the_theory():
 
 def test_symmetric_denoising_experiment_equals_the_functions_one_by_one():
     d, kappa, noise = 120, 0.5, 0.4
-    got = rie.symmetric_denoising_experiment(d, kappa, noise, np.random.default_rng(3))
+    got = rie.symmetric_denoising_experiment(d, kappa, noise, rng=np.random.default_rng(3))
     rng = np.random.default_rng(3)
-    S = rie.sample_wishart(d, kappa, rng)
-    Y = S + math.sqrt(noise) * rie.sample_goe(d, rng)
+    S = rie.sample_wishart(d, kappa, rng=rng)
+    Y = S + math.sqrt(noise) * rie.sample_goe(d, rng=rng)
     assert got.rie == pytest.approx(rie.symmetric_error(rie.symmetric_rie(Y, noise, kappa), S), rel=1e-10)
     assert got.identity == pytest.approx(rie.symmetric_error(Y, S), rel=1e-12)
     shrunk = rie.scalar_shrinkage(Y, noise, 1 + kappa, mean=math.sqrt(kappa))
@@ -233,10 +234,10 @@ def test_symmetric_denoising_experiment_equals_the_functions_one_by_one():
 
 def test_rectangular_denoising_experiment_equals_the_functions_one_by_one():
     d, L, r, noise = 80, 160, 16, 0.5
-    got = rie.rectangular_denoising_experiment(d, L, r, noise, np.random.default_rng(4))
+    got = rie.rectangular_denoising_experiment(d, L, r, noise, rng=np.random.default_rng(4))
     rng = np.random.default_rng(4)
-    S = rie.sample_rectangular_signal(d, L, r, rng)
-    Y = S + math.sqrt(noise) * rie.sample_rectangular_noise(d, L, rng)
+    S = rie.sample_rectangular_signal(d, L, r, rng=rng)
+    Y = S + math.sqrt(noise) * rie.sample_rectangular_noise(d, L, rng=rng)
     assert got.rie == pytest.approx(rie.rectangular_error(rie.rectangular_rie(Y, noise, r / d), S), rel=1e-10)
     assert got.identity == pytest.approx(rie.rectangular_error(Y, S), rel=1e-12)
     shrunk = rie.scalar_shrinkage(Y, noise, 1.0)
@@ -244,40 +245,40 @@ def test_rectangular_denoising_experiment_equals_the_functions_one_by_one():
     assert got.truncation == pytest.approx(rie.rectangular_error(rie.truncated_svd(Y, r), S), rel=1e-10)
     gd = rie.optimal_singular_value_shrinkage(Y, noise)
     assert got.optimal_shrinkage == pytest.approx(rie.rectangular_error(gd, S), rel=1e-10)
-    symmetric = rie.symmetric_denoising_experiment(40, 0.5, 0.4, np.random.default_rng(3))
+    symmetric = rie.symmetric_denoising_experiment(40, 0.5, 0.4, rng=np.random.default_rng(3))
     assert math.isnan(symmetric.optimal_shrinkage)
     with pytest.raises(ValueError, match="L"):
-        rie.rectangular_denoising_experiment(L, d, r, noise, np.random.default_rng(4))
+        rie.rectangular_denoising_experiment(L, d, r, noise, rng=np.random.default_rng(4))
 
 
 # --------------------------------------------------------------------------- Gavish-Donoho shrinkage
 
 
-@pytest.mark.parametrize("R1", [1.0, 2.0, 5.0])
-def test_optimal_shrinkage_inverts_the_spike_relation(R1):
+@pytest.mark.parametrize("beta", [1.0, 2.0, 5.0])
+def test_optimal_shrinkage_inverts_the_spike_relation(beta):
     """Closed form of Gavish-Donoho (arXiv:1405.7511) against its parametrisation by the spike strength x:
     a spike x' = x/sigma above beta^{1/4} makes the outlier y = sigma sqrt((1 + x'^2)(beta + x'^2))/x', and
     the Frobenius-optimal output is x c c~ (cosines of Benaych-Georges and Nadakuditi)."""
     noise = 0.7
-    sigma, beta = math.sqrt(noise) * R1**0.25, 1.0 / R1
+    sigma, beta = math.sqrt(noise) * beta**0.25, 1.0 / beta
     xp = np.array([1.05, 1.3, 2.0, 4.0, 10.0]) * beta**0.25
     y = sigma * np.sqrt((1 + xp**2) * (beta + xp**2)) / xp
     c2 = (xp**4 - beta) / (xp**4 + beta * xp**2)
     ct2 = (xp**4 - beta) / (xp**4 + xp**2)
-    got = rie.optimal_shrinkage_singular_values(y, noise, R1)
+    got = rie.optimal_shrinkage_singular_values(y, noise, beta)
     assert np.allclose(got, sigma * xp * np.sqrt(c2 * ct2), rtol=1e-10)
     # the spike error x^2 (1 - c^2 c~^2) sigma^2 is the one of that output: theta^2 + eta^2 - 2 theta eta c c~
     theta = sigma * xp
     direct = theta**2 + got**2 - 2 * theta * got * np.sqrt(c2 * ct2)
-    assert np.allclose(rie.optimal_shrinkage_spike_error(theta, noise, R1), direct, rtol=1e-10)
+    assert np.allclose(rie.optimal_shrinkage_spike_error(theta, noise, beta), direct, rtol=1e-10)
     # below the bulk edge sigma (1 + sqrt(beta)): killed; an undetectable spike costs theta^2
     edge = sigma * (1 + math.sqrt(beta))
-    assert np.all(rie.optimal_shrinkage_singular_values([0.0, 0.5 * edge, 0.999 * edge], noise, R1) == 0.0)
-    assert rie.optimal_shrinkage_spike_error(0.5 * sigma * beta**0.25, noise, R1) == pytest.approx(
+    assert np.all(rie.optimal_shrinkage_singular_values([0.0, 0.5 * edge, 0.999 * edge], noise, beta) == 0.0)
+    assert rie.optimal_shrinkage_spike_error(0.5 * sigma * beta**0.25, noise, beta) == pytest.approx(
         (0.5 * sigma * beta**0.25) ** 2)
-    # R1 < 1 is read as 1/R1; noise = 0 returns the input
-    assert np.allclose(rie.optimal_shrinkage_singular_values(y, noise, 1 / R1), got)
-    assert np.array_equal(rie.optimal_shrinkage_singular_values(y, 0.0, R1), y)
+    # beta < 1 is read as 1/beta; noise = 0 returns the input
+    assert np.allclose(rie.optimal_shrinkage_singular_values(y, noise, 1 / beta), got)
+    assert np.array_equal(rie.optimal_shrinkage_singular_values(y, 0.0, beta), y)
 
 
 def test_optimal_shrinkage_square_case_is_sqrt_y2_minus_4():
@@ -302,7 +303,7 @@ def test_optimal_shrinkage_on_a_fixed_rank_spiked_matrix():
         A = np.linalg.qr(rng.standard_normal((d, 2)))[0]
         B = np.linalg.qr(rng.standard_normal((L, 2)))[0]
         S = (A * thetas) @ B.T
-        Y = S + math.sqrt(noise) * rie.sample_rectangular_noise(d, L, rng)
+        Y = S + math.sqrt(noise) * rie.sample_rectangular_noise(d, L, rng=rng)
         gd = np.sum((rie.optimal_singular_value_shrinkage(Y, noise) - S) ** 2)
         truncated = np.sum((rie.truncated_svd(Y, 2) - S) ** 2)
         assert gd < truncated
@@ -324,7 +325,7 @@ def test_optimal_shrinkage_has_no_overflow_at_huge_arguments():
 def test_optimal_shrinkage_validates():
     with pytest.raises(ValueError, match="noise"):
         rie.optimal_shrinkage_singular_values([1.0], -1.0, 2.0)
-    with pytest.raises(ValueError, match="R1"):
+    with pytest.raises(ValueError, match="beta"):
         rie.optimal_shrinkage_singular_values([1.0], 1.0, 0.0)
     with pytest.raises(ValueError, match="singular_values"):
         rie.optimal_shrinkage_singular_values([-1.0], 1.0, 2.0)
@@ -340,24 +341,24 @@ def test_optimal_shrinkage_validates():
 def test_samplers_have_the_stated_normalisations():
     rng = np.random.default_rng(11)
     d = 300
-    Z = rie.sample_goe(d, rng, variance=2.0)
+    Z = rie.sample_goe(d, variance=2.0, rng=rng)
     off = Z[np.triu_indices(d, 1)]
     assert np.allclose(Z, Z.T)
     assert off.var() * d == pytest.approx(2.0, rel=0.02)
     assert np.diag(Z).var() * d == pytest.approx(4.0, rel=0.2)
-    S = rie.sample_wishart(d, 0.5, rng)
+    S = rie.sample_wishart(d, 0.5, rng=rng)
     lam = np.linalg.eigvalsh(S)
     assert lam.mean() == pytest.approx(math.sqrt(0.5), rel=0.02)
     assert np.mean(lam**2) == pytest.approx(1.5, rel=0.03)  # 1 + kappa
     assert np.sum(lam > 1e-8) == 150  # rank m
-    mean_one = rie.sample_wishart(d, 0.5, rng, normalisation="mean_one")
+    mean_one = rie.sample_wishart(d, 0.5, normalisation="mean_one", rng=rng)
     assert np.trace(mean_one) / d == pytest.approx(1.0, rel=0.02)
-    R = rie.sample_rectangular_signal(100, 200, 20, rng)
+    R = rie.sample_rectangular_signal(100, 200, 20, rng=rng)
     assert np.sum(R**2) / math.sqrt(100 * 200) == pytest.approx(1.0, rel=0.1)
-    N = rie.sample_rectangular_noise(100, 200, rng)
+    N = rie.sample_rectangular_noise(100, 200, rng=rng)
     assert np.sum(N**2) / math.sqrt(100 * 200) == pytest.approx(1.0, rel=0.02)
     # reproducible from a seed
-    assert np.array_equal(rie.sample_goe(5, 3), rie.sample_goe(5, 3))
+    assert np.array_equal(rie.sample_goe(5, rng=3), rie.sample_goe(5, rng=3))
 
 
 # --------------------------------------------------------------------------- cross-checks: model fixed points
@@ -368,7 +369,7 @@ def test_samplers_have_the_stated_normalisations():
     [("0.5", "0.1", "0.0"), ("0.5", "0.3", "0.0"), ("1.0", "0.25", "0.0"), ("0.5", "0.4", "0.25")],
 )
 def test_quadratic_network_fixed_point_reproduces_the_reference(kappa, alpha, delta):
-    """qhat = 4 alpha/(Delta + 2 mmse_RIE(1/qhat)) (science/quadratic.md, Sec. 2) with our symmetric MMSE."""
+    """qhat = 4 alpha/(Delta + 2 mmse_RIE(1/qhat)) with our symmetric MMSE."""
     value, tol = reference("quadratic.csv", "mmse_BO_paper_norm", kappa=kappa, alpha=alpha, Delta=delta)
     k, a, dl = float(kappa), float(alpha), float(delta)
     def fixed_point(log_qhat):
@@ -380,7 +381,7 @@ def test_quadratic_network_fixed_point_reproduces_the_reference(kappa, alpha, de
 
 @pytest.mark.parametrize("alpha, delta", [("0.1", "0.0"), ("0.3", "0.0"), ("0.5", "0.1")])
 def test_bsr_fixed_point_reproduces_the_reference(alpha, delta):
-    """q = 1 - mmse_den(beta, rho, (Delta + 1 - q)/alpha) (science/bsr.md, Sec. 2), our rectangular MMSE."""
+    """q = 1 - mmse_den(beta, rho, (Delta + 1 - q)/alpha), our rectangular MMSE."""
     value, tol = reference("bsr.csv", "mmse_BO", beta="1", rho="0.2", alpha=alpha, Delta=delta)
     a, dl = float(alpha), float(delta)
     def fixed_point(q):
@@ -406,15 +407,15 @@ def test_bsr_fixed_point_reproduces_the_reference(alpha, delta):
         (lambda: rie.symmetric_rie(np.triu(np.ones((3, 3))), 0.1, 0.5), "symmetric"),
         (lambda: rie.symmetric_rie(np.eye(3), 0.1), "exactly one"),
         (lambda: rie.symmetric_rie(np.eye(3), 0.1, 0.5, law=Semicircle(1.0)), "exactly one"),
-        (lambda: rie.rectangular_rie_mmse(0.1, 1.0, 0.0), "R2"),
-        (lambda: rie.rectangular_rie_mmse(0.1, 1.0, -0.2), "R2"),
-        (lambda: rie.rectangular_rie_mmse(0.1, 0.0, 0.2), "R1"),
+        (lambda: rie.rectangular_rie_mmse(0.1, 1.0, 0.0), "rho"),
+        (lambda: rie.rectangular_rie_mmse(0.1, 1.0, -0.2), "rho"),
+        (lambda: rie.rectangular_rie_mmse(0.1, 0.0, 0.2), "beta"),
         (lambda: rie.rectangular_rie_mmse(-0.1, 1.0, 0.2), "noise"),
         (lambda: rie.rectangular_rie(np.ones((3, 4)), -0.1, 0.5), "noise"),
         (lambda: rie.rectangular_rie(np.ones(4), 0.1, 0.5), "2-d"),
-        (lambda: rie.sample_wishart(10, 0.01, 0), "kappa"),
-        (lambda: rie.sample_goe(10, None), "rng"),
-        (lambda: rie.sample_rectangular_signal(10, 20, 0, 0), "r"),
+        (lambda: rie.sample_wishart(10, 0.01, rng=0), "kappa"),
+        (lambda: rie.sample_goe(10, rng=None), "rng"),
+        (lambda: rie.sample_rectangular_signal(10, 20, 0, rng=0), "r"),
         (lambda: rie.scalar_shrinkage_mse(0.1, 1.0, mean=1.0), "second_moment"),
     ],
 )
@@ -440,16 +441,20 @@ def test_truncated_svd_refuses_non_finite_input_at_once():
 
 
 def test_rectangular_mmse_at_huge_aspect_ratio_is_in_range_or_raises():
-    """Issue 11: rectangular_rie_mmse(noise=1e4, R1=1e6, R2=0.1) (old order (1e6, 0.1, 1e4)) returned 1.23, above
+    """Issue 11: rectangular_rie_mmse(noise=1e4, beta=1e6, rho=0.1) (old order (1e6, 0.1, 1e4)) returned 1.23, above
     its maximum 1. The quartic is not resolved there (its mass is off by 2e-5, times the noise), and the bracket
-    [mmse(R1 = inf), noise/(1 + noise)] = [0.9991, 0.9999] is too wide to stand in for it: a clear error."""
-    with pytest.raises(ArithmeticError, match="not resolved"):
-        rie.rectangular_rie_mmse(1e4, 1e6, 0.1)
+    [mmse(beta = inf), noise/(1 + noise)] = [0.9989, 0.9999], intersected with quadrature +- error, stands in for
+    it (within RECTANGULAR_BRACKET_TOL)."""
+    value = rie.rectangular_rie_mmse(1e4, 1e6, 0.1)
+    low = rie.rectangular_rie_mmse(1e4, math.inf, 0.1)
+    assert low <= value <= 1e4 / (1 + 1e4) and 1e4 / (1 + 1e4) - low < 2 * rie.RECTANGULAR_BRACKET_TOL
+    assert value == pytest.approx(rie.rectangular_rie_mmse(1e4, 1e6, 0.1, n_nodes=400),
+                                  abs=rie.RECTANGULAR_BRACKET_TOL)
     # where the bracket is narrow (noise 1e6, the alpha -> 0 end of bsr at beta = 1e8) it gives the value
     low, high = rie.rectangular_rie_mmse(1.01e6, math.inf, 0.1), 1.01e6 / (1 + 1.01e6)
     value = rie.rectangular_rie_mmse(1.01e6, 1e8, 0.1)
     assert low <= value <= high and high - low < 2e-5
-    # beyond spectra.MAX_ASPECT_RATIO the R1 = inf limit, once it is within the tolerance
+    # beyond spectra.MAX_ASPECT_RATIO the beta = inf limit, once it is within the tolerance
     assert rie.rectangular_rie_mmse(0.5, 1e12, 0.2) == rie.rectangular_rie_mmse(0.5, math.inf, 0.2)
     assert rie.rectangular_rie_mmse(0.5, 1e300, 0.2) == rie.rectangular_rie_mmse(0.5, math.inf, 0.2)
     # huge noise: 1 - O(1/noise), never above the linear-shrinkage bound
@@ -459,12 +464,12 @@ def test_rectangular_mmse_at_huge_aspect_ratio_is_in_range_or_raises():
 
 
 def test_rectangular_wide_limit_has_no_cancellation():
-    """R1 = inf: 2 R2 noise/(2 + a + sqrt(a^2 + 4 R2 noise)) equals the notes' form, and keeps 1 - O(1/noise)."""
-    for noise, R2 in [(1e-6, 0.2), (0.5, 0.2), (3.0, 2.0), (40.0, 1.0)]:
-        a = R2 * noise + R2 - 1
-        notes = noise - noise / 2 * (math.sqrt(a * a + 4 * R2 * noise) - a)
-        assert rie.rectangular_rie_mmse(noise, math.inf, R2) == pytest.approx(notes, rel=1e-12)
-    # 1 - (1 + R2)/(R2 noise) + O(noise^-2)
+    """beta = inf: 2 rho noise/(2 + a + sqrt(a^2 + 4 rho noise)) equals the notes' form, and keeps 1 - O(1/noise)."""
+    for noise, rho in [(1e-6, 0.2), (0.5, 0.2), (3.0, 2.0), (40.0, 1.0)]:
+        a = rho * noise + rho - 1
+        notes = noise - noise / 2 * (math.sqrt(a * a + 4 * rho * noise) - a)
+        assert rie.rectangular_rie_mmse(noise, math.inf, rho) == pytest.approx(notes, rel=1e-12)
+    # 1 - (1 + rho)/(rho noise) + O(noise^-2)
     assert 1 - rie.rectangular_rie_mmse(1e10, math.inf, 0.1) == pytest.approx(11e-10, rel=1e-6)
 
 
@@ -536,18 +541,18 @@ Y_RECT = np.ones((3, 5)) + np.arange(15).reshape(3, 5) / 15
 @pytest.mark.parametrize(
     "call, name",
     [
-        *[(lambda b=b: rie.symmetric_rie_mmse(b, 0.5), "noise") for b in BAD_NUMBERS],
+        *[(lambda b=b: rie.symmetric_rie_mmse(b, 0.5), "noise") for b in BAD_NUMBERS if b != math.inf],  # inf: no information
         *[(lambda b=b: rie.symmetric_rie_mmse(0.5, b), "kappa") for b in BAD_NUMBERS + [0.0]],
         (lambda: rie.symmetric_rie_mmse(0.5, 0.5, n_nodes=0), "n_nodes"),
         (lambda: rie.symmetric_rie_mmse(0.5, 0.5, n_nodes=2.5), "n_nodes"),
         (lambda: rie.symmetric_rie_mmse(0.5, 1e300), "kappa"),
-        *[(lambda b=b: rie.rectangular_rie_mmse(b, 2.0, 0.5), "noise") for b in BAD_NUMBERS],
-        *[(lambda b=b: rie.rectangular_rie_mmse(0.5, b, 0.5), "R1") for b in [math.nan, -1.0, "a", None, 0.0]],
-        *[(lambda b=b: rie.rectangular_rie_mmse(0.5, 2.0, b), "R2") for b in BAD_NUMBERS + [0.0, 1e300]],
+        *[(lambda b=b: rie.rectangular_rie_mmse(b, 2.0, 0.5), "noise") for b in BAD_NUMBERS if b != math.inf],
+        *[(lambda b=b: rie.rectangular_rie_mmse(0.5, b, 0.5), "beta") for b in [math.nan, -1.0, "a", None, 0.0]],
+        *[(lambda b=b: rie.rectangular_rie_mmse(0.5, 2.0, b), "rho") for b in BAD_NUMBERS + [0.0, 1e300]],
         (lambda: rie.rectangular_rie_mmse(0.5, 2.0, 0.5, n_nodes=0), "n_nodes"),
         (lambda: rie.semicircle_rie_mmse(0.5, math.nan), "variance"),
         (lambda: rie.wishart_parameter_fraction(math.inf), "kappa"),
-        (lambda: rie.rectangular_parameter_fraction(2.0, -1.0), "R2"),
+        (lambda: rie.rectangular_parameter_fraction(2.0, -1.0), "rho"),
         (lambda: rie.identity_mse(math.nan), "noise"),
         (lambda: rie.scalar_shrinkage_mse(0.5, 1.5, mean=math.nan), "mean"),
         (lambda: rie.scalar_shrinkage_mse(0.5, 1.5, mean=1e300), "second_moment"),
@@ -562,29 +567,29 @@ Y_RECT = np.ones((3, 5)) + np.arange(15).reshape(3, 5) / 15
         (lambda: rie.symmetric_rie_eigenvalues([1.0, np.inf], 0.5, 0.5), "eigenvalues"),
         (lambda: rie.symmetric_rie_eigenvalues(["a"], 0.5, 0.5), "eigenvalues"),
         (lambda: rie.rectangular_rie(Y_RECT, 1e300, 0.5), "noise"),
-        (lambda: rie.rectangular_rie(Y_RECT, 0.5, math.nan), "R2"),
+        (lambda: rie.rectangular_rie(Y_RECT, 0.5, math.nan), "rho"),
         (lambda: rie.rectangular_rie(np.ones((0, 3)), 0.5, 0.5), "non-empty"),
         (lambda: rie.rectangular_rie_singular_values([1.0, np.nan], 0.5, 2.0, 0.5), "singular_values"),
         (lambda: rie.rectangular_rie_singular_values([-1.0], 0.5, 2.0, 0.5), "singular_values"),
-        (lambda: rie.rectangular_rie_singular_values([1.0], 0.5, math.inf, 0.5), "R1"),
+        (lambda: rie.rectangular_rie_singular_values([1.0], 0.5, math.inf, 0.5), "beta"),
         (lambda: rie.eigenvalue_truncation(Y_SYM, 1.5), "rank"),
         (lambda: rie.eigenvalue_truncation(np.ones((2, 3)), 1), "square"),
-        (lambda: rie.optimal_shrinkage_singular_values([1.0], 0.5, 1e300), "R1"),
+        (lambda: rie.optimal_shrinkage_singular_values([1.0], 0.5, 1e300), "beta"),
         (lambda: rie.optimal_shrinkage_spike_error([1.0], 0.0, 2.0), "noise"),
         (lambda: rie.optimal_shrinkage_spike_error([np.inf], 0.5, 2.0), "theta"),
         (lambda: rie.optimal_singular_value_shrinkage(Y_RECT, math.inf), "noise"),
         (lambda: rie.WishartRIEDenoiser(math.nan), "kappa"),
-        (lambda: rie.RectangularRIEDenoiser(2.0, -1.0), "R2"),
-        (lambda: rie.sample_goe(0, 0), "d"),
-        (lambda: rie.sample_goe(10**6, 0), "above the limit"),
-        (lambda: rie.sample_wishart(10**5, 10.0, 0), "above the limit"),
-        (lambda: rie.sample_rectangular_signal(10**5, 10**5, 10, 0), "above the limit"),
-        (lambda: rie.sample_rectangular_noise(10**5, 10**5, 0), "above the limit"),
-        (lambda: rie.symmetric_denoising_experiment(10**5, 0.5, 0.5, 0), "above the limit"),
-        (lambda: rie.symmetric_denoising_experiment(20, 0.5, 0.0, 0), "noise"),
-        (lambda: rie.rectangular_denoising_experiment(10**5, 10**5, 10, 0.5, 0), "above the limit"),
-        (lambda: rie.rectangular_denoising_experiment(10, 20, 2, math.nan, 0), "noise"),
-        (lambda: rie.rectangular_denoising_experiment(10, 20, 2, 0.5, None), "rng"),
+        (lambda: rie.RectangularRIEDenoiser(2.0, -1.0), "rho"),
+        (lambda: rie.sample_goe(0, rng=0), "d"),
+        (lambda: rie.sample_goe(10**6, rng=0), "above the limit"),
+        (lambda: rie.sample_wishart(10**5, 10.0, rng=0), "above the limit"),
+        (lambda: rie.sample_rectangular_signal(10**5, 10**5, 10, rng=0), "above the limit"),
+        (lambda: rie.sample_rectangular_noise(10**5, 10**5, rng=0), "above the limit"),
+        (lambda: rie.symmetric_denoising_experiment(10**5, 0.5, 0.5, rng=0), "above the limit"),
+        (lambda: rie.symmetric_denoising_experiment(20, 0.5, 0.0, rng=0), "noise"),
+        (lambda: rie.rectangular_denoising_experiment(10**5, 10**5, 10, 0.5, rng=0), "above the limit"),
+        (lambda: rie.rectangular_denoising_experiment(10, 20, 2, math.nan, rng=0), "noise"),
+        (lambda: rie.rectangular_denoising_experiment(10, 20, 2, 0.5, rng=None), "rng"),
     ],
 )
 def test_every_public_function_refuses_bad_input_naming_it(call, name):
@@ -644,28 +649,28 @@ _log_R2 = st.floats(-2.0, 2.0)
 @settings(max_examples=25, deadline=None)
 @given(st.floats(-6.0, 2.0), st.floats(0.05, 1.0), _log_R1, _log_R2, st.booleans())
 def test_rectangular_mmse_is_finite_in_range_bracketed_and_non_decreasing(log_noise, step, log_R1, log_R2, wide):
-    """Over R1 in [1, 1e3] (and inf), R2 in [1e-2, 1e2], noise in [1e-6, 1e3]: finite, in [0, min(noise, 1)],
-    between its R1 = inf limit and the linear shrinkage noise/(1 + noise), non-decreasing in the noise."""
-    noise, R2 = 10.0**log_noise, 10.0**log_R2
-    R1 = math.inf if wide else 10.0**log_R1
-    low = rie.rectangular_rie_mmse(noise, R1, R2)
-    high = rie.rectangular_rie_mmse(noise * 10.0**step, R1, R2)
+    """Over beta in [1, 1e3] (and inf), rho in [1e-2, 1e2], noise in [1e-6, 1e3]: finite, in [0, min(noise, 1)],
+    between its beta = inf limit and the linear shrinkage noise/(1 + noise), non-decreasing in the noise."""
+    noise, rho = 10.0**log_noise, 10.0**log_R2
+    beta = math.inf if wide else 10.0**log_R1
+    low = rie.rectangular_rie_mmse(noise, beta, rho)
+    high = rie.rectangular_rie_mmse(noise * 10.0**step, beta, rho)
     tol = 1e-13 * max(1.0, noise)
     for value, n in ((low, noise), (high, noise * 10.0**step)):
         assert math.isfinite(value) and 0.0 <= value <= min(n, 1.0)
-        assert rie.rectangular_rie_mmse(n, math.inf, R2) - tol <= value <= n / (1 + n) + tol
+        assert rie.rectangular_rie_mmse(n, math.inf, rho) - tol <= value <= n / (1 + n) + tol
     assert high >= low - tol
 
 
 @settings(max_examples=25, deadline=None)
 @given(_log_R1, _log_R2)
 def test_rectangular_mmse_small_noise_slope_is_the_parameter_fraction(log_R1, log_R2):
-    R1, R2 = 10.0**log_R1, 10.0**log_R2
-    fraction = rie.rectangular_parameter_fraction(R1, R2)
-    assert rie.rectangular_rie_mmse(1e-6, R1, R2) == pytest.approx(1e-6 * fraction, rel=1.1e-6)
-    assert rie.rectangular_rie_mmse(1e-3, R1, R2) == pytest.approx(1e-3 * fraction, rel=0.05)
-    # transposition: R1 < 1 is read as 1/R1
-    assert rie.rectangular_rie_mmse(0.3, 1 / R1, R2) == pytest.approx(rie.rectangular_rie_mmse(0.3, R1, R2), rel=1e-12)
+    beta, rho = 10.0**log_R1, 10.0**log_R2
+    fraction = rie.rectangular_parameter_fraction(beta, rho)
+    assert rie.rectangular_rie_mmse(1e-6, beta, rho) == pytest.approx(1e-6 * fraction, rel=1.1e-6)
+    assert rie.rectangular_rie_mmse(1e-3, beta, rho) == pytest.approx(1e-3 * fraction, rel=0.05)
+    # transposition: beta < 1 is read as 1/beta
+    assert rie.rectangular_rie_mmse(0.3, 1 / beta, rho) == pytest.approx(rie.rectangular_rie_mmse(0.3, beta, rho), rel=1e-12)
 
 
 @settings(max_examples=25, deadline=None)
@@ -690,25 +695,77 @@ def test_symmetric_rie_below_the_resolvable_noise_returns_its_zero_noise_limit()
     # GAMP-RIE next to exact recovery asks for noise < 1e-12, below spectra.NOISE_RANGE: the limit is used there,
     # the top m = kappa d eigenvalues (rank of the Wishart signal), with O(noise) corrections.
     rng = np.random.default_rng(0)
-    S = rie.sample_wishart(60, 0.5, rng)
+    S = rie.sample_wishart(60, 0.5, rng=rng)
     for noise in (1e-13, 1e-20):
-        Y = S + math.sqrt(noise) * rie.sample_goe(60, rng)
+        Y = S + math.sqrt(noise) * rie.sample_goe(60, rng=rng)
         est = rie.symmetric_rie(Y, noise, 0.5)
         assert np.abs(est - S).max() < 1e3 * math.sqrt(noise)
         assert np.linalg.matrix_rank(est, tol=1e-8) == 30
-    full = rie.sample_wishart(40, 2.0, rng)
+    full = rie.sample_wishart(40, 2.0, rng=rng)
     assert np.allclose(rie.symmetric_rie(full, 1e-14, 2.0), full)
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.floats(3.0, 8.0), _log_R1, _log_R2)
 def test_rectangular_mmse_at_large_noise_is_in_range_or_refused(log_noise, log_R1, log_R2):
-    """Above noise 1e3 the quadrature of the quartic's law loses digits near R1 = 1 (measured: 1.2e-5 below the
-    R1 = inf value at noise 3e4, R1 = 1, R2 = 10): the value is either in range or refused with ArithmeticError."""
-    noise, R1, R2 = 10.0**log_noise, 10.0**log_R1, 10.0**log_R2
+    """Above noise 1e3 the quadrature of the quartic's law loses digits near beta = 1 (measured: 1.2e-5 below the
+    beta = inf value at noise 3e4, beta = 1, rho = 10): the value is either in range or refused with ArithmeticError."""
+    noise, beta, rho = 10.0**log_noise, 10.0**log_R1, 10.0**log_R2
     try:
-        value = rie.rectangular_rie_mmse(noise, R1, R2)
+        value = rie.rectangular_rie_mmse(noise, beta, rho)
     except ArithmeticError as err:
         assert "not resolved" in str(err)
     else:
         assert math.isfinite(value) and 1.0 - 2.0 / noise - 1e-4 <= value <= noise / (1.0 + noise)
+
+
+# --------------------------------------------------------------------------- issue 20
+
+
+def test_the_mmses_are_defined_at_infinite_noise():
+    """One safe-everywhere MMSE: noise = inf carries no information (the signal's variance)."""
+    assert rie.rectangular_rie_mmse(math.inf, 2.0, 0.3) == 1.0
+    assert rie.rectangular_rie_mmse(math.inf, math.inf, 0.3) == 1.0
+    assert rie.symmetric_rie_mmse(math.inf, 0.5) == 1.0
+    assert rie.symmetric_rie_mmse(math.inf, 0.5, "mean_one") == pytest.approx(2.0)
+    # and the limit is approached continuously: 1 - O(1/noise)
+    assert 1.0 - rie.rectangular_rie_mmse(1e10, 2.0, 0.3) < 1e-9
+    assert 1.0 - rie.symmetric_rie_mmse(1e10, 0.5) < 1e-9
+
+
+def test_se_overlap_is_one_minus_the_mmse_and_zero_without_information():
+    den = rie.RectangularRIEDenoiser(2.0, 0.3)
+    assert den.se_overlap(0.0) == 0.0 and den.se_overlap(5e-324) == 0.0
+    # the beta = inf closed form, independently: 2 rho D/(2 + a + sqrt(a^2 + 4 rho D)), a = rho D + rho - 1
+    wide = rie.RectangularRIEDenoiser(math.inf, 0.3)
+    D, rho = 0.5, 0.3
+    a = rho * D + rho - 1
+    assert wide.se_overlap(1 / D) == pytest.approx(1 - (D - D / 2 * (math.sqrt(a * a + 4 * rho * D) - a)), abs=1e-14)
+    assert rie.WishartRIEDenoiser(0.5).se_error(0.6) == pytest.approx(0.28390, abs=5e-6)  # chapter 2's value
+
+
+def test_documented_node_maximum_finishes_and_the_limit_is_named():
+    """Issue 20: an MMSE at its documented maximum number of nodes ran for more than 30 s (a Gauss-Legendre rule
+    of 10^4 nodes costs O(n^3)); spectra.MAX_NODES is now 2,000 and a call at it completes, agreeing with the
+    default rule."""
+    from solvable.spectra import MAX_NODES
+    assert MAX_NODES <= 2000
+    assert rie.rectangular_rie_mmse(0.5, 1.5, 0.5, n_nodes=MAX_NODES) == pytest.approx(
+        rie.rectangular_rie_mmse(0.5, 1.5, 0.5), rel=1e-9)
+    assert rie.symmetric_rie_mmse(0.5, 0.5, n_nodes=MAX_NODES) == pytest.approx(rie.symmetric_rie_mmse(0.5, 0.5),
+                                                                                 rel=1e-9)
+    for call in (lambda: rie.rectangular_rie_mmse(0.5, 1.5, 0.5, n_nodes=MAX_NODES + 1),
+                 lambda: rie.symmetric_rie_mmse(0.5, 0.5, n_nodes=MAX_NODES + 1)):
+        with pytest.raises(ValueError, match="n_nodes"):
+            call()
+
+
+def test_rng_is_keyword_only_and_results_are_records():
+    with pytest.raises(TypeError):
+        rie.sample_goe(5, 1.0, 0)
+    with pytest.raises(TypeError):
+        rie.symmetric_denoising_experiment(12, 0.5, 0.5, 0)
+    a = rie.rectangular_denoising_experiment(8, 12, 2, 0.5, rng=0)
+    assert a == rie.rectangular_denoising_experiment(8, 12, 2, 0.5, rng=0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.rie = 0.0

@@ -1,5 +1,5 @@
 """Spectral laws: semicircle, Marchenko-Pastur, Wishart + GOE (cubic), rectangular + noise (quartic),
-and free convolution by subordination (``science/random_matrices.md``, Secs. 1, 2, 4 and 5)."""
+and free convolution by subordination (chapter 2)."""
 
 import math
 
@@ -36,7 +36,7 @@ RECTANGULAR_CASES = [
     (2.0, 0.5, 1e-3),  # 4 edges: two bulks away from 0
     (1.5, 1.0, 0.3),
     (2.0, 3.0, 0.3),  # r > L: full-rank signal
-    (1.0001, 0.3, 0.2),  # R1 close to 1: softened hard edge
+    (1.0001, 0.3, 0.2),  # beta close to 1: softened hard edge
 ]
 
 
@@ -238,14 +238,14 @@ def test_normalisations_are_related_by_rescaling():
 # --------------------------------------------------------------------------- rectangular
 
 
-@pytest.mark.parametrize("R1, R2, noise", RECTANGULAR_CASES)
-def test_rectangular_mass_and_mean_square(R1, R2, noise):
-    """Sec. 5, checks 1-2: 2 int mu = 1 and 2 int x^2 mu = sqrt(R1)(1 + noise) exactly."""
-    law = RectangularPlusNoise(R1, R2, noise)
+@pytest.mark.parametrize("beta, rho, noise", RECTANGULAR_CASES)
+def test_rectangular_mass_and_mean_square(beta, rho, noise):
+    """Sec. 5, checks 1-2: 2 int mu = 1 and 2 int x^2 mu = sqrt(beta)(1 + noise) exactly."""
+    law = RectangularPlusNoise(beta, rho, noise)
     x, w = law.quadrature(64)
     mu = law.density(x)
     assert 2 * w @ mu == pytest.approx(1.0, abs=1e-10)
-    assert 2 * w @ (x * x * mu) == pytest.approx(math.sqrt(R1) * (1 + noise), rel=1e-10)
+    assert 2 * w @ (x * x * mu) == pytest.approx(math.sqrt(beta) * (1 + noise), rel=1e-10)
 
 
 def test_rectangular_bulks_match_the_notes():
@@ -328,11 +328,11 @@ def test_subordination_of_semicircles_is_a_semicircle():
         (lambda: WishartPlusNoise(0.5, 0.6, "unit"), "normalisation"),
         (lambda: MarchenkoPastur(0.0), "kappa"),
         (lambda: Semicircle(-1.0), "variance"),
-        (lambda: RectangularPlusNoise(0.5, 0.2, 0.1), "R1"),
-        (lambda: RectangularPlusNoise(1.0, 0.0, 0.1), "R2"),
+        (lambda: RectangularPlusNoise(0.5, 0.2, 0.1), "beta"),
+        (lambda: RectangularPlusNoise(1.0, 0.0, 0.1), "rho"),
         (lambda: RectangularPlusNoise(1.0, 0.2, -0.1), "noise"),
         (lambda: spectra.wishart_plus_goe(0.5, float("nan")), "noise"),
-        (lambda: spectra.rectangular_plus_noise(1.0, -0.2, 0.1), "R2"),
+        (lambda: spectra.rectangular_plus_noise(1.0, -0.2, 0.1), "rho"),
     ],
 )
 def test_invalid_parameters_raise_value_error_naming_them(build, name):
@@ -359,8 +359,8 @@ def test_invalid_parameters_raise_value_error_naming_them(build, name):
         (lambda: WishartPlusNoise(1e300, 0.6), "kappa"),
         (lambda: WishartPlusNoise(0.5, 1e-300), "noise"),
         (lambda: WishartPlusNoise(0.5, 1e300), "noise"),
-        (lambda: RectangularPlusNoise(1e300, 0.2, 0.1), "R1"),
-        (lambda: RectangularPlusNoise(1.0, 1e300, 0.1), "R2"),
+        (lambda: RectangularPlusNoise(1e300, 0.2, 0.1), "beta"),
+        (lambda: RectangularPlusNoise(1.0, 1e300, 0.1), "rho"),
         (lambda: RectangularPlusNoise(1.0, 0.2, 1e-300), "noise"),
         (lambda: RectangularPlusNoise(2.0, 0.5, 0.5).stieltjes_real(np.nan), "x"),
         (lambda: spectra.rectangular_plus_noise(2.0, 0.5, math.inf), "noise"),
@@ -415,17 +415,17 @@ def test_wishart_plus_noise_density_is_a_normalised_law(log_kappa, log_noise, no
 @settings(max_examples=25, deadline=None)
 @given(st.floats(0.0, 3.0), st.floats(-2.0, 2.0), st.floats(-3.0, 3.0))
 def test_rectangular_plus_noise_density_is_a_normalised_law(log_R1, log_R2, log_noise):
-    """mu >= 0, 2 int mu = 1 and 2 int x^2 mu = sqrt(R1)(1 + noise), over R1 in [1, 1e3], R2 in [1e-2, 1e2],
-    noise in [1e-3, 1e3]. (The worst case of a grid is R2 = 1 (r = d) at small noise and large R1: 1.1e-6 at
-    R1 = 1e3, noise = 1e-3, where the signal's singular values have a soft hard edge that is not graded;
+    """mu >= 0, 2 int mu = 1 and 2 int x^2 mu = sqrt(beta)(1 + noise), over beta in [1, 1e3], rho in [1e-2, 1e2],
+    noise in [1e-3, 1e3]. (The worst case of a grid is rho = 1 (r = d) at small noise and large beta: 1.1e-6 at
+    beta = 1e3, noise = 1e-3, where the signal's singular values have a soft hard edge that is not graded;
     elsewhere 1e-8 or better. rie.rectangular_rie_mmse measures this defect on every call.)"""
-    R1, noise = 10.0**log_R1, 10.0**log_noise
-    law = RectangularPlusNoise(R1, 10.0**log_R2, noise)
+    beta, noise = 10.0**log_R1, 10.0**log_noise
+    law = RectangularPlusNoise(beta, 10.0**log_R2, noise)
     x, w = law.quadrature(64)
     mu = law.density(x)
     assert np.all(mu >= 0) and np.all(np.isfinite(mu))
     assert 2 * w @ mu == pytest.approx(1.0, abs=5e-6)
-    assert 2 * w @ (x * x * mu) == pytest.approx(math.sqrt(R1) * (1 + noise), rel=5e-6)
+    assert 2 * w @ (x * x * mu) == pytest.approx(math.sqrt(beta) * (1 + noise), rel=5e-6)
 
 
 @settings(max_examples=25, deadline=None)
@@ -438,3 +438,23 @@ def test_marchenko_pastur_and_semicircle_are_normalised(log_kappa, log_variance)
     sc = Semicircle(10.0**log_variance)
     x, w = sc.quadrature(64)
     assert np.all(sc.density(x) >= 0) and w @ sc.density(x) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_documented_node_maxima_run_and_the_limits_are_named():
+    """Issue 20: a rule at the documented maximum number of nodes must be built within the fuzz's time limit (a
+    10^4-node Gauss-Legendre rule took more than 30 s); one node more is refused under the parameter's name."""
+    x, w = spectra.bulk_quadrature([(-2.0, 2.0)], spectra.MAX_NODES)
+    assert x.size == spectra.MAX_NODES and w.sum() == pytest.approx(4.0, rel=1e-12)
+    with pytest.raises(ValueError, match="n must"):
+        spectra.bulk_quadrature([(-2.0, 2.0)], spectra.MAX_NODES + 1)
+    law = Semicircle(1.0)
+    samples = np.linspace(-1.9, 1.9, 50)
+    assert 0.0 <= spectra.kolmogorov_distance(samples, law.density, law.bulks, n=10**6) <= 1.0
+    with pytest.raises(ValueError, match="n must"):
+        spectra.kolmogorov_distance(samples, law.density, law.bulks, n=10**6 + 1)
+
+
+def test_laws_are_records():
+    a = spectra.RectangularPlusNoise(2.0, 0.5, 0.3)
+    assert a == spectra.RectangularPlusNoise(beta=2.0, rho=0.5, noise=0.3) and (a.beta, a.rho) == (2.0, 0.5)
+    assert Semicircle(2.0) != Semicircle(1.0)

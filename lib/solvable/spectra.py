@@ -2,7 +2,8 @@
 
 The matrix denoisers of the course (:mod:`solvable.rie`) need the eigenvalue (or singular-value) law of a
 noisy matrix ``Y = S + noise``: its density, the real part of its Stieltjes transform on the real axis, and a
-quadrature rule over its support. This module provides them (``science/random_matrices.md``, Secs. 1-4):
+quadrature rule over its support. This module provides them (Chapter 2, Secs. "Three spectral laws" and
+"Rectangular matrices: singular values"):
 
 - :class:`Semicircle` (GOE of variance ``v``) and :class:`MarchenkoPastur` (Wishart ``W^T W``), closed forms;
 - :class:`WishartPlusNoise`: Wishart + GOE of variance ``noise``, through the cubic of the subordination relation;
@@ -25,7 +26,7 @@ spectral variance 1, second moment ``1 + kappa``), used by the quadratic-network
 
 The noise variance is called ``noise`` everywhere (as in :mod:`solvable.rie`); a law's constructor takes the
 signal's parameters first, then the noise (``WishartPlusNoise(kappa, noise)``,
-``RectangularPlusNoise(R1, R2, noise)``: "signal plus noise").
+``RectangularPlusNoise(beta, rho, noise)``: "signal plus noise").
 
 Numerics: roots of the cubic in closed form (vectorised, no Python loop over points), roots of the quartic by
 batched companion-matrix eigenvalues; support edges from the discriminant (a quartic in ``x``, resp. a
@@ -37,7 +38,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import pairwise
 
@@ -45,6 +45,7 @@ import numpy as np
 
 from .errors import ConvergenceWarning
 from .integration import legendre_rule
+from .results import record
 from .validation import check_choice, check_in_range, check_int, check_positive
 
 __all__ = [
@@ -76,13 +77,14 @@ NORMALISATIONS = ("paper", "mean_one")
 DEFAULT_NODES = 64
 #: Number of nodes of the coarse rule used to estimate ``Re G`` outside the support (root selection only).
 _HILBERT_NODES = 48
-#: Largest number of Gauss-Legendre nodes per piece (a rule of 10^4 nodes is already exact to rounding).
-MAX_NODES = 10_000
-#: Accepted range of the ratios ``kappa = m/d`` (Marchenko-Pastur, Wishart + noise) and ``R2 = r/d``
+#: Largest number of Gauss-Legendre nodes per piece (400 are already exact to rounding; a 2,000-node rule is
+#: built in about a second, its cost grows like the cube of the number).
+MAX_NODES = 2_000
+#: Accepted range of the ratios ``kappa = m/d`` (Marchenko-Pastur, Wishart + noise) and ``rho = r/d``
 #: (rectangular + noise). Beyond it the polynomial coefficients span too many orders of magnitude for
 #: double precision; a ratio outside raises ``ValueError``.
 RATIO_RANGE = (1e-4, 1e6)
-#: Largest aspect ratio ``R1 = L/d`` of :class:`RectangularPlusNoise` (at ``R1 >= 1e5`` and large noise
+#: Largest aspect ratio ``beta = L/d`` of :class:`RectangularPlusNoise` (at ``beta >= 1e5`` and large noise
 #: the quartic is no longer resolved: :func:`solvable.rie.rectangular_rie_mmse` detects it).
 MAX_ASPECT_RATIO = 1e8
 #: Accepted range of the noise variance of :class:`WishartPlusNoise` and :class:`RectangularPlusNoise`
@@ -165,9 +167,37 @@ def bulk_quadrature(intervals, n: int = DEFAULT_NODES, *, name: str = "intervals
 
     On each interval ``[a, b]``: ``x = (a+b)/2 - (b-a)/2 cos(theta)`` and ``n``-point Gauss-Legendre in
     ``theta`` on ``(0, pi)``. A density with square-root (or inverse-square-root) edges becomes a smooth
-    function of ``theta``, so the rule converges spectrally (``science/random_matrices.md``, Sec. 2).
-    ``intervals`` must be a non-empty sequence of finite pairs with ``lo <= hi`` (``ValueError``; ``TypeError``
-    if not pairs of numbers; the messages call the argument ``name``).
+    function of ``theta``, so the rule converges spectrally.
+
+    Parameters
+    ----------
+    intervals : sequence of (float, float)
+        A non-empty sequence of finite pairs ``(lo, hi)`` with ``lo <= hi``.
+    n : int, optional
+        Gauss-Legendre nodes per interval, in ``[1, MAX_NODES]``.
+    name : str, optional
+        The name of ``intervals`` in the error messages.
+
+    Returns
+    -------
+    x, w : numpy.ndarray
+        Nodes and weights, ``n`` per interval.
+
+    Raises
+    ------
+    TypeError
+        If ``intervals`` is not a sequence of pairs of numbers.
+    ValueError
+        For an empty sequence, a non-finite or reversed pair, or ``n`` out of range.
+
+    Notes
+    -----
+    ``int_a^b f(x) dx = int_0^pi f(mid - half cos theta) half sin theta dtheta``, with ``mid = (a + b)/2``,
+    ``half = (b - a)/2``.
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Three spectral laws".
     """
     n = _check_nodes("n", n)
     c, ws = _theta_rule(n)
@@ -201,8 +231,38 @@ def kolmogorov_distance(samples, density, support, n: int = 2001) -> float:
     interval ``[a, b]`` of ``support`` (sorted, disjoint) with ``x = (a+b)/2 - (b-a)/2 cos(theta)`` and the
     trapezoid rule on ``n`` points in ``theta``, which keeps square-root edges accurate (error ``O(n^-2)``).
     ``density`` should integrate to 1: for a law with an atom, pass the samples of the continuous part and
-    the density divided by its mass. The supremum is attained at the samples:
-    ``max_i max(i/N - F(x_(i)), F(x_(i)) - (i-1)/N)``.
+    the density divided by its mass.
+
+    Parameters
+    ----------
+    samples : array_like (N,)
+        Finite samples (eigenvalues or singular values).
+    density : callable
+        Vectorised ``x -> rho(x) >= 0``, integrating to 1 over ``support``.
+    support : sequence of (float, float)
+        Sorted, disjoint, finite intervals ``(lo, hi)`` with ``lo < hi``.
+    n : int, optional
+        Points of the trapezoid rule per interval, in ``[3, 10^6]`` (10^6 run in about half a second).
+
+    Returns
+    -------
+    float
+        The distance, in ``[0, 1]``.
+
+    Raises
+    ------
+    TypeError
+        If ``density`` is not callable or ``support`` not a sequence of pairs.
+    ValueError
+        For malformed samples, support or density values.
+
+    Notes
+    -----
+    The supremum is attained at the sorted samples: ``max_i max(i/N - F(x_(i)), F(x_(i)) - (i-1)/N)``.
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Three spectral laws".
     """
     x, _ = _points(samples, "samples")
     if x.ndim != 1 or x.size == 0:
@@ -210,7 +270,7 @@ def kolmogorov_distance(samples, density, support, n: int = 2001) -> float:
     x = np.sort(x)
     if not callable(density):
         raise TypeError(f"density must be a callable x -> rho(x), got {type(density).__name__}")
-    n = _check_nodes("n", n, minimum=3, maximum=10**7)
+    n = _check_nodes("n", n, minimum=3, maximum=10**6)
     try:
         support = [(float(lo), float(hi)) for lo, hi in support]
     except (TypeError, ValueError):
@@ -298,7 +358,7 @@ def _polish(coefs, roots, steps=2):
     """Guarded Newton steps on ``sum_k coefs[k] t^k`` (``coefs`` broadcast against ``roots``).
 
     A step is accepted only where it decreases ``|f|`` (near an edge an unguarded step can jump to
-    another root; ``science/random_matrices.md``, Sec. 2).
+    another root).
     """
 
     def f_and_df(t):
@@ -368,24 +428,88 @@ def _in_bulks(x, bulks):
 def semicircle_density(x, variance: float = 1.0):
     """Wigner semicircle of variance ``v``: ``rho(x) = sqrt(4v - x^2)/(2 pi v)`` on ``|x| <= 2 sqrt(v)``.
 
+    Parameters
+    ----------
+    x : float or array_like
+        Real points.
+    variance : float, optional
+        Variance ``v > 0``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The density at ``x``.
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named).
+
+    Notes
+    -----
     Law of a GOE matrix whose off-diagonal entries are N(0, v/d) and diagonal entries N(0, 2v/d)
-    (``science/random_matrices.md``, Sec. 1). Vectorised over ``x``.
+    (``eq-rmt-semicircle``).
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Three spectral laws".
     """
     return Semicircle(variance).density(x)
 
 
 def semicircle_stieltjes(z, variance: float = 1.0):
-    """Stieltjes transform ``G(z)`` of the semicircle of variance ``v``: the root of ``v G^2 - z G + 1 = 0``
-    with ``G ~ 1/z``. Real ``z`` is read as ``x - i0``. Vectorised over ``z``."""
+    """Stieltjes transform ``G(z)`` of the semicircle of variance ``v``.
+
+    Parameters
+    ----------
+    z : complex or array_like
+        Points; real ``z`` is read as ``x - i0``.
+    variance : float, optional
+        Variance ``v > 0``.
+
+    Returns
+    -------
+    complex or numpy.ndarray
+        ``G(z)``.
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named).
+
+    Notes
+    -----
+    The root of ``v G^2 - z G + 1 = 0`` with ``G ~ 1/z`` (``eq-rmt-semicircle-stieltjes``).
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Three spectral laws".
+    """
     return Semicircle(variance).stieltjes(z)
 
 
-@dataclass(frozen=True)
+@record
 class Semicircle:
     """Semicircle law of variance ``variance`` (GOE normalised so that off-diagonal entries are N(0, v/d)).
 
+    Parameters
+    ----------
+    variance : float, optional
+        Variance ``v > 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``variance`` is not a finite number > 0.
+
+    Notes
+    -----
     ``rho(x) = sqrt(4v - x^2)/(2 pi v)``; ``G(z) = (z - sqrt(z^2 - 4v))/(2v)``; inside the bulk
-    ``Re G(x) = x/(2v)`` (``science/random_matrices.md``, Sec. 1).
+    ``Re G(x) = x/(2v)``.
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Three spectral laws".
     """
 
     variance: float = 1.0
@@ -405,19 +529,44 @@ class Semicircle:
 
     @property
     def mean(self) -> float:
+        """Mean 0."""
         return 0.0
 
     @property
     def second_moment(self) -> float:
+        """Second moment ``v``."""
         return self.variance
 
     def density(self, x):
+        """The density ``sqrt(4v - x^2)/(2 pi v)``.
+
+        Parameters
+        ----------
+        x : float or array_like
+            Real points.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The density at ``x``.
+        """
         x, ret = _points(x)
         v = self.variance
         return ret(np.sqrt(np.maximum(4.0 * v - x * x, 0.0)) / (2.0 * math.pi * v))
 
     def stieltjes(self, z):
-        """``G(z)``; real ``z`` is read as ``x - i0`` (boundary value ``Re G + i pi rho``)."""
+        """``G(z)``; real ``z`` is read as ``x - i0`` (boundary value ``Re G + i pi rho``).
+
+        Parameters
+        ----------
+        z : complex or array_like
+            Points; real ``z`` is read as ``x - i0``.
+
+        Returns
+        -------
+        complex or numpy.ndarray
+            ``G(z)``.
+        """
         z = _complex_points(z)
         v, e = self.variance, self.edge
         on_axis = z.imag == 0
@@ -429,13 +578,34 @@ class Semicircle:
         return g[()] if g.ndim == 0 else g
 
     def stieltjes_real(self, x):
-        """``Re G(x)`` on the real axis: ``x/(2v)`` inside the bulk, ``(x - sign(x) sqrt(x^2 - 4v))/(2v)``
-        outside."""
+        """``Re G(x)`` on the real axis: ``x/(2v)`` inside the bulk, ``(x - sign(x) sqrt(x^2 - 4v))/(2v)`` outside.
+
+        Parameters
+        ----------
+        x : float or array_like
+            Real points.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``Re G(x)``.
+        """
         x, ret = _points(x)
         return ret(np.real(self.stieltjes(x)))
 
     def quadrature(self, n: int = DEFAULT_NODES) -> tuple[np.ndarray, np.ndarray]:
-        """Nodes and weights over the support (see :func:`bulk_quadrature`)."""
+        """Nodes and weights over the support (see :func:`bulk_quadrature`).
+
+        Parameters
+        ----------
+        n : int, optional
+            Gauss-Legendre nodes per piece, in ``[1, MAX_NODES]``.
+
+        Returns
+        -------
+        x, w : numpy.ndarray
+            Nodes and weights.
+        """
         return bulk_quadrature(self.bulks, n)
 
 
@@ -448,27 +618,99 @@ def marchenko_pastur_density(x, kappa: float, normalisation: str = "paper"):
     Mean-one normalisation (``S_W = W^T W/m``, ``c = 1/kappa``):
     ``rho(x) = sqrt((c+ - x)(x - c-))/(2 pi c x)`` on ``[c-, c+]``, ``c+- = (1 +- sqrt(c))^2``; for
     ``kappa < 1`` it carries mass ``kappa`` and an atom of mass ``1 - kappa`` sits at 0 (see
-    :attr:`MarchenkoPastur.atom`). The paper normalisation ``S* = sqrt(kappa) S_W`` rescales ``x``
-    (Marchenko and Pastur 1967; ``science/random_matrices.md``, Sec. 1).
+    :attr:`MarchenkoPastur.atom`). The paper normalisation ``S* = sqrt(kappa) S_W`` rescales ``x``.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Real points.
+    kappa : float
+        Ratio ``m/d`` in ``RATIO_RANGE``.
+    normalisation : {"paper", "mean_one"}, optional
+        ``W^T W/sqrt(m d)`` (default) or ``W^T W/m``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The density of the continuous part at ``x``.
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named).
+
+    Notes
+    -----
+    ``eq-rmt-marchenko-pastur``; V. A. Marchenko, L. A. Pastur, Math. USSR Sb. 1:457 (1967).
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Three spectral laws".
     """
     return MarchenkoPastur(kappa, normalisation).density(x)
 
 
 def marchenko_pastur_stieltjes(z, kappa: float, normalisation: str = "paper"):
-    """Stieltjes transform of the full Marchenko-Pastur law (atom included): the root of
-    ``z G^2 - (1 - kappa + a z) G + a = 0`` with ``G ~ 1/z``, ``a = sqrt(kappa)`` (paper) or ``kappa``
-    (mean-one). Real ``z`` is read as ``x - i0``."""
+    """Stieltjes transform of the full Marchenko-Pastur law (atom included).
+
+    Parameters
+    ----------
+    z : complex or array_like
+        Points; real ``z`` is read as ``x - i0``.
+    kappa : float
+        Ratio ``m/d`` in ``RATIO_RANGE``.
+    normalisation : {"paper", "mean_one"}, optional
+        The normalisation of the Wishart matrix.
+
+    Returns
+    -------
+    complex or numpy.ndarray
+        ``G(z)``.
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named), or ``z = 0`` with ``kappa < 1`` (the atom, a pole).
+
+    Notes
+    -----
+    The root of ``z G^2 - (1 - kappa + a z) G + a = 0`` with ``G ~ 1/z``, ``a = sqrt(kappa)`` (paper) or
+    ``kappa`` (mean-one).
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Three spectral laws".
+    """
     return MarchenkoPastur(kappa, normalisation).stieltjes(z)
 
 
-@dataclass(frozen=True)
+@record
 class MarchenkoPastur:
     """Marchenko-Pastur law of ``W^T W`` in the paper (``/sqrt(m d)``) or mean-one (``/m``) normalisation.
 
     ``G`` solves ``z G^2 - (1 - kappa + a z) G + a = 0`` with ``a = sqrt(kappa)`` (paper) or ``kappa``
-    (mean-one); edges ``(1 +- sqrt(kappa))^2/a``; atom ``max(0, 1 - kappa)`` at 0
-    (``science/random_matrices.md``, Sec. 1). :meth:`density` and :meth:`quadrature` cover the continuous
-    part.
+    (mean-one); edges ``(1 +- sqrt(kappa))^2/a``; atom ``max(0, 1 - kappa)`` at 0. :meth:`density` and
+    :meth:`quadrature` cover the continuous part.
+
+    Parameters
+    ----------
+    kappa : float
+        Ratio ``m/d`` in ``RATIO_RANGE``.
+    normalisation : {"paper", "mean_one"}, optional
+        The normalisation.
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named).
+
+    Notes
+    -----
+    ``eq-rmt-marchenko-pastur``.
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Three spectral laws".
     """
 
     kappa: float
@@ -504,6 +746,18 @@ class MarchenkoPastur:
         return self.mean**2 * (1.0 + 1.0 / self.kappa)
 
     def density(self, x):
+        """Density of the continuous part.
+
+        Parameters
+        ----------
+        x : float or array_like
+            Real points.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The density at ``x``.
+        """
         x, ret = _points(x)
         (lo, hi), = self.bulks
         a = self._a
@@ -512,8 +766,18 @@ class MarchenkoPastur:
         return ret(np.where((x > lo) & (x < hi), rho, 0.0))
 
     def stieltjes(self, z):
-        """``G(z)`` of the full law; real ``z`` is read as ``x - i0``. ``z = 0`` is a pole when ``kappa < 1``
-        (the atom at 0) and raises ``ValueError``."""
+        """``G(z)`` of the full law; ``z = 0`` is a pole when ``kappa < 1`` (the atom at 0) and raises ``ValueError``.
+
+        Parameters
+        ----------
+        z : complex or array_like
+            Points; real ``z`` is read as ``x - i0``.
+
+        Returns
+        -------
+        complex or numpy.ndarray
+            ``G(z)``.
+        """
         z = _complex_points(z)
         if self.kappa < 1.0 and np.any(z == 0):
             raise ValueError("z = 0 is the atom of the Marchenko-Pastur law (kappa < 1), a pole of G")
@@ -528,7 +792,18 @@ class MarchenkoPastur:
         return g[()] if g.ndim == 0 else g
 
     def stieltjes_real(self, x):
-        """``Re G(x)`` on the real axis (infinite at 0 when ``kappa < 1``, the atom)."""
+        """``Re G(x)`` on the real axis (infinite at 0 when ``kappa < 1``, the atom).
+
+        Parameters
+        ----------
+        x : float or array_like
+            Real points.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``Re G(x)``.
+        """
         x, ret = _points(x)
         return ret(np.real(self.stieltjes(x)))
 
@@ -538,6 +813,16 @@ class MarchenkoPastur:
         For ``kappa`` near 1 the density rises like ``1/sqrt(x - lo)`` and then falls like ``1/x`` on the scale
         of a tiny left edge ``lo``: the bulk is then split at ``lo 10^k`` (geometric grading), as for
         :class:`WishartPlusNoise`, which keeps the mass within ~1e-13 with 64 nodes per piece.
+
+        Parameters
+        ----------
+        n : int, optional
+            Gauss-Legendre nodes per piece, in ``[1, MAX_NODES]``.
+
+        Returns
+        -------
+        x, w : numpy.ndarray
+            Nodes and weights.
         """
         (lo, hi), = self.bulks
         decades = math.ceil(math.log10(0.5 * hi / lo)) if 0 < lo < 1e-2 * hi else 0
@@ -552,7 +837,7 @@ class _BulkSupport:
     """Accessors shared by the laws whose support is computed once as ``_support = (bulks, pieces)``.
 
     ``bulks`` are the connected components ``((lo, hi), ...)`` of the support (for the rectangular law, on
-    ``x >= 0``; a bulk may start at 0 when ``R1 = 1``); ``pieces`` are the bulks split at necks (and graded
+    ``x >= 0``; a bulk may start at 0 when ``beta = 1``); ``pieces`` are the bulks split at necks (and graded
     towards a hard edge), the intervals used by :meth:`quadrature`.
     """
 
@@ -570,11 +855,22 @@ class _BulkSupport:
         return np.array([e for b in self.bulks for e in b])
 
     def quadrature(self, n: int = DEFAULT_NODES) -> tuple[np.ndarray, np.ndarray]:
-        """Nodes and weights over the support: ``int f ~ sum(w f(x))`` (see :func:`bulk_quadrature`)."""
+        """Nodes and weights over the support: ``int f ~ sum(w f(x))`` (see :func:`bulk_quadrature`).
+
+        Parameters
+        ----------
+        n : int, optional
+            Gauss-Legendre nodes per piece, in ``[1, MAX_NODES]``.
+
+        Returns
+        -------
+        x, w : numpy.ndarray
+            Nodes and weights.
+        """
         return bulk_quadrature(self.pieces, n)
 
 
-@dataclass(frozen=True)
+@record
 class WishartPlusNoise(_BulkSupport):
     """Eigenvalue law of ``Y = S + sqrt(noise) Z``: ``S`` Wishart (``kappa = m/d``), ``Z`` GOE of variance 1.
 
@@ -582,7 +878,7 @@ class WishartPlusNoise(_BulkSupport):
     ``G_Y(z) = G_S(z - noise G_Y(z))`` turns the Wishart quadratic into the cubic (``s = noise``)
     ``s G^3 - (z + a s) G^2 + (1 - kappa + a z) G - a = 0``, with ``a = sqrt(kappa)`` in the paper
     normalisation (``S* = W^T W/sqrt(m d)``) and ``a = kappa`` in the mean-one normalisation
-    (``S_W = W^T W/m``) (Biane 1997; ``science/random_matrices.md``, Sec. 2).
+    (``S_W = W^T W/m``) (P. Biane, Indiana Univ. Math. J. 46:705 (1997); ``eq-rmt-subordination``).
 
     Numerics: the cubic is solved for ``H = 1/G``, whose leading coefficient ``-a`` does not vanish as
     ``s -> 0`` (the cubic in ``G`` has leading coefficient ``s``, which makes its roots ill-conditioned).
@@ -601,7 +897,17 @@ class WishartPlusNoise(_BulkSupport):
     noise : float
         Noise variance ``s = noise`` in ``NOISE_RANGE = [1e-12, 1e12]`` (for ``noise = 0`` use
         :class:`MarchenkoPastur`).
-    normalisation : {"paper", "mean_one"}
+    normalisation : {"paper", "mean_one"}, optional
+        The normalisation of the Wishart signal.
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named).
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Three spectral laws" (``eq-rmt-subordination``).
     """
 
     kappa: float
@@ -666,8 +972,20 @@ class WishartPlusNoise(_BulkSupport):
     # -- roots ---------------------------------------------------------------------------------------
 
     def roots(self, x) -> tuple[np.ndarray, np.ndarray]:
-        """The three roots ``G`` of the cubic at real ``x``, shape ``x.shape + (3,)``, and the mask of the
-        points where two of them form a complex pair (column 1 then has ``Im G > 0``)."""
+        """The three roots ``G`` of the cubic at real ``x``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            Real points.
+
+        Returns
+        -------
+        G : numpy.ndarray
+            Shape ``x.shape + (3,)``.
+        pair : numpy.ndarray of bool
+            The points where two roots form a complex pair (column 1 then has ``Im G > 0``).
+        """
         x = np.asarray(x, dtype=float)
         k, s, a = self.kappa, self.noise, self._a  # s = noise in the cubic
         # cubic in H = 1/G:  -a H^3 + (1 - k + a x) H^2 - (x + a s) H + s = 0
@@ -711,20 +1029,53 @@ class WishartPlusNoise(_BulkSupport):
         return out
 
     def density(self, x):
-        """``rho_Y(x) = |Im G(x - i0)|/pi`` inside the support, exactly 0 outside. Vectorised."""
+        """``rho_Y(x) = |Im G(x - i0)|/pi`` inside the support, exactly 0 outside.
+
+        Parameters
+        ----------
+        x : float or array_like
+            Real points.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The density at ``x``.
+        """
         x, ret = _points(x)
         g, pair = self.roots(x)
         inside = pair & _in_bulks(x, self.bulks)
         return ret(np.where(inside, np.abs(g[..., 1].imag) / math.pi, 0.0))
 
     def stieltjes_real(self, x):
-        """``Re G_Y(x)`` on the real axis, inside and outside the support (``~ 1/x`` far out). Vectorised."""
+        """``Re G_Y(x)`` on the real axis, inside and outside the support (``~ 1/x`` far out).
+
+        Parameters
+        ----------
+        x : float or array_like
+            Real points.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``Re G_Y(x)``.
+        """
         x, ret = _points(x)
         flat = x.reshape(-1)
         return ret(self._boundary(flat).real.reshape(x.shape))
 
     def stieltjes(self, x):
-        """Boundary value ``G_Y(x - i0) = Re G + i pi rho`` at real ``x``."""
+        """Boundary value ``G_Y(x - i0) = Re G + i pi rho`` at real ``x``.
+
+        Parameters
+        ----------
+        x : float or array_like
+            Real points.
+
+        Returns
+        -------
+        complex or numpy.ndarray
+            ``G_Y(x - i0)``.
+        """
         x, ret = _points(x)
         flat = x.reshape(-1)
         return ret(self._boundary(flat).reshape(x.shape))
@@ -736,8 +1087,32 @@ def _wishart_plus_goe(kappa: float, noise: float, normalisation: str) -> Wishart
 
 
 def wishart_plus_goe(kappa: float, noise: float, normalisation: str = "paper") -> WishartPlusNoise:
-    """The law of Wishart + GOE(``noise``) (:class:`WishartPlusNoise`), cached: the support is computed once
-    per ``(kappa, noise, normalisation)``, which the denoiser and its MMSE then share."""
+    """The law of Wishart + GOE(``noise``) (:class:`WishartPlusNoise`), cached.
+
+    Parameters
+    ----------
+    kappa : float
+        Ratio ``m/d`` in ``RATIO_RANGE``.
+    noise : float
+        Noise variance in ``NOISE_RANGE``.
+    normalisation : {"paper", "mean_one"}, optional
+        The normalisation of the Wishart signal.
+
+    Returns
+    -------
+    WishartPlusNoise
+        The law; its support is computed once per ``(kappa, noise, normalisation)``, which the denoiser and its
+        MMSE then share.
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named).
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Three spectral laws".
+    """
     kappa = _check_ratio("kappa", kappa)
     noise = _check_noise(noise)
     return _wishart_plus_goe(kappa, noise, _check_normalisation(normalisation))
@@ -771,17 +1146,17 @@ def _quartic_discriminant(e, d, c, b, a):
     return out
 
 
-@dataclass(frozen=True)
+@record
 class RectangularPlusNoise(_BulkSupport):
     """Singular-value law of ``Y = S + sqrt(noise) Z`` (``d x L``, ``d <= L``), all divided by ``(dL)^{1/4}``.
 
     ``S = U V^T/sqrt(r)`` with ``U`` in ``R^{d x r}``, ``V`` in ``R^{L x r}`` and ``Z`` i.i.d. N(0, 1);
-    ``R1 = L/d`` in ``[1, MAX_ASPECT_RATIO]``, ``R2 = r/d`` in ``RATIO_RANGE`` (``R2 >= 1`` is a full-rank
+    ``beta = L/d`` in ``[1, MAX_ASPECT_RATIO]``, ``rho = r/d`` in ``RATIO_RANGE`` (``rho >= 1`` is a full-rank
     signal), ``noise`` in ``NOISE_RANGE``. With
-    ``phi = R2/R1``, ``psi = R2``, ``eta = (1 + noise) sqrt(R1)``, ``zeta = sqrt(R1)`` and ``w = x^2``, the
+    ``phi = rho/beta``, ``psi = rho``, ``eta = (1 + noise) sqrt(beta)``, ``zeta = sqrt(beta)`` and ``w = x^2``, the
     transform ``G(x) = x g`` of the symmetrised singular-value density ``mu`` solves the quartic
-    ``a4 g^4 + a3 g^3 + a2 g^2 + a1 g + a0 = 0`` of ``science/random_matrices.md``, Sec. 4 (Troiani, Erba,
-    Krzakala, Maillard, Zdeborova, arXiv:2203.07752). ``mu(x) = |Im G|/pi``, ``2 int_0^inf mu = 1``, and
+    ``a4 g^4 + a3 g^3 + a2 g^2 + a1 g + a0 = 0`` (``eq-rmt-rect-subordination``; Troiani, Erba, Krzakala,
+    Maillard, Zdeborova, arXiv:2203.07752). ``mu(x) = |Im G|/pi``, ``2 int_0^inf mu = 1``, and
     ``2 mu`` is the density of the ``d`` singular values on ``x > 0``; ``v(x) = Re G(x)``.
 
     Numerics: the quartic is solved for ``h = 1/g`` (leading coefficient ``-psi^3``; the leading coefficient
@@ -790,31 +1165,50 @@ class RectangularPlusNoise(_BulkSupport):
     edges, its complex roots mark necks. Each interval between consecutive edges is classified by the
     density at its midpoint. Outside the support ``v`` is the real root with ``G'(x) < 0`` closest to
     ``2 int mu(t) x/(x^2 - t^2) dt`` computed by quadrature.
+
+    Parameters
+    ----------
+    beta : float
+        Aspect ratio ``L/d`` in ``[1, MAX_ASPECT_RATIO]``.
+    rho : float
+        Rank ratio ``r/d`` in ``RATIO_RANGE``.
+    noise : float
+        Noise variance in ``NOISE_RANGE``.
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named).
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Rectangular matrices: singular values" (``eq-rmt-rect-subordination``).
+    .. [2] E. Troiani et al., arXiv:2203.07752 (2022).
     """
 
-    R1: float
-    R2: float
+    beta: float
+    rho: float
     noise: float
 
     def __post_init__(self):
-        r1 = check_positive("R1", self.R1)
-        if not 1.0 <= r1 <= MAX_ASPECT_RATIO:
-            raise ValueError(f"R1 = L/d must be a number in [1, {MAX_ASPECT_RATIO:g}] (transpose Y when d > L), "
-                             f"got {self.R1!r}")
-        object.__setattr__(self, "R1", r1)
-        object.__setattr__(self, "R2", _check_ratio("R2", self.R2))
+        b1 = check_positive("beta", self.beta)
+        if not 1.0 <= b1 <= MAX_ASPECT_RATIO:
+            raise ValueError(f"beta = L/d must be a number in [1, {MAX_ASPECT_RATIO:g}] (transpose Y when d > L), "
+                             f"got {self.beta!r}")
+        object.__setattr__(self, "beta", b1)
+        object.__setattr__(self, "rho", _check_ratio("rho", self.rho))
         object.__setattr__(self, "noise", _check_noise(self.noise))
 
     @property
     def mean_square(self) -> float:
-        """``2 int x^2 mu = sqrt(R1)(1 + noise)``, the mean squared singular value of the scaled ``Y``."""
-        return math.sqrt(self.R1) * (1.0 + self.noise)
+        """``2 int x^2 mu = sqrt(beta)(1 + noise)``, the mean squared singular value of the scaled ``Y``."""
+        return math.sqrt(self.beta) * (1.0 + self.noise)
 
     @cached_property
     def _coefficients(self):
         """``a0..a4`` as ascending coefficient arrays in ``w = x^2`` (Sec. 4 of the notes)."""
-        phi, psi = self.R2 / self.R1, self.R2
-        zeta = math.sqrt(self.R1)
+        phi, psi = self.rho / self.beta, self.rho
+        zeta = math.sqrt(self.beta)
         eta = (1.0 + self.noise) * zeta
         return (
             np.array([-psi**3, 0.0, 0.0]),
@@ -829,7 +1223,18 @@ class RectangularPlusNoise(_BulkSupport):
         )
 
     def roots(self, x) -> np.ndarray:
-        """The four roots ``G = x g`` of the quartic at real ``x > 0``, shape ``x.shape + (4,)``."""
+        """The four roots ``G = x g`` of the quartic at real ``x > 0``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            Real points ``> 0``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``x.shape + (4,)``, complex.
+        """
         x = np.asarray(x, dtype=float)
         w = x * x
         A = [(c[2] * w + c[1]) * w + c[0] for c in self._coefficients]
@@ -856,9 +1261,9 @@ class RectangularPlusNoise(_BulkSupport):
     @cached_property
     def _support(self):
         # disc = zeta phi^2 psi^6 w^4 quintic(w); the constant term of the quintic carries (phi - psi)^4 and
-        # is lost to cancellation when R1 is close to 1: use its factored form (derived with a CAS).
-        phi, psi = self.R2 / self.R1, self.R2
-        zeta = math.sqrt(self.R1)
+        # is lost to cancellation when beta is close to 1: use its factored form (derived with a CAS).
+        phi, psi = self.rho / self.beta, self.rho
+        zeta = math.sqrt(self.beta)
         eta = (1.0 + self.noise) * zeta
         quintic = _quartic_discriminant(*self._coefficients)[4:10] / (zeta * phi**2 * psi**6)
         quintic[0] = (
@@ -878,7 +1283,7 @@ class RectangularPlusNoise(_BulkSupport):
         bulks = _merge_intervals(edges, inside)
         if not bulks:  # pragma: no cover
             raise ArithmeticError(f"no support found for {self}")
-        # For R1 close to 1 the first bulk starts at a tiny lo > 0 and the density rises from 0 to O(1) on
+        # For beta close to 1 the first bulk starts at a tiny lo > 0 and the density rises from 0 to O(1) on
         # the scale lo (a softened hard edge): grade the pieces geometrically there.
         lo, hi = bulks[0]
         grading = lo * 10.0 ** np.arange(1, 20) if 0 < lo < 1e-2 * hi else np.empty(0)
@@ -924,27 +1329,73 @@ class RectangularPlusNoise(_BulkSupport):
         return x, ret, sign, ax
 
     def density(self, x):
-        """``mu(x) = |Im G(x)|/pi`` (even in ``x``; ``2 mu`` is the singular-value density on ``x > 0``)."""
+        """``mu(x) = |Im G(x)|/pi`` (even in ``x``; ``2 mu`` is the singular-value density on ``x > 0``).
+
+        Parameters
+        ----------
+        x : float or array_like
+            Real points.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``mu(x)``.
+        """
         x, ret, _, ax = self._prepare(x)
         Gi = self._largest_imaginary(self.roots(ax))
         inside = _in_bulks(ax, self.bulks)
         return ret(np.where(inside, np.abs(Gi.imag) / math.pi, 0.0).reshape(x.shape))
 
     def stieltjes_real(self, x):
-        """``v(x) = Re G(x) = 2 int mu(t) x/(x^2 - t^2) dt`` (principal value inside), odd in ``x``."""
+        """``v(x) = Re G(x) = 2 int mu(t) x/(x^2 - t^2) dt`` (principal value inside), odd in ``x``.
+
+        Parameters
+        ----------
+        x : float or array_like
+            Real points.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``v(x)``.
+        """
         x, ret, sign, ax = self._prepare(x)
         return ret(sign * self._boundary(ax).real.reshape(x.shape))
 
 
 @lru_cache(maxsize=256)
-def _rectangular_plus_noise(R1: float, R2: float, noise: float) -> RectangularPlusNoise:
-    return RectangularPlusNoise(R1, R2, noise)
+def _rectangular_plus_noise(beta: float, rho: float, noise: float) -> RectangularPlusNoise:
+    return RectangularPlusNoise(beta, rho, noise)
 
 
-def rectangular_plus_noise(R1: float, R2: float, noise: float) -> RectangularPlusNoise:
-    """The singular-value law of rectangular signal + noise (:class:`RectangularPlusNoise`), cached."""
-    R1, R2 = check_positive("R1", R1), _check_ratio("R2", R2)
-    return _rectangular_plus_noise(R1, R2, _check_noise(noise))
+def rectangular_plus_noise(beta: float, rho: float, noise: float) -> RectangularPlusNoise:
+    """The singular-value law of rectangular signal + noise (:class:`RectangularPlusNoise`), cached.
+
+    Parameters
+    ----------
+    beta : float
+        Aspect ratio ``L/d`` in ``[1, MAX_ASPECT_RATIO]``.
+    rho : float
+        Rank ratio ``r/d`` in ``RATIO_RANGE``.
+    noise : float
+        Noise variance in ``NOISE_RANGE``.
+
+    Returns
+    -------
+    RectangularPlusNoise
+        The law (one object per parameter set).
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named).
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Rectangular matrices: singular values".
+    """
+    beta, rho = check_positive("beta", beta), _check_ratio("rho", rho)
+    return _rectangular_plus_noise(beta, rho, _check_noise(noise))
 
 
 # --------------------------------------------------------------------------- generic subordination
@@ -953,8 +1404,8 @@ def rectangular_plus_noise(R1: float, R2: float, noise: float) -> RectangularPlu
 def free_convolution_semicircle(stieltjes_S, noise: float, z, *, tol: float = 1e-12, max_iter: int = 60):
     """Stieltjes transform of ``Y = S + sqrt(noise) Z`` (``Z`` GOE, variance 1) for ANY law of ``S``.
 
-    Solves the subordination relation ``G_Y(z) = G_S(z - noise G_Y(z))`` (Biane 1997;
-    ``science/random_matrices.md``, Sec. 2) for the subordination function ``omega = z - noise G_Y``, i.e.
+    Solves the subordination relation ``G_Y(z) = G_S(z - noise G_Y(z))`` (``eq-rmt-subordination-general``;
+    P. Biane 1997) for the subordination function ``omega = z - noise G_Y``, i.e.
     ``F(omega) = omega + noise G_S(omega) - z = 0``, vectorised over ``z``. ``omega`` stays in the half-plane of
     ``z``, where ``G_S`` is analytic. The solution is followed from far above the real axis (where the
     fixed-point map is a contraction) down to ``Im z`` by factors of 10, with guarded Newton steps (the
@@ -977,8 +1428,20 @@ def free_convolution_semicircle(stieltjes_S, noise: float, z, *, tol: float = 1e
 
     Returns
     -------
-    complex ndarray of the shape of ``z``. Points that did not converge raise a
-    :class:`~solvable.errors.ConvergenceWarning`.
+    complex or numpy.ndarray
+        ``G_Y(z)``, the shape of ``z``. Points that did not converge raise a
+        :class:`~solvable.errors.ConvergenceWarning`.
+
+    Raises
+    ------
+    TypeError
+        If ``stieltjes_S`` is not callable.
+    ValueError
+        For a malformed argument (named), or a point on the real axis.
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Three spectral laws" (``eq-rmt-subordination-general``).
     """
     if not callable(stieltjes_S):
         raise TypeError(f"stieltjes_S must be a callable z -> G_S(z), got {type(stieltjes_S).__name__}")
