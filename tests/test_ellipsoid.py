@@ -260,3 +260,20 @@ def test_transition_fit_with_a_jump_reports_the_grid_resolution():
     ratios = np.array([0.2, 0.25, 0.3])
     t = _sweep_with_counts([10, 10, 0], [0, 0, 10], 10, ratios).transition()
     assert 0.25 <= t.center <= 0.3 and t.center_se == pytest.approx(0.025)
+
+
+def test_a_gram_matrix_beyond_the_size_limit_is_refused_before_allocating():
+    """Issue 20: fit and project_affine formed the n x n Gram matrix (and its factor) with no size check: 17000
+    points in R^200 (n <= d(d+1)/2) meant 4 arrays of 2.9e8 numbers (9 GiB). Now refused with the peak named,
+    before anything of that size is allocated."""
+    import tracemalloc
+    points = np.random.default_rng(0).standard_normal((17_000, 200))
+    for call in (lambda: el.fit(points), lambda: el.project_affine(np.eye(200), points)):
+        tracemalloc.start()
+        try:
+            with pytest.raises(ValueError, match="Gram matrix.*limit"):
+                call()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 100 * 2**20

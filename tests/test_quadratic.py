@@ -45,7 +45,7 @@ def test_mmse_limits(kappa):
 
 
 def test_large_width_limit_is_one_minus_two_alpha():
-    """kappa -> infinity: S* tends to a GOE, mmse_RIE(s) = s/(1+s), hence MMSE = 1 - 2 alpha (science notes Sec. 5)."""
+    """kappa -> infinity: S* tends to a GOE, mmse_RIE(s) = s/(1+s), hence MMSE = 1 - 2 alpha."""
     for alpha in [0.1, 0.25, 0.4]:
         assert qn.bayes_optimal_mmse(alpha, 1e4) == pytest.approx(1 - 2 * alpha, abs=2e-3)
 
@@ -53,7 +53,7 @@ def test_large_width_limit_is_one_minus_two_alpha():
 def test_noise_increases_the_error_and_removes_perfect_recovery():
     errs = [qn.bayes_optimal_mmse(0.45, 0.5, dl) for dl in [0.0, 0.05, 0.25, 1.0]]
     assert errs[0] == 0.0 and np.all(np.diff(errs) > 0)
-    assert qn.test_error(0.45, 0.5, 0.25) == pytest.approx(0.25 + 2 * errs[2], abs=1e-12)
+    assert qn.bayes_test_error(0.45, 0.5, 0.25) == pytest.approx(0.25 + 2 * errs[2], abs=1e-12)
 
 
 def test_state_evolution_reaches_the_bayes_fixed_point():
@@ -67,8 +67,8 @@ def test_state_evolution_reaches_the_bayes_fixed_point():
 
 
 def test_damped_state_evolution_has_the_same_fixed_point_and_is_slower():
-    plain = qn.state_evolution(0.3, 0.5, V0=10.0)
-    damped = qn.state_evolution(0.3, 0.5, V0=10.0, damping=0.5)
+    plain = qn.state_evolution(0.3, 0.5, start=5.0)
+    damped = qn.state_evolution(0.3, 0.5, start=5.0, damping=0.5)
     assert damped.converged and damped.error == pytest.approx(plain.error, abs=1e-6)
     assert damped.history[0] == plain.history[0] == 5.0 and damped.history[1] == pytest.approx(plain.history[1])
     assert damped.iterations > plain.iterations and np.all(damped.history[2:10] > plain.history[2:10])
@@ -83,7 +83,7 @@ def test_damped_state_evolution_has_the_same_fixed_point_and_is_slower():
 
 
 def test_nuclear_norm_erm_can_stay_silent_at_its_cap():
-    data = qn.sample(12, 0.5, 0.2, rng=np.random.default_rng(3))
+    data = qn.sample(12, 0.2, kappa=0.5, rng=np.random.default_rng(3))
     with pytest.warns(ConvergenceWarning, match="did not converge in 5 iterations"):
         qn.nuclear_norm_erm(data, lam=1e-3, max_iter=5)
     with warnings.catch_warnings():
@@ -93,9 +93,11 @@ def test_nuclear_norm_erm_can_stay_silent_at_its_cap():
 
 
 def test_normalisation_conversions_round_trip():
-    mmse_w, delta_w = qn.to_mean_one(0.3, 0.25, 0.5)
+    mmse_w, delta_w = qn.to_mean_one(0.3, 0.5, delta=0.25)
     assert (mmse_w, delta_w) == (0.6, 0.5)
-    assert qn.from_mean_one(mmse_w, delta_w, 0.5) == pytest.approx((0.3, 0.25))
+    assert qn.from_mean_one(mmse_w, 0.5, delta_w=delta_w) == pytest.approx((0.3, 0.25))
+    with pytest.raises(TypeError):   # the former to_mean_one(mmse, delta, kappa) fails instead of swapping
+        qn.to_mean_one(0.3, 0.25, 0.5)
     assert qn.effective_noise_of_preactivation_noise(0.1) == pytest.approx(2 * 0.01 * 2.01)
 
 
@@ -113,11 +115,12 @@ def test_sensing_map_matches_the_explicit_tensor():
 
 
 def test_sample_follows_the_model():
-    data = qn.sample(40, 0.5, 0.2, rng=np.random.default_rng(1))
+    data = qn.sample(40, 0.2, kappa=0.5, rng=np.random.default_rng(1))
     assert (data.d, data.m, data.n) == (40, 20, 320) and data.alpha == pytest.approx(0.2)
     W = data.W_star
-    preact = data.X @ W.T / math.sqrt(data.d)
-    y = np.sum(preact**2 - np.sum(W**2, axis=1) / data.d, axis=1) / math.sqrt(data.m)
+    assert W.shape == (40, 20)  # (d, m): the ambient dimension first
+    preact = data.X @ W / math.sqrt(data.d)
+    y = np.sum(preact**2 - np.sum(W**2, axis=0) / data.d, axis=1) / math.sqrt(data.m)
     assert np.allclose(data.y, y)
     # spectrum of S*: mean sqrt(kappa), (1/d) Tr S*^2 ~ 1 + kappa
     ev = np.linalg.eigvalsh(data.S_star)
@@ -132,7 +135,7 @@ def test_gamp_rie_at_d80_is_within_005_of_theory(alpha):
     errs = []
     for seed in range(2):
         rng = np.random.default_rng(seed)
-        data = qn.sample(80, 0.5, alpha, rng=rng)
+        data = qn.sample(80, alpha, kappa=0.5, rng=rng)
         errs.append(qn.gamp_rie(data, rng=rng, warn=False).error)
     theory = qn.bayes_optimal_mmse(alpha, 0.5)
     assert abs(np.mean(errs) - theory) < 0.05
@@ -141,7 +144,7 @@ def test_gamp_rie_at_d80_is_within_005_of_theory(alpha):
 
 def test_gamp_rie_above_alpha_pr_recovers_the_teacher():
     rng = np.random.default_rng(4)
-    data = qn.sample(60, 0.5, 0.45, rng=rng)
+    data = qn.sample(60, 0.45, kappa=0.5, rng=rng)
     res = qn.gamp_rie(data, rng=rng, warn=False)
     assert isinstance(res, amp.GAMPResult) and res.error == res.history[-1]
     assert res.error < 5e-3  # reference: 5e-4 at d = 80; finite-size residual grows at smaller d
@@ -149,7 +152,7 @@ def test_gamp_rie_above_alpha_pr_recovers_the_teacher():
 
 def test_gamp_rie_warns_at_its_cap():
     rng = np.random.default_rng(0)
-    data = qn.sample(30, 0.5, 0.3, rng=rng)
+    data = qn.sample(30, 0.3, kappa=0.5, rng=rng)
     with pytest.warns(ConvergenceWarning, match="2 iterations"):
         res = qn.gamp_rie(data, max_iter=2, rng=rng)
     assert res.iterations == 2 and len(res.history) == 2
@@ -159,7 +162,7 @@ def test_nuclear_norm_route():
     """Noiseless data well above the nuclear-norm threshold: small-lam ERM recovers S*; the solution is PSD;
     a larger penalty shrinks the trace."""
     rng = np.random.default_rng(2)
-    data = qn.sample(20, 0.5, 0.9, rng=rng)
+    data = qn.sample(20, 0.9, kappa=0.5, rng=rng)
     res = qn.nuclear_norm_erm(data, lam=1e-3, max_iter=4000, tol=1e-9)
     assert np.min(np.linalg.eigvalsh(res.estimate)) > -1e-10
     assert rie.symmetric_error(res.estimate, data.S_star) < 1e-3 and res.train_loss < 1e-5
@@ -173,10 +176,10 @@ def test_nuclear_norm_route():
     (lambda: qn.bayes_optimal_mmse(0.1, 0.5, -1.0), "delta"),
     (lambda: qn.bayes_optimal_mmse(float("nan"), 0.5), "alpha"),
     (lambda: qn.perfect_recovery_threshold(-1), "kappa"),
-    (lambda: qn.sample(10, 0.5, -0.2, rng=0), "alpha"),
-    (lambda: qn.sample(10, 0.5, 0.2, rng=None), "rng"),
-    (lambda: qn.nuclear_norm_erm(qn.sample(6, 0.5, 0.5, rng=0), lam=0.0), "lam"),
-    (lambda: qn.Dataset(X=np.ones((4, 3)), y=np.ones(5), W_star=np.ones((2, 3)), S_star=np.ones((3, 3))), "X must be"),
+    (lambda: qn.sample(10, -0.2, kappa=0.5, rng=0), "alpha"),
+    (lambda: qn.sample(10, 0.2, kappa=0.5, rng=None), "rng"),
+    (lambda: qn.nuclear_norm_erm(qn.sample(6, 0.5, kappa=0.5, rng=0), lam=0.0), "lam"),
+    (lambda: qn.Dataset(X=np.ones((4, 3)), y=np.ones(5), W_star=np.ones((3, 2)), S_star=np.ones((3, 3))), "y must"),
 ])
 def test_bad_input_raises(call, name):
     with pytest.raises(ValueError, match=name):
@@ -186,9 +189,9 @@ def test_bad_input_raises(call, name):
 def test_gradient_descent_single_run_near_twice_bayes_and_average_near_bayes():
     """Noiseless, d = 40, kappa = 0.5, alpha = 0.1, 16 inits: every run interpolates; a single run sits near
     twice the Bayes error (a posterior sample), the average near (1 + 1/K) times it plus finite-d corrections
-    (science/quadratic.md Sec. 6 measured 2.1-2.3 and 1.07-1.20 at d = 60)."""
+    (earlier runs at d = 60 gave ratios 2.1-2.3 and 1.07-1.20)."""
     rng = np.random.default_rng(0)
-    data = qn.sample(40, 0.5, 0.1, rng=rng)
+    data = qn.sample(40, 0.1, kappa=0.5, rng=rng)
     res = qn.gd(data, n_inits=16, rng=rng)
     bayes = qn.bayes_optimal_mmse(0.1, 0.5)
     assert res.converged.all() and res.losses.max() < 1e-6
@@ -209,7 +212,7 @@ def test_batched_sensing_map_equals_one_at_a_time():
 def test_gradient_descent_in_float32_matches_float64():
     """float32 products (chapter 4) give the same runs as float64 to the digits the chapter prints."""
     rng_data = np.random.default_rng(3)
-    data = qn.sample(30, 0.5, 0.15, rng=rng_data)
+    data = qn.sample(30, 0.15, kappa=0.5, rng=rng_data)
     r64 = qn.gd(data, n_inits=4, rng=np.random.default_rng(4))
     r32 = qn.gd(data, n_inits=4, dtype=np.float32, rng=np.random.default_rng(4))
     assert r32.converged.all() and r32.losses.max() < 1e-6
@@ -273,11 +276,11 @@ def test_bayes_mmse_on_the_whole_grid_at_tiny_noise():
 
 
 def test_gamp_rie_refuses_a_zero_start_variance():
-    """Issue 11: V0 = 0 used to report convergence after one iteration at error 1.55; it is now refused by name."""
-    data = qn.sample(12, 0.5, 0.3, rng=0)
-    for V0 in (0.0, -1.0, math.nan, math.inf, None, 1e-300, 1e300):
-        with pytest.raises(ValueError, match="V0"):
-            qn.gamp_rie(data, V0=V0, rng=1)
+    """Issue 11: a zero start variance reported convergence after one iteration at error 1.55; it is refused."""
+    data = qn.sample(12, 0.3, kappa=0.5, rng=0)
+    for v in (0.0, -1.0, math.nan, math.inf, None, 1e-300, 1e300):
+        with pytest.raises(ValueError, match="start_variance"):
+            qn.gamp_rie(data, start_variance=v, rng=1)
 
 
 def test_state_evolution_max_iter_zero_is_refused():
@@ -288,14 +291,14 @@ def test_state_evolution_max_iter_zero_is_refused():
 
 def test_gamp_rie_returns_the_engine_result_and_its_error():
     rng = np.random.default_rng(0)
-    data = qn.sample(20, 0.5, 0.3, rng=rng)
+    data = qn.sample(20, 0.3, kappa=0.5, rng=rng)
     res = qn.gamp_rie(data, max_iter=5, tol=0.0, rng=rng)
     assert isinstance(res, amp.GAMPResult) and res.iterations == 5 and not res.converged
     assert res.error == pytest.approx(rie.symmetric_error(res.estimate, data.S_star))
     assert res.history.shape == (5,) and np.all(np.isfinite(res.history))
 
 
-_DATA = qn.sample(8, 0.5, 0.5, rng=0)
+_DATA = qn.sample(8, 0.5, kappa=0.5, rng=0)
 
 
 @pytest.mark.parametrize("call,name", [
@@ -307,12 +310,12 @@ _DATA = qn.sample(8, 0.5, 0.5, rng=0)
     (lambda: qn.bayes_optimal_mmse(0.1, 0.5, math.inf), "delta"),
     (lambda: qn.bayes_optimal_mmse("a", 0.5), "alpha"),
     (lambda: qn.perfect_recovery_threshold(math.inf), "kappa"),
-    (lambda: qn.test_error(0.1, 0.5, math.nan), "delta"),
-    (lambda: qn.to_mean_one(math.nan, 0.1, 0.5), "mmse"),
-    (lambda: qn.to_mean_one(0.1, -1.0, 0.5), "delta"),
-    (lambda: qn.to_mean_one(1e300, 0.0, 1e-300), "overflow"),
-    (lambda: qn.from_mean_one(0.1, math.inf, 0.5), "delta_w"),
-    (lambda: qn.from_mean_one(0.1, 0.1, 0.0), "kappa"),
+    (lambda: qn.bayes_test_error(0.1, 0.5, math.nan), "delta"),
+    (lambda: qn.to_mean_one(math.nan, 0.5, delta=0.1), "mmse"),
+    (lambda: qn.to_mean_one(0.1, 0.5, delta=-1.0), "delta"),
+    (lambda: qn.to_mean_one(1e300, 1e-300, delta=0.0), "overflow"),
+    (lambda: qn.from_mean_one(0.1, 0.5, delta_w=math.inf), "delta_w"),
+    (lambda: qn.from_mean_one(0.1, 0.0, delta_w=0.1), "kappa"),
     (lambda: qn.effective_noise_of_preactivation_noise(-0.1), "sigma"),
     (lambda: qn.effective_noise_of_preactivation_noise(1e200), "sigma"),
     # state evolution controls
@@ -321,18 +324,20 @@ _DATA = qn.sample(8, 0.5, 0.5, rng=0)
     (lambda: qn.state_evolution(0.3, 0.5, tol=1.0), "tol"),
     (lambda: qn.state_evolution(0.3, 0.5, damping=1.0), "damping"),
     (lambda: qn.state_evolution(0.3, 0.5, damping=math.nan), "damping"),
-    (lambda: qn.state_evolution(0.3, 0.5, V0=0.0), "V0"),
-    (lambda: qn.state_evolution(0.3, 0.5, V0=math.inf), "V0"),
+    (lambda: qn.state_evolution(0.3, 0.5, start=0.0), "start"),
+    (lambda: qn.state_evolution(0.3, 0.5, start=math.inf), "start"),
     (lambda: qn.state_evolution(0.3, 0.5, max_iter=2.5), "max_iter"),
     # sampler: sizes and types
-    (lambda: qn.sample(10.0, 0.5, 0.2, rng=0), "d"),
-    (lambda: qn.sample(1, 0.5, 0.2, rng=0), "d"),
-    (lambda: qn.sample(10, math.inf, 0.2, rng=0), "kappa"),
-    (lambda: qn.sample(10, 0.5, math.nan, rng=0), "alpha"),
-    (lambda: qn.sample(10, 0.5, 0.2, -1.0, rng=0), "delta"),
-    (lambda: qn.sample(10, 0.01, 0.2, rng=0), "round"),
-    (lambda: qn.sample(100, 0.5, 1e8, rng=0), "inputs X"),
-    (lambda: qn.sample(10**6, 0.5, 1e-9, rng=0), "W"),
+    (lambda: qn.sample(10.0, 0.2, kappa=0.5, rng=0), "d"),
+    (lambda: qn.sample(1, 0.2, kappa=0.5, rng=0), "d"),
+    (lambda: qn.sample(10, 0.2, kappa=math.inf, rng=0), "kappa"),
+    (lambda: qn.sample(10, math.nan, kappa=0.5, rng=0), "alpha"),
+    (lambda: qn.sample(10, 0.2, kappa=0.5, delta=-1.0, rng=0), "delta"),
+    (lambda: qn.sample(10, 0.2, kappa=0.01, rng=0), "kappa"),
+    (lambda: qn.sample(10, 0.2, kappa=0.55, rng=0), "kappa \\* d must be an integer"),
+    (lambda: qn.sample(10, 1e-3, kappa=0.5, rng=0), "alpha d\\^2 must round"),
+    (lambda: qn.sample(100, 1e8, kappa=0.5, rng=0), "inputs X"),
+    (lambda: qn.sample(10**6, 1e-9, kappa=0.5, rng=0), "W"),
     # GAMP-RIE controls
     (lambda: qn.gamp_rie(_DATA, tol=math.inf, rng=0), "tol"),
     (lambda: qn.gamp_rie(_DATA, tol=-1e-3, rng=0), "tol"),
@@ -352,10 +357,12 @@ _DATA = qn.sample(8, 0.5, 0.5, rng=0)
     (lambda: qn.nuclear_norm_erm(_DATA, lam=0.1, tol=math.inf), "tol"),
     (lambda: qn.nuclear_norm_erm(_DATA, lam=0.1, max_iter=0), "max_iter"),
     # data and the sensing map
-    (lambda: qn.Dataset(X=np.full((4, 3), np.nan), y=np.ones(4), W_star=np.ones((2, 3)), S_star=np.ones((3, 3))),
+    (lambda: qn.Dataset(X=np.full((4, 3), np.nan), y=np.ones(4), W_star=np.ones((3, 2)), S_star=np.ones((3, 3))),
      "X must contain finite"),
-    (lambda: qn.Dataset(X=np.ones((4, 3)), y=np.ones(4), W_star=np.ones((2, 3)), S_star=np.ones((3, 3)), delta=-1),
+    (lambda: qn.Dataset(X=np.ones((4, 3)), y=np.ones(4), W_star=np.ones((3, 2)), S_star=np.ones((3, 3)), delta=-1),
      "delta"),
+    (lambda: qn.Dataset(X=np.ones((4, 3)), y=np.ones(4), W_star=np.ones((2, 3)), S_star=np.ones((3, 3))),
+     "W_star must be \\(d, m\\)"),
     (lambda: qn.QuadraticSensingMap(np.ones(5)), "X must be"),
     (lambda: qn.QuadraticSensingMap(np.array([[1.0, np.inf]])), "X must contain finite"),
     (lambda: qn.QuadraticSensingMap(np.ones((4, 3))).forward(np.ones((2, 2))), "S must be"),
@@ -492,7 +499,7 @@ def test_nuclear_norm_theory_matches_network_erm_up_to_a_finite_size_gap():
     th = qn.nuclear_norm_erm_theory(0.4, 0.5, 1.0)
     errs, train = [], []
     for child in np.random.default_rng(11).spawn(8):
-        data = qn.sample(d, 0.5, 0.4, rng=child)
+        data = qn.sample(d, 0.4, kappa=0.5, rng=child)
         r = qn.nuclear_norm_erm(data, lam=1.0 * d, tol=1e-8)
         errs.append(rie.symmetric_error(r.estimate, data.S_star))
         train.append(r.train_loss)
@@ -507,3 +514,67 @@ def test_nuclear_norm_theory_rejects(bad):
     args = {"alpha": 0.3, "kappa": 0.5, "lam_over_d": 0.1, "delta": 0.0} | bad
     with pytest.raises(ValueError, match=next(iter(bad))):
         qn.nuclear_norm_erm_theory(**args)
+
+
+@pytest.mark.parametrize(("d", "alpha", "seed"), [(30, 0.25, 0), (20, 0.3, 0)])
+def test_gamp_rie_converged_means_one_more_iteration_moves_less_than_tol(d, alpha, seed):
+    """The contract of GAMP convergence: a run reported converged moves its estimate by less than ``tol`` (relative
+    change) in one more iteration. The run is repeated from the same start with ``tol = 0`` for one iteration more
+    (same draws, so its first iterations are the converged run's). Fails for a stopping rule on another quantity
+    (the variance, or an absolute mean-square change: at d = 30 the old ``mean(dS^2) < tol / d`` stopped at a
+    relative change near 3e-3)."""
+    data = qn.sample(d, alpha, kappa=0.5, rng=seed)
+    res = qn.gamp_rie(data, rng=seed + 10)
+    assert res.converged and res.iterations > 1
+    more = qn.gamp_rie(data, tol=0.0, max_iter=res.iterations + 1, rng=seed + 10, warn=False)
+    assert np.array_equal(more.history[:-1], res.history)
+    assert amp.relative_change(more.estimate, res.estimate) < qn.GAMP_TOL
+
+
+def test_sample_size_check_counts_the_peak_of_every_array(monkeypatch):
+    """Issue 20: the sampler's checks capped each array alone while it held the inputs, the sensing map's two
+    (n, d) products and the teacher at once: the check now counts them together, above the measured peak."""
+    import tracemalloc
+    counted = []
+    real = qn.check_size
+
+    def spy(what, *shape):
+        counted.append(real(what, *shape))
+        return counted[-1]
+
+    monkeypatch.setattr(qn, "check_size", spy)
+    tracemalloc.start()
+    try:
+        qn.sample(40, 10.0, kappa=0.5, delta=0.1, rng=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (peak - 2**20) / 8 <= max(counted)
+    # each array alone is below the limit (n d = 6e8 < 2^30), the three (n, d) arrays together are not
+    with pytest.raises(ValueError, match="together"):
+        qn.sample(1000, 0.6, kappa=0.5, rng=0)
+
+
+def test_another_models_data_set_raises_type_error_naming_data():
+    """The contract: a data set of another model (here the SMI's, also a solvable.dataset.Dataset) is a wrong
+    type for this model's algorithms: TypeError naming ``data``."""
+    from solvable import smi
+    other = smi.sample(10, 1.0, T=2, rng=0)
+    for call in (lambda: qn.gamp_rie(other, rng=0), lambda: qn.gd(other, rng=0),
+                 lambda: qn.nuclear_norm_erm(other, lam=0.1)):
+        with pytest.raises(TypeError, match="data must be a solvable.quadratic.Dataset"):
+            call()
+
+
+def test_old_positional_sample_call_is_a_type_error():
+    """The former ``sample(d, kappa, alpha)`` would silently swap kappa and alpha; kappa is keyword-only now."""
+    with pytest.raises(TypeError):
+        qn.sample(10, 0.5, 0.2, rng=0)
+
+
+def test_state_evolution_start_is_the_initial_error():
+    """``start`` is the estimate's error at t = 0 (history[0]); the output variance starts at 2 start, so the first
+    step is mmse_RIE((delta + 2 start) / (4 alpha)) (eq-qn-se, closed form of one step)."""
+    se = qn.state_evolution(0.3, 0.5, 0.1, start=0.8, tol=0.0, max_iter=1)
+    assert se.history[0] == 0.8
+    assert se.history[1] == pytest.approx(rie.symmetric_rie_mmse((0.1 + 1.6) / 1.2, 0.5), rel=1e-9)

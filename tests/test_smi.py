@@ -39,10 +39,10 @@ def test_threshold_closed_forms(T):
 
 
 def test_sample_and_fisher_factor():
-    data = smi.sample(50, 2, 0.4, rng=np.random.default_rng(8))
+    data = smi.sample(50, 0.4, T=2, rng=np.random.default_rng(8))
     z = data.z
     assert data.X.shape == (20, 50, 2) and data.alpha == pytest.approx(0.4)
-    assert (data.N, data.D, data.T) == (20, 50, 2)
+    assert (data.n, data.d, data.T) == (20, 50, 2)
     assert np.allclose(data.y, row_softmax(z[:, :, None] * z[:, None, :]))
     for T in (2, 3):
         mean, se = smi.fisher_factor(T, n_samples=200_000, rng=np.random.default_rng(T))
@@ -80,9 +80,9 @@ def test_state_evolution_tol_zero_runs_exactly_max_iter():
 
 @settings(max_examples=30, deadline=None)
 @given(alpha=st.floats(min_value=0.0, max_value=5.0), T=st.integers(min_value=2, max_value=5),
-       q0=st.floats(min_value=1e-6, max_value=0.999), seed=st.integers(min_value=0, max_value=2**32 - 1))
-def test_state_evolution_overlap_is_in_the_unit_interval(alpha, T, q0, seed):
-    res = smi.state_evolution(alpha, T, q0=q0, n_samples=64, max_iter=30, warn=False, rng=seed)
+       start=st.floats(min_value=1e-6, max_value=0.999), seed=st.integers(min_value=0, max_value=2**32 - 1))
+def test_state_evolution_overlap_is_in_the_unit_interval(alpha, T, start, seed):
+    res = smi.state_evolution(alpha, T, start=start, n_samples=64, max_iter=30, warn=False, rng=seed)
     Qs = res.overlap_history
     assert np.all(np.isfinite(Qs)) and np.all((Qs >= 0) & (Qs <= 1))
     assert 0 <= res.error <= 1 and math.isfinite(res.conjugate) and res.conjugate >= 0
@@ -94,20 +94,20 @@ def test_state_evolution_overlap_is_in_the_unit_interval(alpha, T, q0, seed):
     (lambda: smi.weak_recovery_threshold(1), "T"),
     (lambda: smi.weak_recovery_threshold(2.0), "T"),
     (lambda: smi.perfect_recovery_threshold("3"), "T"),
-    (lambda: smi.sample(10, 2, -0.2, rng=0), "alpha"),
-    (lambda: smi.sample(10, 2, math.nan, rng=0), "alpha"),
-    (lambda: smi.sample(10, 2, math.inf, rng=0), "alpha"),
-    (lambda: smi.sample(1, 2, 0.5, rng=0), "D"),
-    (lambda: smi.sample(10, 2, 0.01, rng=0), "alpha D"),
-    (lambda: smi.sample(10, 2, 0.5, rng=None), "rng"),
-    (lambda: smi.sample(10**5, 2, 1e5, rng=0), "limit"),  # 1e10 tokens: refused, not allocated
+    (lambda: smi.sample(10, -0.2, T=2, rng=0), "alpha"),
+    (lambda: smi.sample(10, math.nan, T=2, rng=0), "alpha"),
+    (lambda: smi.sample(10, math.inf, T=2, rng=0), "alpha"),
+    (lambda: smi.sample(1, 0.5, T=2, rng=0), "d"),
+    (lambda: smi.sample(10, 0.01, T=2, rng=0), "alpha d"),
+    (lambda: smi.sample(10, 0.5, T=2, rng=None), "rng"),
+    (lambda: smi.sample(10**5, 1e5, T=2, rng=0), "limit"),  # 1e10 tokens: refused, not allocated
     (lambda: smi.fisher_factor(2, n_samples=1, rng=0), "n_samples"),
     (lambda: smi.fisher_factor(2, n_samples=10**10, rng=0), "limit"),
     (lambda: smi.state_evolution(-0.1, 2, rng=0), "alpha"),
     (lambda: smi.state_evolution(math.nan, 2, rng=0), "alpha"),
     (lambda: smi.state_evolution(math.inf, 2, rng=0), "alpha"),
-    (lambda: smi.state_evolution(0.2, 2, q0=0.0, rng=0), "q0"),
-    (lambda: smi.state_evolution(0.2, 2, q0=1.0, rng=0), "q0"),
+    (lambda: smi.state_evolution(0.2, 2, start=0.0, rng=0), "start"),
+    (lambda: smi.state_evolution(0.2, 2, start=1.0, rng=0), "start"),
     (lambda: smi.state_evolution(0.2, 2, tol=math.inf, rng=0), "tol"),
     (lambda: smi.state_evolution(0.2, 2, tol=-1e-3, rng=0), "tol"),
     (lambda: smi.state_evolution(0.2, 2, max_iter=0, rng=0), "max_iter"),
@@ -125,3 +125,61 @@ def test_state_evolution_overlap_is_in_the_unit_interval(alpha, T, q0, seed):
 def test_bad_input_raises(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# --------------------------------------------------------------------------- peak memory against the size checks
+
+
+def _peak_over_counted(monkeypatch, call):
+    """Peak of the allocations under tracemalloc (numbers of 8 bytes, less 1 MiB of small objects) over the
+    largest count that ``check_size`` was asked about during ``call``."""
+    import tracemalloc
+    counted = []
+    real = smi.check_size
+
+    def spy(what, *shape):
+        counted.append(real(what, *shape))
+        return counted[-1]
+
+    monkeypatch.setattr(smi, "check_size", spy)
+    tracemalloc.start()
+    try:
+        call()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return (peak - 2**20) / 8 / max(counted)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: smi.sample(200, 100.0, T=4, rng=0),
+    lambda: smi.state_evolution(0.5, 4, n_samples=200_000, max_iter=3, warn=False, rng=0),
+    lambda: smi.fisher_factor(4, n_samples=200_000, rng=0),
+], ids=["sample", "state_evolution", "fisher_factor"])
+def test_size_checks_count_the_peak_of_every_array(monkeypatch, call):
+    """Issue 20: the checks capped the draws while the functions held 2 to 6 times more at their peak."""
+    assert _peak_over_counted(monkeypatch, call) <= 1.0
+
+
+@pytest.mark.parametrize("call", [
+    lambda: smi.state_evolution(0.5, 2, n_samples=2 * 10**8, rng=0),   # the draws alone: 4e8 < 2^30 numbers
+    lambda: smi.fisher_factor(2, n_samples=2 * 10**8, rng=0),
+    lambda: smi.overlap_curve([0.5], 2, n_samples=2 * 10**8, rng=0),
+])
+def test_a_size_whose_peak_is_beyond_the_limit_is_refused_before_allocating(call):
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="limit"):
+            call()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2**20
+
+
+def test_state_evolution_at_a_huge_sample_ratio_reaches_perfect_recovery():
+    """Issue 20 (valid extremes): at alpha = 1e300 the conjugate overflowed and Q became NaN (a DivergenceError);
+    the limit alpha -> inf is perfect recovery, Q = 1 (kept at Q_MAX = 1 - 1e-12)."""
+    res = smi.state_evolution(1e300, 2, n_samples=100, rng=0)
+    assert res.converged and res.overlap == pytest.approx(1.0, abs=1e-11) and math.isfinite(res.conjugate)

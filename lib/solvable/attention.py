@@ -1,7 +1,7 @@
 """Attention: the attention-indexed model (AIM), one tied softmax (or hardmax) attention layer.
 
-**Model** (``science/attention.md``, Secs. 1-5; Boncoraglio, Troiani, Erba, Zdeborova, "Bayes optimal learning
-of attention-indexed models", arXiv:2506.01582). A sample is a sequence of ``T`` tokens ``x_a ~ N(0, I_d)``
+**Model** (Chapter 5; Boncoraglio, Troiani, Erba, Zdeborova, "Bayes optimal learning of attention-indexed
+models", arXiv:2506.01582). A sample is a sequence of ``T`` tokens ``x_a ~ N(0, I_d)``
 (``X`` in ``R^{T x d}``); a tied attention layer with weights ``W`` in ``R^{d x r}`` (``r = rho d``, i.i.d.
 N(0, 1)) and ``S = W W^T/sqrt(r d)`` (O(1) spectrum, mean ``sqrt(rho)``, second moment
 ``Q0 = (1/d) Tr S^2 = 1 + rho``) computes the symmetric T x T matrix of **attention indices**
@@ -30,20 +30,19 @@ GAMP-RIE (:func:`gamp_rie`) is the shared loop :func:`solvable.amp.run_gamp` wit
   ``2 c`` for an error ``c``, exactly as the quadratic network's sensing map, so the precision
   ``A = 2 sum(g^2)/d`` and :class:`solvable.rie.WishartRIEDenoiser` (``kappa = rho``) are reused unchanged;
 - :class:`solvable.channels.SoftmaxChannel`: the Gaussian projection of ``omega`` onto the line of indices
-  consistent with ``y``, done in the ``tau`` units of ``omega`` (``science/attention.md``, Sec. 3, step 2).
+  consistent with ``y``, done in the ``tau`` units of ``omega``.
 
-Gradient descent / Adam on the tied student (:func:`train_students`) runs on the library's one optimiser loop
+Gradient descent / Adam on the tied student (:func:`gd`) runs on the library's one optimiser loop
 :func:`solvable.gd.run_gd` with the objective :class:`StudentLoss` (``K`` initialisations batched in one
-computation per step); averaging their ``S`` is "averaged GD" (Sec. 5).
+computation per step); averaging their ``S`` is "averaged GD" (arXiv:2506.01582).
 
 The **hardmax** output (one-hot argmax rows, ``T = 2``) is the second example: :func:`sample` with
 ``output="hardmax"``, the exact channel :class:`solvable.channels.HardmaxChannel` (bivariate-normal orthant
 probabilities), its Monte-Carlo state evolution :func:`hardmax_state_evolution` and :func:`gamp_rie` on hardmax
-data. These are derived here, not taken from ``science/attention.md`` (which leaves them unverified): they are
-checked by the Nishimori identity and by GAMP-RIE on data against the state evolution, not against published
-values.
+data. These are derived here: they are checked by the Nishimori identity and by GAMP-RIE on data against the
+state evolution, not against published values.
 
-The sequence multi-index model of ``science/attention.md``, Sec. 6 (linear sample ratio) has its own module,
+The sequence multi-index model (linear sample ratio, arXiv:2502.00901) has its own module,
 :mod:`solvable.smi`. Multi-layer AIMs are not covered. Related: Cui, Behrens, Krzakala, Zdeborova,
 arXiv:2402.03902 (positional vs semantic attention; not covered by this module).
 """
@@ -52,7 +51,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 import numpy as np
 
@@ -68,7 +67,10 @@ from .channels import (
     row_softmax,
     unpack_indices,
 )
+from .dataset import Dataset as _BaseDataset
+from .dataset import check_dataset
 from .errors import ConvergenceWarning, DivergenceError
+from .results import record
 from .rie import WishartRIEDenoiser, symmetric_error, symmetric_rie_mmse
 from .validation import (
     check_array,
@@ -95,6 +97,7 @@ __all__ = [
     "bayes_optimal_mmse",
     "fresh_samples",
     "gamp_rie",
+    "gd",
     "hardmax_state_evolution",
     "n_effective_indices",
     "output_error",
@@ -104,26 +107,33 @@ __all__ = [
     "self_consistency",
     "state_evolution",
     "student_loss_and_gradient",
-    "train_students",
-]
+    ]
 
-#: :func:`gamp_rie` with ``damp="auto"`` also damps the estimate when ``alpha K`` is below this value
-#: (measured at d = 80, rho = 0.5, T = 2, 3, 4, seeds 0-2: with output damping alone, runs at
-#: ``alpha K <= 0.1`` (and at T = 4, ``alpha K = 0.18``) stop at overconfident fixed points with errors
-#: 1.0-1.6; damping both sides brings them back near the theory. At ``alpha K = 0.25`` (T = 3, alpha = 0.05,
-#: d = 80, six data sets, issue 10) output damping alone left two runs oscillating at 0.58 and 0.49 against
-#: the theory 0.247, damping both gave 0.24-0.30; over five other data sets per point at ``alpha K`` from
-#: 0.16 to 0.33 the two choices agree to 0.002 on average. Hence the threshold 0.4, above every sample ratio
-#: where the estimate is far from 0.)
+#: :func:`gamp_rie` with ``damp="auto"`` also damps the estimate when ``alpha K`` is below this value: at small
+#: sample ratios output damping alone can stop at an overconfident fixed point (an error above the prior's) or
+#: oscillate on a plateau, and above 0.4 the two choices agree.
 AUTO_DAMP_BOTH_BELOW = 0.4
 
 #: :func:`gamp_rie` reports a run whose :func:`self_consistency` ratio exceeds this value as not converged: its
 #: variance has collapsed below the error that its own training residuals show (a false fixed point).
 SELF_CONSISTENCY_MAX = 1.0
 
-#: :func:`train_students` raises :class:`~solvable.errors.DivergenceError` when a student's ``|S_k|_F^2/d`` ends
+#: :func:`gd` raises :class:`~solvable.errors.DivergenceError` when a student's ``|S_k|_F^2/d`` ends
 #: above this multiple of the teacher's ``1 + rho`` (exploded weights behind a saturated, finite loss).
 STUDENT_NORM_MAX = 1e6
+
+#: Default relative tolerance of :func:`gamp_rie` (its docstring gives the reason).
+GAMP_TOL = 1e-5
+
+#: Default iteration cap of :func:`gamp_rie` (its docstring gives the reason).
+GAMP_MAX_ITER = 1000
+
+#: Arrays of shape (n_samples, 3) that :func:`hardmax_state_evolution` holds at once (the draws, the channel's
+#: temporaries), counted in its size check.
+_HARDMAX_SE_ARRAYS = 14
+#: Smallest output variance at which :func:`hardmax_state_evolution` evaluates the channel (its orthant
+#: probabilities underflow below it).
+_HARDMAX_SE_MIN_V = 1e-8
 
 #: Output layers of the AIM sampler: the tied softmax (main model) and the hardmax (``T = 2`` only).
 OUTPUTS = ("softmax", "hardmax")
@@ -163,13 +173,30 @@ def attention_indices(X, S):
 
     Parameters
     ----------
-    X : (n, T, d) array
-        Tokens (sample, token, feature).
-    S : (d, d) symmetric array
+    X : array_like
+        Tokens ``(n, T, d)`` (sample, token, feature), finite.
+    S : array_like
+        A ``(d, d)`` matrix, finite (symmetric for the model's indices).
 
     Returns
     -------
-    (n, T, T) array: symmetric in the last two axes. Cost: one ``(nT, d) @ (d, d)`` product.
+    numpy.ndarray
+        ``h`` of shape ``(n, T, T)``, symmetric in the last two axes when ``S`` is.
+
+    Raises
+    ------
+    ValueError
+        If an array is malformed or the indices overflow.
+
+    Notes
+    -----
+    One ``(nT, d) @ (d, d)`` product::
+
+        h_ab = [x_a^T S x_b - delta_ab Tr S] / sqrt(d),      Var h_ab = Q0 (a != b),  Var h_aa = 2 Q0.
+
+    References
+    ----------
+    Chapter 5, Sec. 'From a transformer layer to the attention-indexed model'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
     X = _check_tokens(X)
     S = _check_square("S", S, X.shape[2])
@@ -214,56 +241,82 @@ def _indices(X, S):
     return h / math.sqrt(d)
 
 
-@dataclass(frozen=True)
-class Dataset:
-    """A data set of the attention-indexed model (``science/attention.md``, Sec. 1).
+@record
+class Dataset(_BaseDataset):
+    """A data set of the attention-indexed model: tokens, attention outputs and the teacher.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Tokens ``(n, T, d)``, i.i.d. N(0, 1) (``T >= 2``).
+    y : numpy.ndarray
+        Outputs ``(n, T, T)``: ``row-softmax(h)``, or one-hot rows at the argmax for ``output="hardmax"``;
+        numbers in ``[0, 1]``.
+    W_star : numpy.ndarray
+        The teacher's weights ``(d, r)``.
+    S_star : numpy.ndarray
+        The teacher's matrix ``S* = W* W*^T / sqrt(r d)``, ``(d, d)``.
+    output : {"softmax", "hardmax"}, optional
+        The output layer.
 
     Attributes
     ----------
-    X : (n, T, d) tokens, i.i.d. N(0, 1).
-    y : (n, T, T) outputs, ``row-softmax(h)`` (or one-hot rows for ``output="hardmax"``).
-    W_star : (d, r) teacher weights; ``S_star = W* W*^T/sqrt(r d)`` (d, d).
-    output : ``"softmax"`` or ``"hardmax"``.
+    n, T, d, r : int
+        Samples, tokens per sample, token dimension and teacher width.
+    rho : float
+        Width ratio ``r / d``.
+    alpha : float
+        Sample ratio ``n / d^2``.
+    indices : numpy.ndarray
+        The teacher's attention indices ``h`` ``(n, T, T)``.
+
+    Raises
+    ------
+    TypeError
+        If an array is not an array of real numbers.
+    ValueError
+        If an array is empty, not finite, of the wrong shape, ``y`` leaves ``[0, 1]`` or ``output`` is unknown.
+
+    Notes
+    -----
+    ``h_ab = [x_a^T S* x_b - delta_ab Tr S*] / sqrt(d)`` and ``y = row-softmax(h)`` (:func:`sample`).
+
+    References
+    ----------
+    Chapter 5, Sec. 'From a transformer layer to the attention-indexed model'; Boncoraglio et al. 2025,
+    arXiv:2506.01582.
     """
 
-    X: np.ndarray
-    y: np.ndarray
     W_star: np.ndarray = field(repr=False)
     S_star: np.ndarray = field(repr=False)
     output: str = "softmax"
 
-    def __post_init__(self):
-        X, y, W, S = (np.asarray(a) for a in (self.X, self.y, self.W_star, self.S_star))
-        if X.ndim != 3 or X.size == 0 or y.shape != (X.shape[0], X.shape[1], X.shape[1]):
+    def _check(self) -> None:
+        X, y, W, S = self.X, self.y, self.W_star, self.S_star
+        if X.ndim != 3 or y.shape != (X.shape[0], X.shape[1], X.shape[1]):
             raise ValueError(f"X must be (n, T, d) and y (n, T, T), got shapes {X.shape} and {y.shape}")
         d = X.shape[2]
         if W.ndim != 2 or W.shape[0] != d or W.shape[1] < 1 or S.shape != (d, d):
             raise ValueError(f"W_star must be (d, r) and S_star (d, d) with d = {d}; "
                              f"got {W.shape} and {S.shape}")
-        for name, a in (("X", X), ("y", y), ("W_star", W), ("S_star", S)):
-            if not (np.issubdtype(a.dtype, np.number) and np.all(np.isfinite(a))):
-                raise ValueError(f"{name} must contain finite numbers only")
         if not np.all((y >= 0) & (y <= 1)):
             raise ValueError("y must hold attention outputs, numbers in [0, 1]")
         object.__setattr__(self, "output", check_choice("output", self.output, OUTPUTS))
 
     @property
-    def n(self) -> int:
-        return self.X.shape[0]
-
-    @property
     def T(self) -> int:
         """Sequence length (tokens per sample)."""
-        return self.X.shape[1]
+        return int(self.X.shape[1])
 
     @property
     def d(self) -> int:
-        return self.X.shape[2]
+        """Token dimension."""
+        return int(self.X.shape[2])
 
     @property
     def r(self) -> int:
         """Teacher width (columns of ``W_star``)."""
-        return self.W_star.shape[1]
+        return int(self.W_star.shape[1])
 
     @property
     def rho(self) -> float:
@@ -278,31 +331,89 @@ class Dataset:
     @property
     def indices(self) -> np.ndarray:
         """The teacher's attention indices ``h`` (n, T, T) (recomputed: one BLAS product)."""
-        return _indices(np.asarray(self.X, dtype=float), np.asarray(self.S_star, dtype=float))
+        return _indices(self.X, self.S_star)
 
 
-def sample(d: int, T: int, rho: float, alpha: float, *, output: str = "softmax", rng) -> Dataset:
-    """Draw an AIM teacher and ``n = round(alpha d^2)`` samples (``science/attention.md``, Sec. 1).
+def _count(name: str, ratio: float, d: int) -> int:
+    """``round(ratio d)`` if ``ratio d`` is within 1e-9 of an integer >= 1, else ``ValueError`` naming ``name``."""
+    x = ratio * d
+    k = round(x)
+    if k < 1 or abs(x - k) > 1e-9 * max(1.0, abs(x)):
+        raise ValueError(f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * d = {x:.10g} "
+                         f"at d = {d}")
+    return int(k)
 
-    Draw order: ``W*`` (d, r) with ``r = round(rho d)``, then the tokens ``X`` (n, T, d). Outputs are
-    ``row-softmax(h)`` (``output="softmax"``, the model of the theory) or one-hot rows at the argmax
-    (``output="hardmax"``, only for ``T = 2``, the second example of arXiv:2506.01582; see
-    :class:`~solvable.channels.HardmaxChannel`). Sizes above :data:`solvable.validation.MAX_ELEMENTS` numbers
-    are refused (``ValueError``).
+
+def _check_sample_memory(n: int, T: int, d: int) -> None:
+    """Refuse sizes whose sampler would hold more than ``MAX_ELEMENTS`` numbers at once (``ValueError``).
+
+    At its peak the sampler holds the tokens ``X`` and their product ``X S`` (``n T d`` each), the indices ``h``
+    and the outputs with the softmax's temporaries (about ``4 n T^2``).
+    """
+    check_size("the tokens X (n = alpha d^2, T, d)", n, T, d)
+    check_size("the arrays of sample (X and X S* (n, T, d), indices and outputs (n, T, T)) together",
+               2 * n * T * d + 4 * n * T * T + d * d)
+
+
+def sample(d: int, alpha: float, *, rho: float, T: int, output: str = "softmax", rng) -> Dataset:
+    """Draw an attention-indexed-model teacher and ``n = round(alpha d^2)`` samples.
+
+    Parameters
+    ----------
+    d : int
+        Token dimension, ``>= 2``.
+    alpha : float
+        Sample ratio ``n / d^2``, ``> 0``.
+    rho : float
+        Width ratio ``r / d``; ``rho d`` must be an integer ``r >= 1`` (within 1e-9).
+    T : int
+        Tokens per sample, ``>= 2`` (``T = 2`` for the hardmax).
+    output : {"softmax", "hardmax"}, optional
+        The output layer: the tied softmax (the model of the theory) or one-hot rows at the argmax.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the draws (SPEC 7; ``None`` is refused).
+
+    Returns
+    -------
+    Dataset
+        ``X`` (n, T, d), ``y`` (n, T, T), ``W_star`` (d, r), ``S_star`` (d, d) and ``output``.
+
+    Raises
+    ------
+    TypeError
+        If ``d`` or ``T`` is not an integer or ``rng`` is not a random source.
+    ValueError
+        If a ratio is out of range, ``rho d`` is not an integer, ``alpha d^2`` rounds to 0, ``output="hardmax"``
+        with ``T != 2``, or the arrays would hold more than :data:`solvable.validation.MAX_ELEMENTS` numbers
+        at once.
+
+    Notes
+    -----
+    Draw order: ``W*`` (d, r) with entries N(0, 1), then the tokens. With ``S* = W* W*^T / sqrt(r d)``::
+
+        h_ab = [x_a^T S* x_b - delta_ab Tr S*] / sqrt(d),        y = row-softmax(h)   (or row-hardmax(h)).
+
+    References
+    ----------
+    Chapter 5, Sec. 'From a transformer layer to the attention-indexed model'; Boncoraglio et al. 2025,
+    arXiv:2506.01582 (the hardmax is its second example).
     """
     d = check_int("d", d, minimum=2)
-    T = _check_T(T)
-    rho = _check_rho(rho)
     alpha = check_positive("alpha", alpha)
+    rho = _check_rho(rho)
+    T = _check_T(T)
     output = check_choice("output", output, OUTPUTS)
     rng = check_rng(rng)
     if output == "hardmax" and T != 2:
         raise ValueError(f"T must be 2 for output='hardmax' (the covered example), got T={T}")
-    r, n = round(rho * d), round(alpha * d * d)
-    if r < 1 or n < 1:
-        raise ValueError(f"rho d and alpha d^2 must round to at least 1; got r = {r}, n = {n} at d = {d}")
+    r = _count("rho", rho, d)
+    if not alpha * d * d < 2.0**62:
+        raise ValueError(f"alpha d^2 = {alpha * d * d:.3g} samples is beyond any array: reduce alpha")
+    n = round(alpha * d * d)
+    if n < 1:
+        raise ValueError(f"alpha d^2 must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, d = {d}")
     check_size("the teacher W* (d, r = rho d)", d, r)
-    check_size("the tokens X (n = alpha d^2, T, d)", n, T, d)
+    _check_sample_memory(n, T, d)
     W = rng.standard_normal((d, r))
     X = rng.standard_normal((n, T, d))
     S = W @ W.T / math.sqrt(r * d)
@@ -312,12 +423,41 @@ def sample(d: int, T: int, rho: float, alpha: float, *, output: str = "softmax",
 
 
 def fresh_samples(data: Dataset, n: int, *, rng) -> Dataset:
-    """``n`` new samples of the same teacher as ``data`` (a test set): new tokens, same ``W*`` and output."""
-    if not isinstance(data, Dataset):
-        raise TypeError(f"data must be a solvable.attention.Dataset, got {type(data).__name__}")
+    """Draw ``n`` new samples of the same teacher as ``data`` (a test set): new tokens, same ``W*`` and output.
+
+    Parameters
+    ----------
+    data : Dataset
+        A data set of this model (its teacher and output layer are reused).
+    n : int
+        Number of new samples, ``>= 1``.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the tokens.
+
+    Returns
+    -------
+    Dataset
+        ``n`` samples ``(X, y)`` with the same ``W_star``, ``S_star`` and ``output``.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a :class:`Dataset` of this model or an argument has the wrong type.
+    ValueError
+        If ``n < 1`` or the arrays would exceed :data:`solvable.validation.MAX_ELEMENTS` numbers at once.
+
+    Notes
+    -----
+    As :func:`sample`: ``y = row-softmax(h)`` (or row-hardmax) with ``h_ab = [x_a^T S* x_b - delta_ab Tr S*]/sqrt(d)``.
+
+    References
+    ----------
+    Chapter 5, Sec. 'Gradient descent on the tied attention layer'; Boncoraglio et al. 2025, arXiv:2506.01582.
+    """
+    data = check_dataset(data, Dataset)
     n = check_int("n", n)
     rng = check_rng(rng)
-    check_size("the tokens X (n, T, d)", n, data.T, data.d)
+    _check_sample_memory(n, data.T, data.d)
     X = rng.standard_normal((n, data.T, data.d))
     h = _indices(X, np.asarray(data.S_star, dtype=float))
     y = row_softmax(h) if data.output == "softmax" else row_hardmax(h)
@@ -328,10 +468,38 @@ def output_error(S_hat, data: Dataset) -> float:
     """Plug-in error on the outputs, ``(1/n) sum_mu ||y_mu - softmax(h_mu(S_hat))||_F^2``.
 
     The finite-size counterpart of :func:`output_gen_error` (``estimator="plugin"``) when ``data`` is a fresh
-    test set (Frobenius norm over the T x T output, averaged over samples; arXiv:2506.01582).
+    test set (Frobenius norm over the T x T output, averaged over samples).
+
+    Parameters
+    ----------
+    S_hat : array_like
+        The estimate, ``(d, d)``, finite.
+    data : Dataset
+        A data set of this model (a fresh test set for a generalisation error).
+
+    Returns
+    -------
+    float
+        The mean squared error on the outputs, ``>= 0``.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a :class:`Dataset` of this model.
+    ValueError
+        If ``S_hat`` is malformed.
+
+    Notes
+    -----
+    ::
+
+        E_out = (1/n) sum_mu ||y_mu - row-softmax(h_mu(S_hat))||_F^2.
+
+    References
+    ----------
+    Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
-    if not isinstance(data, Dataset):
-        raise TypeError(f"data must be a solvable.attention.Dataset, got {type(data).__name__}")
+    data = check_dataset(data, Dataset)
     S_hat = _check_square("S_hat", S_hat, data.d)
     diff = row_softmax(_indices(np.asarray(data.X, dtype=float), S_hat)) - data.y
     return float(np.sum(diff * diff) / data.n)
@@ -341,8 +509,33 @@ def output_error(S_hat, data: Dataset) -> float:
 
 
 def n_effective_indices(T: int) -> int:
-    """``K = T(T+1)/2 - 1``: the linear combinations of the symmetric indices ``h`` that ``row-softmax(h)``
-    determines (each row fixes ``h`` up to a constant; symmetry leaves one global constant)."""
+    """The number ``K = T(T+1)/2 - 1`` of combinations of the indices that the softmax output determines.
+
+    Parameters
+    ----------
+    T : int
+        Tokens per sample, ``>= 2``.
+
+    Returns
+    -------
+    int
+        ``K``.
+
+    Raises
+    ------
+    ValueError
+        If ``T < 2`` (TypeError for a non-integer).
+
+    Notes
+    -----
+    ``row-softmax(h)`` fixes each row of ``h`` up to a constant, and symmetry leaves one global constant::
+
+        K = T (T + 1) / 2 - 1.
+
+    References
+    ----------
+    Chapter 5, Sec. 'Why it is solvable: matrix sensing with $T(T+1)/2$ indices'; Boncoraglio et al. 2025, arXiv:2506.01582.
+    """
     T = _check_T(T)
     return T * (T + 1) // 2 - 1
 
@@ -351,9 +544,36 @@ def perfect_recovery_threshold(rho: float, T: int) -> float:
     """Sample ratio ``alpha = n/d^2`` above which Bayes-optimal learning of the tied softmax AIM is exact.
 
     ``alpha_PR = (rho - rho^2/2)/K`` for ``rho <= 1`` and ``(1/2)/K`` for ``rho >= 1``, ``K = T(T+1)/2 - 1``:
-    free parameters of a rank-``r`` PSD matrix over the number of equations per sample (arXiv:2506.01582;
-    ``science/attention.md``, Sec. 4), i.e. :func:`solvable.matrix_sensing.perfect_recovery_threshold` over
-    ``K``. It decays like ``2/T^2``: longer sequences give more equations.
+    free parameters of a rank-``r`` PSD matrix over the number of equations per sample, i.e.
+    :func:`solvable.matrix_sensing.perfect_recovery_threshold` over ``K``. It decays like ``2/T^2``: longer
+    sequences give more equations.
+
+    Parameters
+    ----------
+    rho : float
+        Width ratio ``r / d``, ``> 0``.
+    T : int
+        Tokens per sample, ``>= 2``.
+
+    Returns
+    -------
+    float
+        ``alpha_PR``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its domain (TypeError for a wrong type).
+
+    Notes
+    -----
+    With ``K = T(T+1)/2 - 1`` (eq-aim-alpha-pr)::
+
+        alpha_PR = (rho - rho^2/2) / K   (rho <= 1),        alpha_PR = (1/2) / K   (rho >= 1).
+
+    References
+    ----------
+    Chapter 5, Sec. 'Why it is solvable: matrix sensing with $T(T+1)/2$ indices', eq-aim-alpha-pr; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
     rho = _check_rho(rho)
     return matrix_sensing.perfect_recovery_threshold(rho) / n_effective_indices(T)
@@ -362,17 +582,42 @@ def perfect_recovery_threshold(rho: float, T: int) -> float:
 def bayes_optimal_mmse(alpha: float, rho: float, T: int) -> float:
     """Bayes-optimal MMSE ``(1/d)||S_hat - S*||_F^2`` of the one-layer tied softmax AIM (1 at ``alpha = 0``).
 
-    The fixed point (arXiv:2506.01582; ``science/attention.md``, Sec. 2)
-
-        m = F( m / (2 alpha K) ),      F(Delta) = mmse_RIE(Delta; rho),      K = T(T+1)/2 - 1,
-
-    i.e. ``qhat F(1/qhat) = 2 alpha K`` with ``qhat = 2 alpha K/m``: exactly the noiseless Wishart-sensing
+    The fixed point is that of :func:`solvable.matrix_sensing.bayes_optimal_mmse` at ``alpha K``, i.e. ``qhat F(1/qhat) = 2 alpha K`` with ``qhat = 2 alpha K/m``: exactly the noiseless Wishart-sensing
     equation of :func:`solvable.matrix_sensing.bayes_optimal_mmse` (``kappa = rho``; the quadratic network's)
     at sample ratio ``alpha K``. It is solved there by Brent's method in ``log qhat`` (unique root:
     ``qhat F(1/qhat)`` increases from 0 to ``2 alpha_PR K``). Returns a value in ``[0, 1]``, non-increasing in
     ``alpha``: 1 at ``alpha = 0`` and 0 for ``alpha >= alpha_PR`` (:func:`perfect_recovery_threshold`).
-    Domain: ``alpha >= 0``, ``T >= 2`` and ``rho`` in ``[1e-3, 1e6]`` (:data:`solvable.matrix_sensing.KAPPA_MIN`,
-    ``KAPPA_MAX``: where the Wishart RIE's MMSE is computed reliably).
+
+    Parameters
+    ----------
+    alpha : float
+        Sample ratio ``n / d^2``, ``>= 0``.
+    rho : float
+        Width ratio ``r / d``, in ``[1e-3, 1e6]`` (:data:`solvable.matrix_sensing.KAPPA_MIN`, ``KAPPA_MAX``:
+        where the Wishart RIE's MMSE is computed reliably).
+    T : int
+        Tokens per sample, ``>= 2``.
+
+    Returns
+    -------
+    float
+        The MMSE, in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its domain (TypeError for a wrong type).
+
+    Notes
+    -----
+    The replica fixed point (eq-aim-fixed-point)::
+
+        m = F( m / (2 alpha K) ),      F(Delta) = mmse_RIE(Delta; rho),      K = T(T+1)/2 - 1.
+
+    References
+    ----------
+    Chapter 5, Sec. 'Why it is solvable: matrix sensing with $T(T+1)/2$ indices', eq-aim-fixed-point;
+    Boncoraglio et al. 2025, arXiv:2506.01582.
     """
     alpha = check_nonnegative("alpha", alpha)
     rho = _check_rho_theory(rho)
@@ -380,42 +625,92 @@ def bayes_optimal_mmse(alpha: float, rho: float, T: int) -> float:
     return matrix_sensing.bayes_optimal_mmse(alpha * K, rho)
 
 
-def state_evolution(alpha: float, rho: float, T: int, *, m0: float | None = None, damping: float = 0.5,
+def state_evolution(alpha: float, rho: float, T: int, *, start: float | None = None, damping: float = 0.5,
                     tol: float = 1e-10, max_iter: int = 5000, warn: bool = True) -> SEResult:
-    """State evolution of GAMP-RIE (``science/attention.md``, Secs. 2-3) from ``m_0 = 1 + rho``:
+    """State evolution of GAMP-RIE for the tied softmax attention-indexed model.
 
-        v_t = damping v_{t-1} + (1 - damping) m_{t-1},      m_t = F( v_t / (2 alpha K) ),
-
-    with ``v_1 = m_0`` and ``F = mmse_RIE(.; rho)``. ``v`` is half the output variance ``V`` of the loop,
-    damped as :func:`gamp_rie` damps ``V``; the fixed point does not depend on ``damping`` and is the
-    Bayes-optimal one (:func:`bayes_optimal_mmse`), since the channel is Bayes-optimal and
-    ``m = F(m/(2 alpha K))`` has a single solution. This is the Wishart-sensing state evolution
-    :func:`solvable.matrix_sensing.state_evolution` at sample ratio ``alpha K`` started from ``V_0 = 2 m_0``
-    (its state ``V_t = 2 v_{t+1}``), on the shared driver :func:`solvable.amp.iterate_fixed_point`: it stops
-    when ``|V_{t+1} - V_t| < tol`` and warns at ``max_iter`` (:class:`~solvable.errors.ConvergenceWarning`,
-    unless ``warn=False``).
+    Parameters
+    ----------
+    alpha : float
+        Sample ratio ``n / d^2``, ``> 0``.
+    rho : float
+        Width ratio ``r / d``, in ``[1e-3, 1e6]``.
+    T : int
+        Tokens per sample, ``>= 2``.
+    start : float or None, optional
+        The error of the estimate at ``t = 0``, ``m_0 = (1/d)||S_hat_0 - S*||_F^2 > 0`` (``history[0]``).
+        ``None``: ``1 + rho``, the error of a prior draw.
+    damping : float, optional
+        In ``[0, 1)``: the damping of ``v`` below, as :func:`gamp_rie` damps its output variance (the fixed
+        point does not depend on it).
+    tol : float, optional
+        In ``[0, 1)``: stop when ``|V_{t+1} - V_t| < tol``; ``0`` runs exactly ``max_iter`` steps.
+    max_iter : int, optional
+        Iteration cap, ``>= 1``.
+    warn : bool, optional
+        Emit a :class:`~solvable.errors.ConvergenceWarning` when ``max_iter`` is reached before ``tol``.
 
     Returns
     -------
-    SEResult
-        ``history[t] = m_t`` (``history[0] = m_0``), ``error`` the last one, ``overlap = 1 + rho - error``.
+    solvable.amp.SEResult
+        ``history[t] = m_t`` (``history[0] = start``), ``error`` the last one, ``overlap = 1 + rho - error``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its domain (named in the message; TypeError for a wrong type).
+
+    Notes
+    -----
+    With ``F = mmse_RIE(.; rho)`` and ``K = T(T+1)/2 - 1`` (eq-aim-se)::
+
+        v_t = damping v_{t-1} + (1 - damping) m_{t-1},      m_t = F( v_t / (2 alpha K) ),      v_1 = m_0.
+
+    This is the Wishart-sensing state evolution :func:`solvable.matrix_sensing.state_evolution` at sample ratio
+    ``alpha K`` (its output variance ``V_t = 2 v_{t+1}``); its fixed point is :func:`bayes_optimal_mmse`.
+
+    References
+    ----------
+    Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error', eq-aim-se; Boncoraglio et al. 2025,
+    arXiv:2506.01582.
     """
     alpha = check_positive("alpha", alpha)
     rho = _check_rho_theory(rho)
     K = n_effective_indices(T)
-    m0 = 1.0 + rho if m0 is None else check_positive("m0", m0)
+    m0 = 1.0 + rho if start is None else check_positive("start", start)
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
     warn = _check_flag("warn", warn)
-    return matrix_sensing.state_evolution(alpha * K, rho, V0=2.0 * m0, damping=damping, tol=tol,
+    return matrix_sensing.state_evolution(alpha * K, rho, start=2.0 * m0, damping=damping, tol=tol,
                                           max_iter=max_iter, warn=warn)
 
 
-@dataclass(frozen=True)
+@record
 class OutputGenError:
-    """Monte-Carlo estimate of the generalisation error on the outputs (:func:`output_gen_error`): ``value``
-    with its standard error ``stderr``, the weight error ``mmse`` and overlap ``q = Q0 - mmse`` used."""
+    """Monte-Carlo estimate of the generalisation error on the outputs (:func:`output_gen_error`).
+
+    Parameters
+    ----------
+    value : float
+        The estimate of ``E ||y - y_hat||_F^2`` per sample.
+    stderr : float
+        Its Monte-Carlo standard error.
+    mmse : float
+        The weight error used (:func:`bayes_optimal_mmse`).
+    overlap : float
+        The overlap ``q = Q0 - mmse``.
+    estimator : {"plugin", "bayes"}
+        The predictor whose error is estimated.
+
+    Notes
+    -----
+    ``h = h_hat + sqrt(mmse) xi`` with ``h_hat`` of variance ``q`` (doubled on the diagonal).
+
+    References
+    ----------
+    Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error'; Boncoraglio et al. 2025, arXiv:2506.01582.
+    """
 
     value: float
     stderr: float
@@ -437,7 +732,7 @@ def output_gen_error(alpha: float, rho: float, T: int, *, n_samples: int = 20000
     In high dimension the teacher's indices ``h`` and those of the posterior mean ``h_hat = h(S_hat)`` of a
     fresh sample are jointly Gaussian, entry by entry independent, with covariance ``[[Q0, q], [q, q]]``
     (doubled on the diagonal ``a = b``), ``Q0 = 1 + rho``, ``q = Q0 - m`` and ``m`` the MMSE of
-    :func:`bayes_optimal_mmse` (``science/attention.md``, Sec. 2, last line; arXiv:2506.01582). So
+    :func:`bayes_optimal_mmse`. So
     ``h = h_hat + sqrt(m) xi`` with ``xi`` an independent symmetric Gaussian matrix, and
 
     - ``estimator="plugin"`` (default): ``y_hat = softmax(h_hat)``, the output of the network with the
@@ -451,13 +746,55 @@ def output_gen_error(alpha: float, rho: float, T: int, *, n_samples: int = 20000
     The expectation is a Monte Carlo over ``n_samples`` draws of ``(h_hat, xi)`` from ``rng``; ``stderr`` is
     its standard error. At ``alpha = 0`` (``S_hat = sqrt(rho) I``, ``q = rho``) it is the error of that
     uninformed network; above ``alpha_PR`` it is 0.
+
+    Parameters
+    ----------
+    alpha : float
+        Sample ratio ``n / d^2``, ``>= 0``.
+    rho : float
+        Width ratio ``r / d``, in ``[1e-3, 1e6]``.
+    T : int
+        Tokens per sample, ``>= 2``.
+    n_samples : int, optional
+        Monte-Carlo draws of ``(h_hat, xi)``, ``>= 2``.
+    estimator : {"plugin", "bayes"}, optional
+        The predictor: the network with the Bayes-optimal weights, or the Bayes-optimal prediction of outputs.
+    n_inner : int, optional
+        Inner draws of the ``"bayes"`` estimator, ``>= 1``.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the draws.
+
+    Returns
+    -------
+    OutputGenError
+        The estimate, its standard error, and the ``mmse`` and overlap used.
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If an argument is out of its domain, or the draws would exceed :data:`solvable.validation.MAX_ELEMENTS`
+        numbers at once.
+
+    Notes
+    -----
+    ::
+
+        E_out = E || row-softmax(h_hat + sqrt(m) xi) - y_hat(h_hat) ||_F^2.
+
+    References
+    ----------
+    Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
     m = bayes_optimal_mmse(alpha, rho, T)
     rho, T = _check_rho(rho), _check_T(T)
     n_samples = check_int("n_samples", n_samples, minimum=2)
     n_inner = check_int("n_inner", n_inner)
     estimator = check_choice("estimator", estimator, ("plugin", "bayes"))
-    check_size("the Monte-Carlo draws (n_samples, T, T)", n_samples, T, T)
+    # Peak: the draws of h_hat and xi with their symmetrised copies, the outputs y, y_hat and the softmax's
+    # temporaries: about 8 arrays (n_samples, T, T) at once.
+    check_size("the Monte-Carlo draws and outputs (n_samples, T, T) x 8 together", 8 * n_samples * T * T)
     if estimator == "bayes":
         check_size("the inner Monte-Carlo draws (n_inner, n_samples, T, T)", n_inner, n_samples, T, T)
     rng = check_rng(rng)
@@ -480,53 +817,87 @@ def output_gen_error(alpha: float, rho: float, T: int, *, n_samples: int = 20000
                           mmse=m, overlap=q, estimator=estimator)
 
 
-def hardmax_state_evolution(alpha: float, rho: float, *, n_samples: int = 100_000, damping: float = 0.5,
-                            tol: float = 1e-4, max_iter: int = 2000, warn: bool = True, rng) -> SEResult:
-    """Bayes-optimal state evolution of the tied hardmax AIM, ``T = 2`` (Monte-Carlo channel).
+def hardmax_state_evolution(alpha: float, rho: float, *, start: float | None = None, n_samples: int = 100_000,
+                            damping: float = 0.5, tol: float = 1e-4, max_iter: int = 2000, warn: bool = True,
+                            rng) -> SEResult:
+    """Bayes-optimal state evolution of the tied hardmax attention-indexed model, ``T = 2`` (Monte-Carlo channel).
 
-    The softmax recursion with the channel integral done by Monte Carlo (arXiv:2506.01582, hardmax example;
-    ``science/attention.md``, Sec. 4: learning is much slower than with the softmax):
-
-        v_t = damping v_{t-1} + (1 - damping) m_{t-1},   V = 2 v_t,
-        qhat = 4 alpha E ||g_out(y, omega, V)||^2,        m_t = F(1/qhat) = mmse_RIE(1/qhat; rho),
-
-    with :class:`~solvable.channels.HardmaxChannel`, ``omega`` i.i.d. ``N(0, 2 Q0 - V)`` and
-    ``z = omega + sqrt(V) u`` in ``tau`` units (``Q0 = 1 + rho``), ``y`` the signs of ``h11 - h12`` and
-    ``h22 - h12``. (For the softmax the same recipe gives ``E||g||^2 = K/V`` and ``qhat = 2 alpha K/m``.) The
-    ``n_samples`` draws of ``(omega, u)`` are made once from ``rng`` (common random numbers, so the iteration is
-    a deterministic map); the Monte-Carlo error of ``qhat`` is about ``1/sqrt(n_samples)`` relative. Starts at
-    ``m_0 = Q0`` (``v_1 = m_0``). Runs on the shared driver :func:`solvable.amp.iterate_fixed_point` with the
-    state ``V_t = 2 v_{t+1}``: it stops when ``|V_{t+1} - V_t| < tol`` (default 1e-4: the map is piecewise
-    constant in ``V`` through the signs of the fixed draws and can end in a 2-cycle of amplitude ~1e-5, far
-    below the Monte-Carlo error) and warns at ``max_iter`` (:class:`~solvable.errors.ConvergenceWarning`, unless
-    ``warn=False``). No reference values are available for this channel: it is checked by the Nishimori
-    identity ``E[g . (z - omega)] = V E||g||^2 = -V E sum dg`` and against :func:`gamp_rie` on hardmax data
-    (d = 80, seeds 0-1: 0.50, 0.54 against 0.526 at ``alpha = 0.2``; 0.216, 0.233 against 0.216 at 0.5; 0.097,
-    0.080 against 0.081 at 1, ``rho = 0.5``). The error keeps decreasing with ``alpha`` (0.0067 at
-    ``alpha = 4``): no finite perfect-recovery threshold was found.
+    Parameters
+    ----------
+    alpha : float
+        Sample ratio ``n / d^2``, ``> 0``.
+    rho : float
+        Width ratio ``r / d``, in ``[1e-3, 1e6]``.
+    start : float or None, optional
+        The error of the estimate at ``t = 0``, ``m_0`` in ``(0, Q0]`` with ``Q0 = 1 + rho`` (``history[0]``).
+        ``None``: ``Q0``, the error of a prior draw.
+    n_samples : int, optional
+        Monte-Carlo draws of ``(omega, u)``, ``>= 2``; the relative error of ``qhat`` is about
+        ``1/sqrt(n_samples)``.
+    damping : float, optional
+        In ``[0, 1)``: the damping of ``v`` below.
+    tol : float, optional
+        In ``[0, 1)``: stop when ``|V_{t+1} - V_t| < tol``. Default 1e-4: the map is piecewise constant in ``V``
+        through the signs of the fixed draws and can end in a 2-cycle of amplitude about 1e-5, far below the
+        Monte-Carlo error.
+    max_iter : int, optional
+        Iteration cap, ``>= 1``.
+    warn : bool, optional
+        Emit a :class:`~solvable.errors.ConvergenceWarning` when ``max_iter`` is reached before ``tol``.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the Monte-Carlo draws, made once (common random numbers: the iteration is a deterministic map).
 
     Returns
     -------
-    SEResult
-        ``history[t] = m_t`` (``history[0] = Q0``), ``error`` the last one, ``overlap = Q0 - error``,
+    solvable.amp.SEResult
+        ``history[t] = m_t`` (``history[0] = start``), ``error`` the last one, ``overlap = Q0 - error``,
         ``conjugate`` the last ``qhat``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its domain, or the draws and their temporaries would hold more than
+        :data:`solvable.validation.MAX_ELEMENTS` numbers at once.
+    TypeError
+        If an argument has the wrong type.
+
+    Notes
+    -----
+    The softmax recursion with the channel integral done by Monte Carlo, with
+    :class:`~solvable.channels.HardmaxChannel`, ``omega`` i.i.d. ``N(0, 2 Q0 - V)``, ``z = omega + sqrt(V) u``
+    in ``tau`` units and ``y`` the signs of ``h11 - h12`` and ``h22 - h12``::
+
+        v_t = damping v_{t-1} + (1 - damping) m_{t-1},   V = 2 v_t,
+        qhat = 4 alpha E ||g_out(y, omega, V)||^2,        m_t = mmse_RIE(1/qhat; rho).
+
+    For the softmax the same recipe gives ``E||g||^2 = K/V`` and ``qhat = 2 alpha K/m``
+    (:func:`state_evolution`). No reference values are published for this channel: it is checked by the
+    Nishimori identity and against :func:`gamp_rie` on hardmax data.
+
+    References
+    ----------
+    Chapter 5, Sec. 'A contrast: the hardmax output'; Boncoraglio et al. 2025, arXiv:2506.01582 (hardmax
+    example).
     """
     alpha = check_positive("alpha", alpha)
     rho = _check_rho_theory(rho)
+    Q0 = 1.0 + rho
+    m0 = Q0 if start is None else check_in_range("start", start, 0.0, Q0, low_open=True)
     n_samples = check_int("n_samples", n_samples, minimum=2)
-    check_size("the Monte-Carlo draws (n_samples, 3)", n_samples, 3)
+    check_size("the Monte-Carlo draws and the channel's temporaries (n_samples, 3) together",
+               _HARDMAX_SE_ARRAYS * n_samples * 3)
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
     warn = _check_flag("warn", warn)
     rng = check_rng(rng)
-    Q0 = 1.0 + rho
     xi = rng.standard_normal((n_samples, 3))
     u = rng.standard_normal((n_samples, 3))
     channel = HardmaxChannel()
 
     def update(x):
-        V = float(x[0])
+        # Below V = 1e-8 the channel's orthant probabilities underflow (NaN); the error there is below 1e-8.
+        V = max(float(x[0]), _HARDMAX_SE_MIN_V)
         omega = math.sqrt(max(2.0 * Q0 - V, 0.0)) * xi
         g, _ = channel.g_out(channel.signs_of(omega + math.sqrt(V) * u), omega, V)
         qhat = 4.0 * alpha * float(np.mean(np.sum(g * g, axis=1)))
@@ -535,9 +906,9 @@ def hardmax_state_evolution(alpha: float, rho: float, *, n_samples: int = 100_00
         mmse = symmetric_rie_mmse(1.0 / qhat, rho)
         return np.array([2.0 * mmse]), (mmse, qhat)
 
-    fp = iterate_fixed_point(update, [2.0 * Q0], damping=damping, tol=tol, max_iter=max_iter, warn=warn,
+    fp = iterate_fixed_point(update, [2.0 * m0], damping=damping, tol=tol, max_iter=max_iter, warn=warn,
                              what=f"hardmax state evolution (alpha = {alpha:g}, rho = {rho:g})", stacklevel=3)
-    history = np.concatenate([[Q0], fp.observed[:, 0]])
+    history = np.concatenate([[m0], fp.observed[:, 0]])
     error = float(history[-1])
     return SEResult(error=error, overlap=Q0 - error, history=history, iterations=fp.iterations,
                     converged=fp.converged, conjugate=float(fp.observed[-1, 1]))
@@ -550,7 +921,7 @@ class AttentionSensingMap:
     """The map ``S -> z`` with ``z^mu_ab = <Phi^mu_ab, S> = tau_ab h^mu_ab(S)`` for ``a <= b``, on raw tokens.
 
     ``Phi^mu_ab = sym(x_a x_b^T - delta_ab I)/sqrt(d)``, ``sym(M) = (M + M^T)/sqrt(2)``, diagonal blocks
-    further divided by ``sqrt(2)`` (``science/attention.md``, Sec. 3), i.e. ``tau_ab = sqrt(2)`` for ``a < b``
+    further divided by ``sqrt(2)``, i.e. ``tau_ab = sqrt(2)`` for ``a < b``
     and 1 on the diagonal. Without any per-sample d x d tensor (memory O(n T d)):
 
     - ``forward(S)``: ``h = attention_indices(X, S)`` (one ``(nT, d) @ (d, d)`` product), packed, times
@@ -562,7 +933,32 @@ class AttentionSensingMap:
     Variances: every component has ``E <Phi_ab, A>^2 = 2 |A|_F^2/d``, as the quadratic network's
     ``Tr(Z A)``, so ``forward_variance(c) = 2 c`` and ``adjoint_variance(a) = 2 sum(a)/d`` are those of
     :class:`solvable.quadratic.QuadraticSensingMap`, and :class:`solvable.rie.WishartRIEDenoiser`
-    turns the precision into the noise ``Delta = d/(2A) = 1/(2 A_spec)`` of the spec.
+    turns the precision into the noise ``Delta = d/(2A)``.
+
+    Parameters
+    ----------
+    X : array_like
+        Tokens ``(n, T, d)``, finite, ``T >= 2``.
+
+    Attributes
+    ----------
+    n, T, d : int
+        Samples, tokens per sample and token dimension.
+    n_indices : int
+        ``P = T(T+1)/2`` components per sample.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is malformed or ``T < 2``.
+
+    Notes
+    -----
+    ``z^mu_ab = <Phi^mu_ab, S> = tau_ab h^mu_ab(S)`` for ``a <= b``, ``E <Phi_ab, A>^2 = 2 |A|_F^2 / d``.
+
+    References
+    ----------
+    Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
 
     def __init__(self, X):
@@ -604,55 +1000,92 @@ class AttentionSensingMap:
         return 2.0 * float(np.sum(a)) / self.d
 
 
-def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter: int = 100, C0: float = 10.0,
-             omega0: float = 10.0, V0: float = 10.0, damp: str = "auto", warn: bool = True,
-             rng) -> GAMPResult:
-    """GAMP-RIE for the tied softmax AIM (arXiv:2506.01582; ``science/attention.md``, Sec. 3).
+def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = GAMP_TOL, max_iter: int = GAMP_MAX_ITER,
+             start_variance: float = 10.0, onsager_omega: float = 10.0, onsager_variance: float = 10.0,
+             damp: str = "auto",
+             warn: bool = True, rng) -> GAMPResult:
+    """GAMP-RIE for the attention-indexed model (softmax or hardmax output).
 
-    The shared loop :func:`solvable.amp.run_gamp` with :class:`AttentionSensingMap` (the ``T(T+1)/2``
-    symmetrised indices), :class:`solvable.channels.SoftmaxChannel` and :class:`solvable.rie.WishartRIEDenoiser`
-    (``kappa = rho``); the precision is the empirical ``A = 2 sum(g^2)/d`` (``Delta = 1/(2 A_spec)`` of the
-    spec) and the damping acts on the output state ``(V, omega)``. Start: ``S_hat`` a prior draw
-    ``W W^T/sqrt(r d)`` with a fresh ``W`` from ``rng``, ``C_hat_0 = C0`` (so ``V_1 = 2 C0``), and the first
-    Onsager term uses ``g_0 = g_out(y, omega0, V0)`` (``g_0 = 0`` blows up at small alpha). Stops when
-    ``|S_new - S_hat|_F^2/d < tol``.
-    At ``d ~ 100`` some runs plateau with fluctuations above ``tol``: a
-    :class:`~solvable.errors.ConvergenceWarning` says so (unless ``warn=False``) and the last iterate is
-    returned; report ``history[-1]`` for every run, converged or not.
-
-    ``damp``: ``"output"`` damps ``(V, omega)``; ``"both"`` also damps ``(S_hat, C_hat)`` (needed at small
-    sample ratio, where output damping alone can stop at an overconfident fixed point, ``C_hat -> 0`` with an
-    error above 1); ``"auto"`` (default) picks ``"both"`` when ``alpha K < AUTO_DAMP_BOTH_BELOW = 0.4``
-    (``science/attention.md``, Sec. 3, says ``alpha < 0.03`` at ``T = 3``, i.e. ``alpha K < 0.15``; we
-    measured stuck runs with output damping alone up to ``alpha K = 0.25``: see :data:`AUTO_DAMP_BOTH_BELOW`).
-    With
-    ``"both"`` the iterate rarely meets ``tol`` at ``d ~ 100``; with ``"output"`` a run that "converges" at
-    small ``alpha`` may have converged to the wrong point: compare with :func:`bayes_optimal_mmse`. Below
-    ``alpha K ~ 0.06`` at ``d = 80`` (fewer than ~200 samples) some runs fail either way.
-
-    Hardmax data (``data.output == "hardmax"``, ``T = 2``) use :class:`solvable.channels.HardmaxChannel` in the
-    same loop (compare with :func:`hardmax_state_evolution`; ``K = 2`` in the ``"auto"`` rule).
-
-    ``damping = 0`` is allowed but fragile: the undamped loop can stop at a false fixed point whose variance
-    ``C_hat`` has collapsed (``converged`` was True at error 0.139 where the damped run reaches 1.6e-5). Such a
-    run fails the check :func:`self_consistency` and is returned with ``converged=False`` and a
-    :class:`~solvable.errors.ConvergenceWarning` (unless ``warn=False``).
+    Parameters
+    ----------
+    data : Dataset
+        A data set of this model (:func:`sample`).
+    damping : float, optional
+        In ``[0, 1)``: the damping of the output state ``(V, omega)`` (and of the estimate, see ``damp``).
+        ``damping = 0`` is allowed but fragile: the undamped loop can stop at a false fixed point whose variance
+        has collapsed; such a run fails :func:`self_consistency` and is reported as not converged.
+    tol : float, optional
+        In ``[0, 1)``: stop when the relative change of the estimate, ``||S_new - S_hat||_F / ||S_new||_F``,
+        falls below ``tol``; ``0`` runs exactly ``max_iter`` iterations. Default ``GAMP_TOL = 1e-5``: the
+        hardmax loop contracts slowly (a few per cent per iteration near its fixed point), and the distance
+        left to the fixed point is the last change divided by one minus the contraction factor; 1e-5 keeps
+        that distance below 1e-3 of the norm of the estimate, below the spread of the error between data sets.
+    max_iter : int, optional
+        Iteration cap, ``>= 1``. Default ``GAMP_MAX_ITER = 1000``: the slowest loop, the hardmax near
+        ``alpha = 2.3`` at ``d`` from 40 to 100, meets the default tolerance in 750 to 950 iterations; a softmax
+        run that converges does so in a few hundred. Runs at small ``alpha`` and finite ``d`` can keep
+        fluctuating (by about 1 % of the norm per iteration) and stop at the cap with a
+        :class:`~solvable.errors.ConvergenceWarning`.
+    start_variance : float, optional
+        The variance ``C_0 > 0`` of the initial estimate (the first output variance is ``2 C_0``). Default 10:
+        above the error ``1 + rho`` of the prior draw that starts the run.
+    onsager_omega : float, optional
+        The first Onsager term uses ``g_0 = g_out(y, onsager_omega, onsager_variance)`` (the same
+        ``onsager_omega >= 0`` in every component): ``g_0 = 0`` blows up at small ``alpha``.
+    onsager_variance : float, optional
+        The output variance of that first ``g_0``, ``> 0``.
+    damp : {"auto", "output", "both"}, optional
+        ``"output"`` damps ``(V, omega)``; ``"both"`` also damps ``(S_hat, C_hat)`` (needed at small sample
+        ratio, where output damping alone can stop at an overconfident fixed point); ``"auto"`` picks
+        ``"both"`` when ``alpha K < AUTO_DAMP_BOTH_BELOW`` (``K`` of :func:`n_effective_indices`).
+    warn : bool, optional
+        Emit a :class:`~solvable.errors.ConvergenceWarning` at the cap or at a false fixed point.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the initial estimate (a prior draw).
 
     Returns
     -------
-    GAMPResult
-        ``estimate`` (d, d), ``variance`` ``C_hat``, ``history`` the error ``(1/d)||S_hat^t - S*||_F^2`` after
-        each iteration (:func:`solvable.rie.symmetric_error`), ``error`` its last value, ``iterations``,
-        ``converged``.
+    solvable.amp.GAMPResult
+        ``estimate`` ``S_hat`` (d, d), ``variance`` ``C_hat``, ``history`` the error
+        ``(1/d)||S_hat_t - S*||_F^2`` after each iteration (:func:`solvable.rie.symmetric_error`), ``error`` its
+        last value, ``iterations``, ``converged``.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a :class:`Dataset` of this model or ``rng`` is not a random source.
+    ValueError
+        If a control is out of its domain (named in the message).
+    solvable.errors.DivergenceError
+        If an iteration produces non-finite numbers.
+
+    Notes
+    -----
+    The shared loop :func:`solvable.amp.run_gamp` with :class:`AttentionSensingMap` (the ``T(T+1)/2``
+    symmetrised indices), the channel :class:`solvable.channels.SoftmaxChannel` (or
+    :class:`solvable.channels.HardmaxChannel` for hardmax data) and :class:`solvable.rie.WishartRIEDenoiser`
+    (``kappa = rho``); the precision is the empirical ``A = 2 sum(g^2)/d``, i.e. the noise of the RIE::
+
+        R = S_hat + M^T(g)/A,      Delta = d/(2A),      S_hat = RIE_rho(R, Delta),      C_hat = mmse_RIE(Delta).
+
+    Its state evolution is :func:`state_evolution` (softmax) or :func:`hardmax_state_evolution` (hardmax).
+    A run whose :func:`self_consistency` ratio exceeds :data:`SELF_CONSISTENCY_MAX` is reported as not
+    converged.
+
+    References
+    ----------
+    Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error' and Sec. 'A contrast: the hardmax output';
+    Boncoraglio et al. 2025, arXiv:2506.01582.
     """
-    if not isinstance(data, Dataset):
-        raise TypeError(f"data must be a solvable.attention.Dataset, got {type(data).__name__}")
+    data = check_dataset(data, Dataset)
     rng = check_rng(rng)
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
     warn = _check_flag("warn", warn)
-    C0, omega0, V0 = check_positive("C0", C0), check_nonnegative("omega0", omega0), check_positive("V0", V0)
+    C0 = check_positive("start_variance", start_variance)
+    omega0 = check_nonnegative("onsager_omega", onsager_omega)
+    V0 = check_positive("onsager_variance", onsager_variance)
     damp = check_choice("damp", damp, ("auto", "output", "both"))
     if damp == "auto":
         damp = "both" if data.alpha * n_effective_indices(data.T) < AUTO_DAMP_BOTH_BELOW else "output"
@@ -668,7 +1101,7 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter
         sensing = AttentionSensingMap(data.X)
         res = run_gamp(
             sensing, channel, WishartRIEDenoiser(data.rho), y, S0, C0,
-            damping=damping, tol=tol / d, max_iter=max_iter, damp=damp, precision="empirical",
+            damping=damping, tol=tol, max_iter=max_iter, damp=damp, precision="empirical",
             omega0=np.full(y.shape, omega0), V0=V0, monitor=lambda S: symmetric_error(S, S_star), warn=warn,
         )
     ratio = self_consistency(sensing, channel, y, res.estimate, res.variance)
@@ -689,18 +1122,42 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter
 def self_consistency(sensing: AttentionSensingMap, channel, y, S_hat, C_hat) -> float:
     """Ratio ``mean_mu ||g_mu||^2 / mean_mu sum_ab (-dg_mu_ab)`` of ``(g, dg) = g_out(y, M(S_hat), 2 C_hat)``.
 
-    The Nishimori identity of a Bayes-optimal channel, ``E||g_out||^2 = -E sum dg_out`` (``science/attention.md``,
-    Sec. 3, step 2), holds when the output variance ``V = 2 C_hat`` matches the actual error of ``S_hat``. On the
-    training data the estimate fits better than on fresh data, so a consistent GAMP-RIE fixed point has a ratio
-    below 1 (measured at d = 40-80, rho = 0.5, T = 2-4, 16 runs that reached the theory: at most 0.05 for the
-    softmax, 0.26 for the hardmax). For the softmax channel it is the training residual orthogonal to the shift
-    direction over the one predicted, ``(1/(2K)) mean||P(z(y) - M(S_hat))||^2 / C_hat``. Undamped GAMP-RIE
-    (``damping = 0``) can stop at a false fixed point where ``C_hat`` has collapsed (to 1e-5 - 1e-12) while the
-    error stays at 0.05-1: its updates shrink with ``C_hat`` and the change falls below ``tol``. In 16 such runs
-    (same sizes; two of them damped, at ``alpha K = 0.09`` and at ``alpha = 0.1 > alpha_PR``, error 0.008 with
-    ``C_hat = 9e-6``) the ratio was 3.6 to 2e13.
+    The Nishimori identity of a Bayes-optimal channel, ``E||g_out||^2 = -E sum dg_out``, holds when the output
+    variance ``V = 2 C_hat`` matches the actual error of ``S_hat``. On the training data the estimate fits better
+    than on fresh data, so a consistent GAMP-RIE fixed point has a ratio below 1. For the softmax channel it is
+    the training residual orthogonal to the shift direction over the one predicted,
+    ``(1/(2K)) mean||P(z(y) - M(S_hat))||^2 / C_hat``. Undamped GAMP-RIE (``damping = 0``) can stop at a false
+    fixed point where ``C_hat`` has collapsed while the error stays large: its updates shrink with ``C_hat``
+    and the change falls below ``tol``; the ratio is then far above 1.
     :func:`gamp_rie` reports a run with a ratio above :data:`SELF_CONSISTENCY_MAX` as not converged.
-    Returns ``inf`` if the ratio is not a finite number (``C_hat = 0``).
+
+    Parameters
+    ----------
+    sensing : AttentionSensingMap
+        The sensing map of the training data.
+    channel : solvable.channels.SoftmaxChannel or solvable.channels.HardmaxChannel
+        The output channel.
+    y : numpy.ndarray
+        The observations as the channel reads them (``channel.observe(data.y)``).
+    S_hat : numpy.ndarray
+        The estimate, ``(d, d)``.
+    C_hat : float
+        Its variance.
+
+    Returns
+    -------
+    float
+        The ratio, ``>= 0``; ``inf`` if it is not a finite number (``C_hat = 0``).
+
+    Notes
+    -----
+    The Nishimori identity at ``V = 2 C_hat``::
+
+        E ||g_out||^2 = -E sum dg_out.
+
+    References
+    ----------
+    Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
     with np.errstate(all="ignore"):
         g, dg = channel.g_out(y, sensing.forward(S_hat), sensing.forward_variance(C_hat))
@@ -754,7 +1211,7 @@ def _students_forward(W, X):
 
 
 def student_loss_and_gradient(W, X, y):
-    """Loss and gradient of ``K`` tied softmax students at once (``science/attention.md``, Sec. 5).
+    """Loss and gradient of ``K`` tied softmax students at once.
 
     Student ``k``: ``S_k = W_k W_k^T/sqrt(r d)``, ``y_hat = row-softmax(h(S_k))`` with
     ``h_ab = [p_a . p_b - delta_ab |W_k|_F^2]/(d sqrt r)``, ``p_a = W_k^T x_a``; loss
@@ -767,12 +1224,30 @@ def student_loss_and_gradient(W, X, y):
 
     Parameters
     ----------
-    W : (K, d, r) or (d, r) array
-    X : (n, T, d) tokens; y : (n, T, T) outputs.
+    W : array_like
+        The students' weights ``(K, d, r)``, or ``(d, r)`` for one student.
+    X : array_like
+        Tokens ``(n, T, d)``.
+    y : array_like
+        Outputs ``(n, T, T)``, numbers in ``[0, 1]``.
 
     Returns
     -------
-    loss : (K,) array; grad : (K, d, r) array.
+    loss : numpy.ndarray
+        ``(K,)`` losses ``L_k``.
+    grad : numpy.ndarray
+        ``(K, d, r)`` gradients ``dL_k/dW_k``.
+
+    Raises
+    ------
+    ValueError
+        If an array is malformed or the shapes do not match.
+    solvable.errors.DivergenceError
+        If the students' indices overflow.
+
+    References
+    ----------
+    Chapter 5, Sec. 'Gradient descent on the tied attention layer'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
     W, X, y = _check_students(W, X, y)
     return _loss_and_grad(W, X, y)
@@ -800,12 +1275,34 @@ class StudentLoss:
     parameters ``params = (W,)`` with ``W`` (K, d, r):
 
     - ``loss_and_gradient(params) -> (L (K,), (dL/dW,))``: the loss ``L_k = sum_mu ||y_hat_mu - y_mu||_F^2/d``
-      and its gradient (:func:`student_loss_and_gradient`, ``science/attention.md``, Sec. 5);
+      and its gradient (:func:`student_loss_and_gradient`);
     - ``matrix(params)``: ``S_k = W_k W_k^T/sqrt(r d)`` (K, d, d);
     - ``loss_scale``: the loss of the uniform prediction ``y_hat = 1/T``, ``sum_mu ||y_mu - 1/T||_F^2/d``, so
-      that ``L/loss_scale`` is the relative training loss that :func:`train_students` reports;
+      that ``L/loss_scale`` is the relative training loss that :func:`gd` reports;
     - ``error(S, S_star)``: ``(1/d)||S_k - S*||_F^2`` per student (the error of :func:`gamp_rie` and of
       :func:`bayes_optimal_mmse`), for ``run_gd``'s ``error`` argument.
+
+    Parameters
+    ----------
+    X : array_like
+        Tokens ``(n, T, d)``.
+    y : array_like
+        Outputs ``(n, T, T)``, not all equal to ``1/T``.
+    r : int
+        Student width, ``>= 1``.
+
+    Raises
+    ------
+    ValueError
+        If an array is malformed or ``y`` is the uniform output everywhere.
+
+    Notes
+    -----
+    ``L_k = sum_mu ||row-softmax(h_mu(S_k)) - y_mu||_F^2 / d`` with ``S_k = W_k W_k^T / sqrt(r d)``.
+
+    References
+    ----------
+    Chapter 5, Sec. 'Gradient descent on the tied attention layer'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
 
     def __init__(self, X, y, r: int):
@@ -840,50 +1337,80 @@ class StudentLoss:
         return np.einsum("kij,kij->k", diff, diff) / self.d
 
 
-def train_students(data: Dataset, *, n_students: int = 32, steps: int = 1500, lr: float = 0.1,
-                   optimizer: str = "adam", width: int | None = None,
-                   betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, record_every: int = 50,
-                   warn: bool = True, rng) -> _gd.GDResult:
-    """Full-batch Adam (or plain GD) on ``K = n_students`` tied softmax students, batched in one computation.
+def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float = 0.1, max_steps: int = 1500,
+       tol: float = 0.0, record_every: int = 50, width: int | None = None,
+       betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, warn: bool = True, rng) -> _gd.GDResult:
+    """Full-batch Adam (or plain gradient descent) on ``n_inits`` tied softmax students, batched in one computation.
 
-    Students have the teacher's architecture (width ``r = width``, default the teacher's), start from
-    ``W ~ N(0, 1)`` drawn from ``rng``, and minimise ``sum_mu ||y_hat_mu - y_mu||_F^2/d`` (:class:`StudentLoss`)
-    for exactly ``steps`` steps of the library's optimiser loop :func:`solvable.gd.run_gd` (``tol = 0``).
-    ``optimizer="adam"``: :class:`solvable.gd.Adam` (Kingma and Ba, arXiv:1412.6980) with constant ``lr`` and
-    ``betas``, ``eps``: ``m <- b1 m + (1 - b1) g``, ``v <- b2 v + (1 - b2) g^2``,
-    ``W <- W - lr m_hat/(sqrt(v_hat) + eps)``, elementwise, so each student has its own moments.
-    ``optimizer="gd"``: :class:`solvable.gd.GradientStep`, ``W <- W - lr g`` (the loss is O(alpha d), so ``lr``
-    must be much smaller than Adam's; plain GD is slow here, ``science/attention.md``, Sec. 5).
-
-    Averaging ``S`` over students approaches the Bayes MMSE (arXiv:2506.01582, Sec. 5); single students reach
-    zero error above ``alpha_PR``. Some students stall at a relative loss of 1e-5 to 1e-4: read ``losses``
-    next to ``errors``. Memory: about ``3 K n T max(r, T) + K d r`` floats.
-
-    A step too large for the loss saturates the softmax: the weights explode while the loss stays finite
-    (``lr = 1e6`` with ``optimizer="gd"`` gave an average error of 1e18). ``run_gd`` then warns that the runs
-    ended above their initial loss (:class:`~solvable.errors.ConvergenceWarning`, unless ``warn=False``), and
-    students whose weights left any sensible scale (``|S_k|_F^2/d`` above 1e6 times the teacher's
-    ``1 + rho``) raise :class:`~solvable.errors.DivergenceError`.
+    Parameters
+    ----------
+    data : Dataset
+        A softmax data set of this model (:func:`sample`).
+    optimiser : {"adam", "gd"}, optional
+        :class:`solvable.gd.Adam` with constant ``lr``, ``betas`` and ``eps`` (each student has its own moments),
+        or :class:`solvable.gd.GradientStep`, ``W <- W - lr g`` (the loss is O(alpha d), so ``lr`` must be much
+        smaller than Adam's).
+    n_inits : int, optional
+        Number of students ``K`` (independent initialisations ``W ~ N(0, 1)``), ``>= 1``.
+    lr : float, optional
+        Step size, ``> 0``.
+    max_steps : int, optional
+        Number of steps, ``>= 0`` (every student runs exactly ``max_steps`` steps when ``tol = 0``).
+    tol : float, optional
+        In ``[0, 1)``: freeze a student once its relative training loss is below ``tol`` (:func:`solvable.gd.run_gd`).
+        Default 0: a fixed number of steps, as in the paper's experiments.
+    record_every : int, optional
+        Record losses and errors every ``record_every`` steps, ``>= 1``.
+    width : int or None, optional
+        Student width ``r``; ``None``: the teacher's.
+    betas : tuple of float, optional
+        Adam's ``(beta1, beta2)``, each in ``[0, 1)``.
+    eps : float, optional
+        Adam's ``eps``, ``> 0``.
+    warn : bool, optional
+        Let :func:`solvable.gd.run_gd` warn when runs end above their initial loss.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the initialisations.
 
     Returns
     -------
     solvable.gd.GDResult
         ``estimates`` (K, d, d) the final ``S_k``, ``average`` their mean (averaged GD), ``errors`` (K,) and
         ``average_error`` ``(1/d)||S - S*||_F^2``, ``losses`` the final relative training loss (over the
-        uniform prediction's), ``loss_history`` and ``error_history`` (records, K) every ``record_every`` steps
-        (row 0 at step 0), ``steps`` (K,) (all equal to ``steps``).
+        uniform prediction's), ``loss_history`` and ``error_history`` every ``record_every`` steps, ``steps``.
 
     Raises
     ------
-    DivergenceError
-        If the loss becomes non-finite (with the step number) or the weights explode (above).
+    TypeError
+        If ``data`` is not a :class:`Dataset` of this model or an argument has the wrong type.
+    ValueError
+        If an argument is out of its domain, or the students' arrays would exceed
+        :data:`solvable.validation.MAX_ELEMENTS` numbers.
+    solvable.errors.DivergenceError
+        If the loss becomes non-finite or a student's ``|S_k|_F^2/d`` ends above ``STUDENT_NORM_MAX`` times the
+        teacher's ``1 + rho`` (exploded weights behind a saturated, finite loss).
+
+    Notes
+    -----
+    Student ``k``: ``S_k = W_k W_k^T / sqrt(r d)``, ``y_hat = row-softmax(h(S_k))``, loss
+    ``L_k = sum_mu ||y_hat_mu - y_mu||_F^2 / d`` (:class:`StudentLoss`). Adam (Kingma and Ba,
+    arXiv:1412.6980), elementwise::
+
+        m <- b1 m + (1 - b1) g,    v <- b2 v + (1 - b2) g^2,    W <- W - lr m_hat / (sqrt(v_hat) + eps).
+
+    Averaging ``S`` over students approaches the Bayes MMSE; single students reach zero error above
+    ``alpha_PR``. Memory: about ``3 K n T max(r, T) + K d r`` numbers.
+
+    References
+    ----------
+    Chapter 5, Sec. 'Gradient descent on the tied attention layer'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
-    if not isinstance(data, Dataset):
-        raise TypeError(f"data must be a solvable.attention.Dataset, got {type(data).__name__}")
-    K = check_int("n_students", n_students)
-    steps = check_int("steps", steps, minimum=0)
+    data = check_dataset(data, Dataset)
+    K = check_int("n_inits", n_inits)
+    steps = check_int("max_steps", max_steps, minimum=0)
     lr = check_positive("lr", lr)
-    optimizer = check_choice("optimizer", optimizer, ("adam", "gd"))
+    tol = check_tol(tol)
+    optimiser = check_choice("optimiser", optimiser, ("adam", "gd"))
     r = data.r if width is None else check_int("width", width)
     try:
         b1, b2 = betas
@@ -896,18 +1423,18 @@ def train_students(data: Dataset, *, n_students: int = 32, steps: int = 1500, lr
     warn = _check_flag("warn", warn)
     rng = check_rng(rng)
     d = data.d
-    check_size("the students' outputs (n_students, n, T, T)", K, data.n, data.T, data.T)
-    check_size("the students' projections (n_students, n, T, width)", K, data.n, data.T, r)
-    check_size("the students' estimates (n_students, d, d)", K, d, d)
+    check_size("the students' arrays (n_inits x (5 outputs and their gradients (n, T, T), 3 projections "
+               "(n, T, width), 4 weights and moments (d, width), 2 estimates (d, d))) together",
+               K * (5 * data.n * data.T * data.T + 3 * data.n * data.T * r + 4 * d * r + 2 * d * d))
     objective = StudentLoss(data.X, data.y, r)
-    step = _gd.Adam(lr, beta1=b1, beta2=b2, eps=eps) if optimizer == "adam" else _gd.GradientStep(lr)
+    step = _gd.Adam(lr, beta1=b1, beta2=b2, eps=eps) if optimiser == "adam" else _gd.GradientStep(lr)
     W = rng.standard_normal((K, d, r))
-    res = _gd.run_gd(objective, (W,), optimiser=step, tol=0.0, max_steps=steps, record_every=record_every,
+    res = _gd.run_gd(objective, (W,), optimiser=step, tol=tol, max_steps=steps, record_every=record_every,
                      target=data.S_star, error=objective.error, warn=warn)
     scale = np.einsum("kij,kij->k", res.estimates, res.estimates) / d
     if np.any(scale > STUDENT_NORM_MAX * (1.0 + data.rho)):
         raise DivergenceError(
             f"training diverged: {int(np.sum(scale > STUDENT_NORM_MAX * (1.0 + data.rho)))} of {K} students "
             f"ended with |S|_F^2/d up to {scale.max():.2e}, the teacher's is about {1.0 + data.rho:g} "
-            f"(lr = {lr:g} is too large for optimizer={optimizer!r})")
+            f"(lr = {lr:g} is too large for optimiser={optimiser!r})")
     return res

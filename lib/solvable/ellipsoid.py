@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
@@ -39,6 +39,7 @@ from scipy.optimize import minimize
 from scipy.special import log_ndtr as _log_ndtr
 
 from .errors import ConvergenceWarning
+from .results import record
 from .validation import check_array, check_in_range, check_int, check_rng, check_size, check_tol
 
 __all__ = [
@@ -70,6 +71,22 @@ def threshold() -> float:
     Feasible w.h.p. below, infeasible above (conjectured by Saunderson, Parrilo, Willsky from numerics; derived with
     the replica method by Maillard and Kunisky, arXiv:2310.01169; proved for approximate fits with bounded axes by
     Maillard and Bandeira, arXiv:2310.05787). Half of the parameter count ``d(d+1)/2 ~ d^2/2``.
+
+    Returns
+    -------
+    float
+        ``alpha_c = 1/4`` (:data:`THRESHOLD`).
+
+    Notes
+    -----
+    With ``n = alpha d^2`` Gaussian points (eq-qn-ellipsoid-threshold)::
+
+        P(an ellipsoid fits) -> 1 for alpha < 1/4,      -> 0 for alpha > 1/4.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold', eq-qn-ellipsoid-threshold;
+    Maillard and Kunisky 2023, arXiv:2310.01169; Maillard and Bandeira 2023, arXiv:2310.05787.
     """
     return THRESHOLD
 
@@ -85,13 +102,69 @@ def finite_size_threshold(d: int) -> float:
     ``<x_i x_i^T, S> = 1`` are not uniformly random, so this is a heuristic (in the spirit of the Gaussian-equivalent
     problem of Maillard and Bandeira, arXiv:2310.05787), not a theorem; its limit is :func:`threshold`. The
     chapter compares it with the measured transition at d = 20-40.
+
+    Parameters
+    ----------
+    d : int
+        Dimension of the points, ``>= 1``.
+
+    Returns
+    -------
+    float
+        ``(1 + 1/d) / 4`` (eq-qn-ellipsoid-finite-d).
+
+    Raises
+    ------
+    ValueError
+        If ``d < 1`` (TypeError for a non-integer).
+
+    Notes
+    -----
+    ``n_c = d (d + 1) / 4``, the statistical dimension of the PSD cone, so ``n_c / d^2 = (1 + 1/d) / 4``.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold', eq-qn-ellipsoid-finite-d;
+    Amelunxen et al. 2014, arXiv:1303.6672; Maillard and Bandeira 2023, arXiv:2310.05787.
     """
     d = check_int("d", d)
     return (1.0 + 1.0 / d) / 4.0
 
 
 def sample_points(n: int, d: int, *, rng) -> np.ndarray:
-    """``n`` i.i.d. standard Gaussian points of ``R^d``, as the rows of an ``(n, d)`` array."""
+    """Draw ``n`` i.i.d. standard Gaussian points of ``R^d``, as the rows of an ``(n, d)`` array.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, ``>= 1``.
+    d : int
+        Dimension, ``>= 1``.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the draws (SPEC 7; ``None`` is refused).
+
+    Returns
+    -------
+    numpy.ndarray
+        The points ``x_i ~ N(0, I_d)``, shape ``(n, d)``.
+
+    Raises
+    ------
+    TypeError
+        If ``n`` or ``d`` is not an integer or ``rng`` is not a random source.
+    ValueError
+        If ``n`` or ``d`` is below 1 or the array would exceed :data:`solvable.validation.MAX_ELEMENTS` numbers.
+
+    Notes
+    -----
+    The random instance of ellipsoid fitting: ``n = alpha d^2`` points, feasible w.h.p. for ``alpha < 1/4``
+    (eq-qn-ellipsoid-threshold).
+
+    References
+    ----------
+    Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold'; Maillard and Kunisky 2023,
+    arXiv:2310.01169.
+    """
     n = check_int("n", n)
     d = check_int("d", d)
     check_size("the points (n, d)", n, d)
@@ -99,7 +172,35 @@ def sample_points(n: int, d: int, *, rng) -> np.ndarray:
 
 
 def constraint_values(points, S) -> np.ndarray:
-    """``(x_i^T S x_i)_i`` for all points at once (one matrix product and a row-wise sum; nothing of size n d^2)."""
+    """The constraint values ``(x_i^T S x_i)_i`` of every point at once.
+
+    Parameters
+    ----------
+    points : array_like
+        The points, shape ``(n, d)``, finite.
+    S : array_like
+        A symmetric ``(d, d)`` matrix.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n,)`` values; ``S`` fits the points when they are all 1 (eq-qn-ellipsoid).
+
+    Raises
+    ------
+    ValueError
+        If an array has the wrong shape, is not finite, ``S`` is not symmetric, or the values overflow.
+
+    Notes
+    -----
+    One matrix product and a row-wise sum (nothing of size ``n d^2``)::
+
+        A(S)_i = x_i^T S x_i = sum_j (X S)_ij X_ij.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold', eq-qn-ellipsoid.
+    """
     X = _check_points(points)
     S = _check_symmetric(S, X.shape[1])
     with np.errstate(all="ignore"):
@@ -116,9 +217,38 @@ def project_affine(S, points) -> np.ndarray:
     ``S + A*(y)`` with ``G y = 1 - A(S)``, where ``G = A A*`` is the n x n Gram matrix ``G_ij = (x_i . x_j)^2``
     (the normal equations of the least-norm correction). ``G`` is positive definite for ``n <= d(d+1)/2`` generic
     points; otherwise the affine set is (generically) empty and ``ValueError`` is raised.
+
+    Parameters
+    ----------
+    S : array_like
+        A symmetric ``(d, d)`` matrix.
+    points : array_like
+        The points, shape ``(n, d)``, finite.
+
+    Returns
+    -------
+    numpy.ndarray
+        The projection, a symmetric ``(d, d)`` matrix with ``x_i^T S' x_i = 1`` for every point.
+
+    Raises
+    ------
+    ValueError
+        If an array is malformed, ``S`` is not symmetric, the constraints are linearly dependent, the Gram matrix
+        would exceed :data:`solvable.validation.MAX_ELEMENTS` numbers, or the projection overflows.
+
+    Notes
+    -----
+    The least-norm correction (eq-qn-affine-projection)::
+
+        S' = S + sum_i y_i x_i x_i^T,      G y = 1 - A(S),      G_ij = (x_i . x_j)^2.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold', eq-qn-affine-projection.
     """
     X = _check_points(points)
     S = _check_symmetric(S, X.shape[1])
+    _check_gram_size(*X.shape)
     factor = _gram_factor(X)
     if factor is None:
         raise ValueError("points: the constraints are linearly dependent (n > d(d+1)/2 or degenerate points); "
@@ -131,14 +261,42 @@ def project_affine(S, points) -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True)
+@record
 class EllipsoidResult:
-    """Result of :func:`fit`.
+    """Result of :func:`fit`: the answer, its certificate and the last matrix.
 
-    ``status`` is ``"feasible"`` (``S`` is PSD, certified, and fits every point to ``tol``), ``"infeasible"`` (a
-    Farkas certificate ``certificate`` proves that no PSD ``S`` fits; ``S`` is then the last PSD iterate) or
-    ``"undecided"`` (the iteration cap came first: neither answer is claimed). ``residual`` is
-    ``max_i |x_i^T S x_i - 1|`` and ``min_eigenvalue`` the smallest eigenvalue of the returned ``S``.
+    Parameters
+    ----------
+    S : numpy.ndarray
+        The fitted ``(d, d)`` matrix (``"feasible"``) or the last PSD iterate.
+    status : {"feasible", "infeasible", "undecided"}
+        ``"feasible"``: ``S`` is PSD, certified, and fits every point to ``tol``; ``"infeasible"``: a Farkas
+        certificate proves that no PSD ``S`` fits; ``"undecided"``: the iteration cap came first (neither answer
+        is claimed).
+    residual : float
+        ``max_i |x_i^T S x_i - 1|``.
+    min_eigenvalue : float
+        The smallest eigenvalue of ``S``.
+    iterations : int
+        Alternating-projection iterations run.
+    certificate : numpy.ndarray or None, optional
+        The Farkas vector ``z`` (``"infeasible"``): ``sum_i z_i x_i x_i^T`` PSD and ``sum_i z_i < 0``.
+
+    Attributes
+    ----------
+    feasible : bool
+        True only for a certified fit.
+    converged : bool
+        True when either certificate was found before the cap.
+
+    Notes
+    -----
+    For a feasible ``S`` and a certificate ``z``: ``0 <= <sum_i z_i x_i x_i^T, S> = sum_i z_i < 0``, a
+    contradiction (eq-qn-farkas).
+
+    References
+    ----------
+    Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold', eq-qn-farkas.
     """
 
     S: np.ndarray = field(repr=False)
@@ -191,8 +349,48 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
       the last PSD iterate is returned.
 
     Cost per iteration: two ``(n, d) x (d, d)``-sized products, one Cholesky solve of size n, one d x d eigh:
-    about 0.3 ms at d = 30, n = d^2/4 on one core; an instance there takes 0.02-1 s (median 0.15 s over 10 point
-    sets), up to a few seconds when it sits right at the transition.
+    a fraction of a millisecond at ``d = 30``, ``n = d^2/4``.
+
+    Parameters
+    ----------
+    points : array_like
+        The points, shape ``(n, d)``, finite.
+    tol : float, optional
+        In ``[0, 1)``: the largest residual ``max_i |x_i^T S x_i - 1|`` accepted for a feasible answer.
+    max_iter : int, optional
+        Iteration cap, ``>= 1``.
+    margin : float, optional
+        In ``[0, 1)``: the PSD iterates are kept at ``S >= (margin/d) I``.
+    check_every : int, optional
+        Look for a Farkas certificate every ``check_every`` iterations, ``>= 1``.
+    warn : bool, optional
+        Emit a :class:`~solvable.errors.ConvergenceWarning` for an undecided answer.
+
+    Returns
+    -------
+    EllipsoidResult
+        The certified answer (``status``), the matrix, its residual and smallest eigenvalue, the certificate.
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If an argument is malformed, or the Gram matrix and the products would exceed
+        :data:`solvable.validation.MAX_ELEMENTS` numbers at once.
+    ArithmeticError
+        If an iterate becomes non-finite.
+
+    Notes
+    -----
+    The problem (eq-qn-ellipsoid)::
+
+        find S  with  S PSD  and  x_i^T S x_i = 1  for i = 1..n.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold'; Saunderson, Parrilo, Willsky
+    2013; Potechin, Turner, Venkat, Wein 2023; Maillard and Kunisky 2023, arXiv:2310.01169.
     """
     X = _check_points(points)
     tol = check_tol(tol)
@@ -200,6 +398,7 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
     margin = check_in_range("margin", margin, 0.0, 1.0, high_open=True)
     check_every = check_int("check_every", check_every)
     n, d = X.shape
+    _check_gram_size(n, d)
     floor = margin / d
 
     norms = np.einsum("ij,ij->i", X, X)
@@ -241,10 +440,47 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
     return _result(X, S_K, "undecided", it, None)
 
 
-@dataclass(frozen=True)
+@record
 class FeasibilitySweep:
-    """Result of :func:`feasibility_sweep`: for each ratio ``alpha = n/d^2`` (with ``n = round(alpha d^2)``), the
-    numbers of certified feasible, certified infeasible and undecided instances out of ``instances``."""
+    """Result of :func:`feasibility_sweep`: the certified answers at each ratio ``alpha = n/d^2``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension of the points.
+    ratios : numpy.ndarray
+        The ratios ``alpha = n/d^2``.
+    n : numpy.ndarray
+        The numbers of points ``round(alpha d^2)``.
+    feasible : numpy.ndarray
+        Certified feasible instances at each ratio.
+    infeasible : numpy.ndarray
+        Certified infeasible instances at each ratio.
+    undecided : numpy.ndarray
+        Undecided instances at each ratio (counted, not guessed).
+    instances : int
+        Point sets per ratio.
+    iterations : numpy.ndarray
+        Iterations of each fit, ``(len(ratios), instances)``.
+    seconds : float
+        Wall-clock time of the sweep.
+
+    Attributes
+    ----------
+    fraction : numpy.ndarray
+        Fraction of certified feasible instances at each ratio.
+    stderr : numpy.ndarray
+        Its binomial standard error.
+
+    Notes
+    -----
+    The fraction falls from 1 to 0 around ``alpha = (1 + 1/d)/4`` (:func:`finite_size_threshold`);
+    :meth:`transition` fits its location and width.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold', eq-qn-ellipsoid-threshold.
+    """
 
     d: int
     ratios: np.ndarray
@@ -310,10 +546,27 @@ class FeasibilitySweep:
         return TransitionResult(center=c, width=float(np.exp(logw)), center_se=se)
 
 
-@dataclass(frozen=True)
+@record
 class TransitionResult:
-    """Probit fit of a :class:`FeasibilitySweep`: the ratio ``center`` where half the instances fit (with its
-    standard error ``center_se``) and the ``width`` of the transition, in units of ``n/d^2``."""
+    """Probit fit of a :class:`FeasibilitySweep` (:meth:`FeasibilitySweep.transition`).
+
+    Parameters
+    ----------
+    center : float
+        The ratio ``n/d^2`` where half the instances fit.
+    width : float
+        The width of the transition, in units of ``n/d^2``.
+    center_se : float
+        The standard error of ``center``.
+
+    Notes
+    -----
+    An instance at ratio ``r`` fits with probability ``Phi((center - r)/width)``.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold'.
+    """
 
     center: float
     width: float
@@ -321,8 +574,44 @@ class TransitionResult:
 
 
 def feasibility_sweep(d: int, ratios, instances: int, *, rng, max_iter: int = 10_000) -> FeasibilitySweep:
-    """Fit ellipsoids to ``instances`` independent sets of ``n = round(alpha d^2)`` Gaussian points for each alpha
-    in ``ratios``, and count the certified answers of :func:`fit` (undecided runs are counted, not guessed)."""
+    """Fit ellipsoids to ``instances`` sets of Gaussian points at each ratio, and count the certified answers.
+
+    Parameters
+    ----------
+    d : int
+        Dimension of the points, ``>= 1``.
+    ratios : array_like
+        Ratios ``alpha = n/d^2`` in ``(0, 1]`` (``n = round(alpha d^2)`` points per set).
+    instances : int
+        Point sets per ratio, in ``[1, MAX_INSTANCES]``.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the points.
+    max_iter : int, optional
+        Iteration cap of each :func:`fit`, ``>= 1``.
+
+    Returns
+    -------
+    FeasibilitySweep
+        The numbers of certified feasible, infeasible and undecided instances at each ratio.
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If an argument is out of its domain or a fit's arrays would exceed
+        :data:`solvable.validation.MAX_ELEMENTS` numbers.
+
+    Notes
+    -----
+    As ``d -> inf`` the fraction of feasible instances jumps from 1 to 0 at ``alpha = 1/4``
+    (eq-qn-ellipsoid-threshold).
+
+    References
+    ----------
+    Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold'; Maillard and Kunisky 2023,
+    arXiv:2310.01169; Maillard and Bandeira 2023, arXiv:2310.05787.
+    """
     d = check_int("d", d)
     instances = check_int("instances", instances)
     if instances > MAX_INSTANCES:
@@ -334,6 +623,7 @@ def feasibility_sweep(d: int, ratios, instances: int, *, rng, max_iter: int = 10
     rng = check_rng(rng)
     ns = np.maximum(1, np.round(ratios * d * d)).astype(int)
     check_size("the points (max n, d)", int(ns.max()), d)
+    _check_gram_size(int(ns.max()), d)
     counts = np.zeros((3, ratios.size), dtype=int)
     iters = np.zeros((ratios.size, instances), dtype=int)
     start = time.perf_counter()
@@ -358,6 +648,14 @@ def _check_points(points) -> np.ndarray:
     if not np.all(np.isfinite(np.einsum("ij,ij->i", X, X) ** 2)):
         raise ValueError("points are too large: the squared norms (x_i . x_i)^2 overflow")
     return X
+
+
+def _check_gram_size(n: int, d: int) -> None:
+    """Refuse point sets whose fit would hold more than ``MAX_ELEMENTS`` numbers at once: the Gram matrix ``G``,
+    its Cholesky factor and the eigendecomposition's workspace (about 4 arrays (n, n)), the products ``X S``
+    (about 3 arrays (n, d)) and the iterates (about 4 arrays (d, d))."""
+    check_size("the constraint Gram matrix and its factorisation (n, n) x 4, the products (n, d) x 3 and the "
+               "iterates (d, d) x 4 together", 4 * n * n + 3 * n * d + 4 * d * d)
 
 
 def _check_symmetric(S, d: int) -> np.ndarray:

@@ -1,18 +1,19 @@
 """Extensive-width quadratic networks: learning ``y = sum_k (w_k . x)^2`` from ``n ~ d^2`` samples.
 
-Model (``science/quadratic.md``, Sec. 1; Maillard, Troiani, Martin, Krzakala, Zdeborova, "Bayes-optimal learning
-of an extensive-width neural network from quadratically many samples", NeurIPS 2024, arXiv:2408.03733):
+Model (Chapter 4, Sec. 'From the network to matrix sensing'; Maillard, Troiani, Martin, Krzakala, Zdeborova,
+"Bayes-optimal learning of an extensive-width neural network from quadratically many samples", NeurIPS 2024,
+arXiv:2408.03733):
 inputs ``x ~ N(0, I_d)``, a teacher with ``m = kappa d`` hidden units ``w*_k ~ N(0, I_d)``, ``n = alpha d^2``
 samples and labels
 
     y = (1/sqrt(m)) sum_k [ (w*_k . x)^2/d - |w*_k|^2/d ] + sqrt(delta) xi = Tr(Z S*) + sqrt(delta) xi,
 
-with ``Z = (x x^T - I)/sqrt(d)`` and ``S* = W*^T W*/sqrt(m d)``: the hidden layer is a d x d matrix of extensive
-rank, and learning the network is **matrix sensing**. Errors are in the paper normalisation,
+with ``Z = (x x^T - I)/sqrt(d)`` and ``S* = W* W*^T/sqrt(m d)`` (``W*`` stored ``(d, m)``, one hidden unit per
+column): the hidden layer is a d x d matrix of extensive rank, and learning the network is **matrix sensing**. Errors are in the paper normalisation,
 ``(1/d) |S_hat - S*|_F^2`` (1 for the trivial estimator ``sqrt(kappa) I``, 0 at perfect recovery); the test
-error on a fresh noisy label is ``delta + 2 MMSE`` (:func:`test_error`).
+error on a fresh noisy label is ``delta + 2 MMSE`` (:func:`bayes_test_error`).
 
-Second normalisation (mean-one, ``S_W = W^T W/m = S*/sqrt(kappa)``), used in part of the literature:
+Second normalisation (mean-one, ``S_W = W W^T/m = S*/sqrt(kappa)``), used in part of the literature:
 ``mmse_W = MMSE/kappa`` and ``delta_W = delta/kappa`` (:func:`to_mean_one`, :func:`from_mean_one`).
 
 The Bayes-optimal error is one scalar equation around the symmetric RIE's MMSE (:mod:`solvable.rie`), shared with
@@ -38,9 +39,13 @@ from . import gd as _gd
 from . import matrix_sensing, spectra
 from .amp import GAMPResult, SEResult, run_gamp
 from .channels import LinearChannel
+from .dataset import Dataset as _BaseDataset
+from .dataset import check_dataset
 from .errors import ConvergenceWarning
+from .results import record
 from .rie import WishartRIEDenoiser, symmetric_error
 from .validation import (
+    check_choice,
     check_in_range,
     check_int,
     check_nonnegative,
@@ -57,6 +62,7 @@ __all__ = [
     "QuadraticSensingMap",
     "SoftThresholdResult",
     "bayes_optimal_mmse",
+    "bayes_test_error",
     "effective_noise_of_preactivation_noise",
     "from_mean_one",
     "gamp_rie",
@@ -68,7 +74,6 @@ __all__ = [
     "sample",
     "sensing_noise",
     "state_evolution",
-    "test_error",
     "to_mean_one",
 ]
 
@@ -76,42 +81,73 @@ __all__ = [
 # --------------------------------------------------------------------------- data
 
 
-@dataclass(frozen=True)
-class Dataset:
-    """Inputs ``X`` (n, d), labels ``y`` (n,), the teacher's weights ``W_star`` (m, d) and matrix
-    ``S_star = W*^T W*/sqrt(m d)`` (d, d), and the label-noise variance ``delta`` (paper normalisation)."""
+@record
+class Dataset(_BaseDataset):
+    """A data set of the quadratic network: inputs, labels, the teacher and the label-noise variance.
 
-    X: np.ndarray
-    y: np.ndarray
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Inputs ``(n, d)``, i.i.d. N(0, 1) (``d >= 2``).
+    y : numpy.ndarray
+        Labels ``(n,)``, ``y = Tr(Z S*) + sqrt(delta) xi``.
+    W_star : numpy.ndarray
+        The teacher's weights ``(d, m)``: column ``k`` is the hidden unit ``w*_k``.
+    S_star : numpy.ndarray
+        The teacher's matrix ``S* = W* W*^T / sqrt(m d)``, ``(d, d)`` (paper normalisation).
+    delta : float, optional
+        The label-noise variance (paper normalisation), ``>= 0``.
+
+    Attributes
+    ----------
+    n, d, m : int
+        Samples, input dimension and teacher width.
+    kappa : float
+        Width ratio ``m / d``.
+    alpha : float
+        Sample ratio ``n / d^2``.
+
+    Raises
+    ------
+    TypeError
+        If an array is not an array of real numbers.
+    ValueError
+        If an array is empty, not finite or of the wrong shape, or ``delta < 0`` (the message names it).
+
+    Notes
+    -----
+    The labels are ``y_mu = Tr(Z_mu S*) + sqrt(delta) xi_mu`` with ``Z_mu = (x_mu x_mu^T - I)/sqrt(d)``
+    (:func:`sample`).
+
+    References
+    ----------
+    Chapter 4, Sec. 'The model'; Maillard et al. 2024, arXiv:2408.03733.
+    """
+
     W_star: np.ndarray = field(repr=False)
     S_star: np.ndarray = field(repr=False)
     delta: float = 0.0
 
-    def __post_init__(self):
-        X, y, W, S = (np.asarray(a) for a in (self.X, self.y, self.W_star, self.S_star))
-        if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
-            raise ValueError(f"X must be (n, d) and y (n,), got shapes {X.shape} and {y.shape}")
-        if W.ndim != 2 or W.shape[1] != X.shape[1] or S.shape != (X.shape[1], X.shape[1]):
-            raise ValueError(f"W_star must be (m, d) and S_star (d, d) with d = {X.shape[1]}; "
+    def _check(self) -> None:
+        X, W, S = self.X, self.W_star, self.S_star
+        if X.ndim != 2 or self.y.ndim != 1:
+            raise ValueError(f"X must be (n, d) and y (n,), got shapes {X.shape} and {self.y.shape}")
+        if X.shape[1] < 2:
+            raise ValueError(f"X must have d >= 2 columns, got shape {X.shape}")
+        if W.ndim != 2 or W.shape[0] != X.shape[1] or W.shape[1] < 1 or S.shape != (X.shape[1], X.shape[1]):
+            raise ValueError(f"W_star must be (d, m) and S_star (d, d) with d = {X.shape[1]}; "
                              f"got {W.shape} and {S.shape}")
-        if X.shape[0] < 1 or X.shape[1] < 2 or W.shape[0] < 1:
-            raise ValueError(f"X must have n >= 1 rows and d >= 2 columns, W_star m >= 1 rows; got {X.shape}, {W.shape}")
-        for name, a in (("X", X), ("y", y), ("W_star", W), ("S_star", S)):
-            if not (np.issubdtype(a.dtype, np.number) and np.all(np.isfinite(a))):
-                raise ValueError(f"{name} must contain finite numbers only")
         object.__setattr__(self, "delta", check_nonnegative("delta", self.delta))
 
     @property
-    def n(self) -> int:
-        return self.X.shape[0]
-
-    @property
     def d(self) -> int:
-        return self.X.shape[1]
+        """Input dimension."""
+        return int(self.X.shape[1])
 
     @property
     def m(self) -> int:
-        return self.W_star.shape[0]
+        """Teacher width (columns of ``W_star``)."""
+        return int(self.W_star.shape[1])
 
     @property
     def kappa(self) -> float:
@@ -126,37 +162,94 @@ class Dataset:
 
 #: Largest absolute input entry accepted by :class:`QuadraticSensingMap` (products hold squares of the inputs).
 _MAX_INPUT = 1e100
-#: Accepted range of the initial output variance of :func:`gamp_rie`.
-_V0_RANGE = (1e-3, 1e3)
+#: Accepted range of the initial variance of the estimate of :func:`gamp_rie` (``start_variance``).
+_START_VARIANCE_RANGE = (5e-4, 5e2)
+#: Default relative tolerance of :func:`gamp_rie` (its docstring gives the reason).
+GAMP_TOL = 1e-5
+#: Default iteration cap of :func:`gamp_rie` (its docstring gives the reason).
+GAMP_MAX_ITER = 300
 
 
 def _check_kappa(kappa) -> float:
     return check_positive("kappa", kappa)
 
 
-def sample(d: int, kappa: float, alpha: float, delta: float = 0.0, *, rng) -> Dataset:
-    """Draw a teacher with ``m = round(kappa d)`` hidden units and ``n = round(alpha d^2)`` labelled samples.
+def _count(name: str, ratio: float, d: int) -> int:
+    """``round(ratio d)`` if ``ratio d`` is within 1e-9 of an integer >= 1, else ``ValueError`` naming ``name``."""
+    x = ratio * d
+    k = round(x)
+    if k < 1 or abs(x - k) > 1e-9 * max(1.0, abs(x)):
+        raise ValueError(f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * d = {x:.10g} "
+                         f"at d = {d}")
+    return int(k)
 
-    Draw order: ``W*`` (m, d), ``X`` (n, d), then the label noise (``science/quadratic.md``, Sec. 3).
+
+def sample(d: int, alpha: float, *, kappa: float, delta: float = 0.0, rng) -> Dataset:
+    """Draw a quadratic-network teacher and ``n = round(alpha d^2)`` labelled samples.
+
+    Parameters
+    ----------
+    d : int
+        Input dimension, ``>= 2``.
+    alpha : float
+        Sample ratio ``n / d^2``, ``> 0``.
+    kappa : float
+        Width ratio ``m / d``; ``kappa d`` must be an integer ``m >= 1`` (within 1e-9).
+    delta : float, optional
+        Label-noise variance (paper normalisation), ``>= 0``.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the draws (SPEC 7; ``None`` is refused).
+
+    Returns
+    -------
+    Dataset
+        ``X`` (n, d), ``y`` (n,), ``W_star`` (d, m), ``S_star = W* W*^T / sqrt(m d)`` and ``delta``.
+
+    Raises
+    ------
+    TypeError
+        If ``d`` is not an integer or ``rng`` is not a random source.
+    ValueError
+        If a ratio is out of range, ``kappa d`` is not an integer, ``alpha d^2`` rounds to 0, or the arrays
+        would hold more than :data:`solvable.validation.MAX_ELEMENTS` numbers at once.
+
+    Notes
+    -----
+    Inputs ``x_mu ~ N(0, I_d)``, hidden units ``w*_k ~ N(0, I_d)`` and labels
+
+        y_mu = (1/sqrt(m)) sum_k [ (w*_k . x_mu)^2/d - |w*_k|^2/d ] + sqrt(delta) xi_mu
+             = Tr(Z_mu S*) + sqrt(delta) xi_mu,      Z_mu = (x_mu x_mu^T - I)/sqrt(d).
+
+    Draw order: the teacher (``m`` rows of ``d``, stored transposed), the inputs, then the label noise.
+
+    References
+    ----------
+    Chapter 4, Sec. 'The model'; Maillard et al. 2024, arXiv:2408.03733.
     """
     d = check_int("d", d, minimum=2)
-    kappa = _check_kappa(kappa)
     alpha = check_positive("alpha", alpha)
+    kappa = _check_kappa(kappa)
     delta = check_nonnegative("delta", delta)
     rng = check_rng(rng)
-    m, n = round(kappa * d), round(alpha * d * d)
-    if m < 1 or n < 1:
-        raise ValueError(f"kappa d and alpha d^2 must round to at least 1; got m = {m}, n = {n} at d = {d}")
+    m = _count("kappa", kappa, d)
+    if not alpha * d * d < 2.0**62:
+        raise ValueError(f"alpha d^2 = {alpha * d * d:.3g} samples is beyond any array: reduce alpha")
+    n = round(alpha * d * d)
+    if n < 1:
+        raise ValueError(f"alpha d^2 must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, d = {d}")
     check_size("the teacher W* (m = kappa d, d)", m, d)
     check_size("the inputs X (n = alpha d^2, d)", n, d)
-    check_size("the teacher matrix S* (d, d)", d, d)
+    # Peak: W*, S*, X, and in the sensing map the product X S* and the elementwise product that its row sums
+    # reduce (n, d each), all alive at once, with the labels.
+    check_size("the arrays of sample (W* (m, d), S* (d, d), X and two products of the sensing map (n, d), y (n,)) "
+               "together", m * d + d * d + 3 * n * d + 4 * n)
     W = rng.standard_normal((m, d))
     X = rng.standard_normal((n, d))
     S = W.T @ W / math.sqrt(m * d)
     y = QuadraticSensingMap(X).forward(S)
     if delta > 0:
         y = y + math.sqrt(delta) * rng.standard_normal(n)
-    return Dataset(X=X, y=y, W_star=W, S_star=S, delta=delta)
+    return Dataset(X=X, y=y, W_star=W.T, S_star=S, delta=delta)
 
 
 # --------------------------------------------------------------------------- theory
@@ -168,43 +261,181 @@ def sample(d: int, kappa: float, alpha: float, delta: float = 0.0, *, rng) -> Da
 def perfect_recovery_threshold(kappa: float) -> float:
     """Sample ratio ``alpha = n/d^2`` above which noiseless Bayes-optimal learning of the network is exact.
 
-    ``alpha_PR = kappa - kappa^2/2`` for ``kappa < 1`` and ``1/2`` otherwise (parameter counting; Maillard et al.
-    2024, arXiv:2408.03733, Sec. 3): :func:`solvable.matrix_sensing.perfect_recovery_threshold`.
+    Parameters
+    ----------
+    kappa : float
+        Width ratio ``m / d``, ``> 0``.
+
+    Returns
+    -------
+    float
+        ``alpha_PR``.
+
+    Raises
+    ------
+    ValueError
+        If ``kappa`` is not a finite number ``> 0`` (TypeError for a non-number).
+
+    Notes
+    -----
+    Parameter counting of a PSD matrix of rank ``min(m, d)`` (eq-qn-alpha-pr)::
+
+        alpha_PR = kappa - kappa^2/2   (kappa < 1),      alpha_PR = 1/2   (kappa >= 1),
+
+    computed by :func:`solvable.matrix_sensing.perfect_recovery_threshold`.
+
+    References
+    ----------
+    Chapter 4, Sec. 'The Bayes-optimal error', eq-qn-alpha-pr; Maillard et al. 2024, arXiv:2408.03733.
     """
     return matrix_sensing.perfect_recovery_threshold(kappa)
 
 
 def bayes_optimal_mmse(alpha: float, kappa: float, delta: float = 0.0) -> float:
-    """Bayes-optimal MMSE on ``S*`` in the paper normalisation (1 at ``alpha = 0``; Maillard et al. 2024).
+    """Bayes-optimal MMSE on ``S*``, ``(1/d)||S_hat - S*||_F^2`` in the paper normalisation.
 
-    The fixed point ``qhat mmse_RIE(1/qhat) + delta qhat/2 = 2 alpha``, ``MMSE = mmse_RIE(1/qhat)``
-    (``science/quadratic.md``, Sec. 2) of :func:`solvable.matrix_sensing.bayes_optimal_mmse`, which states its
-    domain (``alpha >= 0``, ``delta >= 0``, ``1e-3 <= kappa <= 1e6``), its solver and its closed-form ends.
-    Noiseless and ``alpha >= alpha_PR``: 0. The test error on a fresh noisy label is ``delta + 2 MMSE``
-    (:func:`test_error`).
+    Parameters
+    ----------
+    alpha : float
+        Sample ratio ``n / d^2``, ``>= 0``.
+    kappa : float
+        Width ratio ``m / d``, in ``[1e-3, 1e6]`` (where the Wishart RIE's MMSE is computed reliably).
+    delta : float, optional
+        Label-noise variance, ``>= 0``.
+
+    Returns
+    -------
+    float
+        The MMSE, in ``[0, 1]``: 1 at ``alpha = 0`` (the prior mean ``sqrt(kappa) I``), 0 for a noiseless
+        ``alpha >= alpha_PR``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its domain (named in the message; TypeError for a non-number).
+
+    Notes
+    -----
+    The replica fixed point (eq-qn-fixed-point), with ``mmse_RIE`` the symmetric RIE's MMSE of a Wishart signal
+    of width ratio ``kappa`` (:func:`solvable.rie.symmetric_rie_mmse`)::
+
+        qhat mmse_RIE(1/qhat) + delta qhat / 2 = 2 alpha,      MMSE = mmse_RIE(1/qhat),
+
+    solved by :func:`solvable.matrix_sensing.bayes_optimal_mmse`. The test error on a fresh noisy label is
+    ``delta + 2 MMSE`` (:func:`bayes_test_error`).
+
+    References
+    ----------
+    Chapter 4, Sec. 'The Bayes-optimal error', eq-qn-fixed-point; Maillard et al. 2024, arXiv:2408.03733.
     """
     return matrix_sensing.bayes_optimal_mmse(alpha, kappa, delta)
 
 
-def test_error(alpha: float, kappa: float, delta: float = 0.0) -> float:
-    """Bayes-optimal test error on a fresh noisy label, ``delta + 2 MMSE`` (``E_x Tr(Z A)^2 = 2|A|_F^2/d``)."""
+def bayes_test_error(alpha: float, kappa: float, delta: float = 0.0) -> float:
+    """Bayes-optimal test error on a fresh noisy label, ``delta + 2 MMSE``.
+
+    Parameters
+    ----------
+    alpha : float
+        Sample ratio ``n / d^2``, ``>= 0``.
+    kappa : float
+        Width ratio ``m / d``, in ``[1e-3, 1e6]``.
+    delta : float, optional
+        Label-noise variance, ``>= 0``.
+
+    Returns
+    -------
+    float
+        ``E (y - Tr(Z S_hat))^2`` for the posterior mean ``S_hat``, ``>= delta``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its domain (named in the message; TypeError for a non-number).
+
+    Notes
+    -----
+    ``E_x Tr(Z A)^2 = 2 ||A||_F^2 / d`` for a symmetric ``A``, so (eq-qn-test-error)::
+
+        E_gen = delta + 2 MMSE(alpha, kappa, delta)          (MMSE: :func:`bayes_optimal_mmse`).
+
+    References
+    ----------
+    Chapter 4, Sec. 'The Bayes-optimal error', eq-qn-test-error; Maillard et al. 2024, arXiv:2408.03733.
+    """
     return float(delta + 2.0 * bayes_optimal_mmse(alpha, kappa, delta))
 
 
-def to_mean_one(mmse: float, delta: float, kappa: float) -> tuple[float, float]:
-    """Convert ``(MMSE, delta)`` from the paper normalisation ``S* = W^T W/sqrt(m d)`` to the mean-one
-    normalisation ``S_W = W^T W/m = S*/sqrt(kappa)``: ``(MMSE/kappa, delta/kappa)``."""
+def to_mean_one(mmse: float, kappa: float, *, delta: float) -> tuple[float, float]:
+    """Convert ``(MMSE, delta)`` from the paper normalisation to the mean-one normalisation.
+
+    Parameters
+    ----------
+    mmse : float
+        Error ``(1/d)||S_hat - S*||_F^2`` with ``S* = W* W*^T/sqrt(m d)``, ``>= 0``.
+    kappa : float
+        Width ratio ``m / d``, ``> 0``.
+    delta : float
+        Label-noise variance in the same normalisation, ``>= 0`` (keyword-only).
+
+    Returns
+    -------
+    tuple of float
+        ``(mmse_W, delta_W) = (MMSE / kappa, delta / kappa)``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its domain or the result overflows.
+
+    Notes
+    -----
+    The mean-one normalisation is ``S_W = W W^T / m = S* / sqrt(kappa)``, so errors and noise variances are
+    divided by ``kappa``.
+
+    References
+    ----------
+    Chapter 4, Sec. 'From the network to matrix sensing'; Maillard et al. 2024, arXiv:2408.03733.
+    """
     mmse = check_nonnegative("mmse", mmse)
-    delta = check_nonnegative("delta", delta)
     kappa = _check_kappa(kappa)
+    delta = check_nonnegative("delta", delta)
     return _finite_pair(mmse / kappa, delta / kappa)
 
 
-def from_mean_one(mmse_w: float, delta_w: float, kappa: float) -> tuple[float, float]:
-    """Inverse of :func:`to_mean_one`: ``(kappa mmse_W, kappa delta_W)``."""
+def from_mean_one(mmse_w: float, kappa: float, *, delta_w: float) -> tuple[float, float]:
+    """Convert ``(mmse_W, delta_W)`` from the mean-one normalisation back to the paper normalisation.
+
+    Parameters
+    ----------
+    mmse_w : float
+        Error in the mean-one normalisation ``S_W = W W^T / m``, ``>= 0``.
+    kappa : float
+        Width ratio ``m / d``, ``> 0``.
+    delta_w : float
+        Label-noise variance in the same normalisation, ``>= 0`` (keyword-only).
+
+    Returns
+    -------
+    tuple of float
+        ``(kappa mmse_W, kappa delta_W)``, the inverse of :func:`to_mean_one`.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its domain or the result overflows.
+
+    Notes
+    -----
+    ``S* = sqrt(kappa) S_W``: errors and noise variances are multiplied by ``kappa``.
+
+    References
+    ----------
+    Chapter 4, Sec. 'From the network to matrix sensing'; Maillard et al. 2024, arXiv:2408.03733.
+    """
     mmse_w = check_nonnegative("mmse_w", mmse_w)
-    delta_w = check_nonnegative("delta_w", delta_w)
     kappa = _check_kappa(kappa)
+    delta_w = check_nonnegative("delta_w", delta_w)
     return _finite_pair(kappa * mmse_w, kappa * delta_w)
 
 
@@ -215,8 +446,33 @@ def _finite_pair(a: float, b: float) -> tuple[float, float]:
 
 
 def effective_noise_of_preactivation_noise(sigma: float) -> float:
-    """Label-noise variance (paper normalisation) equivalent to Gaussian noise of std ``sigma`` on every
-    preactivation ``w . x / sqrt(d)``: ``delta = 2 sigma^2 (2 + sigma^2)`` (``science/quadratic.md``, Sec. 1)."""
+    """Label-noise variance equivalent to Gaussian noise on every preactivation.
+
+    Parameters
+    ----------
+    sigma : float
+        Standard deviation of the noise added to each preactivation ``w . x / sqrt(d)``, ``>= 0``.
+
+    Returns
+    -------
+    float
+        The label-noise variance ``delta`` (paper normalisation).
+
+    Raises
+    ------
+    ValueError
+        If ``sigma < 0``, is not finite, or gives a variance that overflows a float.
+
+    Notes
+    -----
+    With ``u_k = w_k . x / sqrt(d) + sigma eps_k`` the label's excess variance is::
+
+        delta = 2 sigma^2 (2 + sigma^2).
+
+    References
+    ----------
+    Chapter 4, Sec. 'From the network to matrix sensing'; Maillard et al. 2024, arXiv:2408.03733.
+    """
     sigma = check_nonnegative("sigma", sigma)
     delta = 2.0 * sigma**2 * (2.0 + sigma**2) if sigma < 1e100 else math.inf
     if not math.isfinite(delta):
@@ -224,40 +480,108 @@ def effective_noise_of_preactivation_noise(sigma: float) -> float:
     return delta
 
 
-def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, V0: float | None = None,
+def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, start: float | None = None,
                     damping: float = 0.0, tol: float = 1e-10, max_iter: int = 2000,
                     warn: bool = True) -> SEResult:
-    """State evolution of GAMP-RIE (``science/quadratic.md``, Sec. 2.5):
+    """State evolution of GAMP-RIE for the quadratic network.
 
-        s_t = (delta + V_t) / (4 alpha),      V_{t+1} = 2 mmse_RIE(s_t),
+    Parameters
+    ----------
+    alpha : float
+        Sample ratio ``n / d^2``, ``>= 0``.
+    kappa : float
+        Width ratio ``m / d``, in ``[1e-3, 1e6]``.
+    delta : float, optional
+        Label-noise variance, ``>= 0``.
+    start : float or None, optional
+        The error of the estimate at ``t = 0``, ``(1/d)||S_hat_0 - S*||_F^2 > 0`` (``history[0]``; the output
+        variance starts at ``2 start``). ``None``: ``1 + kappa``, the error of a prior draw.
+    damping : float, optional
+        In ``[0, 1)``: ``V_{t+1} = damping V_t + (1 - damping) 2 mmse_RIE(s_t)`` (same fixed point, reached
+        more slowly).
+    tol : float, optional
+        In ``[0, 1)``: stop when ``|V_{t+1} - V_t| < tol``; ``0`` runs exactly ``max_iter`` steps.
+    max_iter : int, optional
+        Iteration cap, ``>= 1``.
+    warn : bool, optional
+        Emit a :class:`~solvable.errors.ConvergenceWarning` when ``max_iter`` is reached before ``tol``.
 
-    from ``V_0 = 2 (1 + kappa)`` unless given: :func:`solvable.matrix_sensing.state_evolution` (arguments,
-    damping and stopping rule there). Returns the engine's :class:`~solvable.amp.SEResult`: ``history[t]`` is the
-    predicted error ``(1/d)|S_hat_t - S*|_F^2`` after ``t`` iterations (``history[0] = V_0/2``), to compare with
-    :attr:`solvable.amp.GAMPResult.history` of :func:`gamp_rie` (``history[1:]``); ``error`` is the last entry.
-    Reaching ``max_iter`` before ``tol`` emits a :class:`~solvable.errors.ConvergenceWarning` unless ``warn=False``
-    (e.g. to plot the first iterations).
+    Returns
+    -------
+    solvable.amp.SEResult
+        ``history[t]`` the predicted error ``(1/d)||S_hat_t - S*||_F^2`` after ``t`` iterations
+        (``history[0] = start``), to compare with :attr:`solvable.amp.GAMPResult.history` of :func:`gamp_rie`;
+        ``error`` the last entry, ``overlap = 1 + kappa - error``, ``conjugate`` the last ``1/s``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its domain (named in the message; TypeError for a wrong type).
+
+    Notes
+    -----
+    The recursion (eq-qn-se), on :func:`solvable.matrix_sensing.state_evolution`::
+
+        s_t = (delta + V_t) / (4 alpha),      V_{t+1} = 2 mmse_RIE(s_t),      V_0 = 2 start.
+
+    Its fixed point is the Bayes-optimal one of :func:`bayes_optimal_mmse`; near ``alpha_PR`` it slows down
+    critically.
+
+    References
+    ----------
+    Chapter 4, Sec. 'GAMP-RIE: reaching the Bayes-optimal error', eq-qn-se; Maillard et al. 2024,
+    arXiv:2408.03733.
     """
-    return matrix_sensing.state_evolution(alpha, kappa, delta, V0=V0, damping=damping, tol=tol,
-                                          max_iter=max_iter, warn=warn)
+    if start is not None:
+        start = check_positive("start", start)
+    return _matrix_sensing_se(alpha, kappa, delta, None if start is None else 2.0 * start, damping=damping,
+                              tol=tol, max_iter=max_iter, warn=warn)
+
+
+def _matrix_sensing_se(alpha, kappa, delta, output_variance, **controls) -> SEResult:
+    """:func:`solvable.matrix_sensing.state_evolution` started at the output variance ``V_0``."""
+    return matrix_sensing.state_evolution(alpha, kappa, delta, start=output_variance, **controls)
 
 
 # --------------------------------------------------------------------------- GAMP-RIE
 
 
 class QuadraticSensingMap:
-    """The map ``S -> (Tr(Z_mu S))_mu`` with ``Z_mu = (x_mu x_mu^T - I)/sqrt(d)``, on the raw inputs ``X`` (n, d).
+    """The sensing map ``S -> (Tr(Z_mu S))_mu`` of the quadratic network, on the raw inputs.
 
-    Never stores the n x d x d tensor of the ``Z_mu`` (memory O(n d)):
+    Parameters
+    ----------
+    X : array_like
+        The inputs ``(n, d)``, finite, entries of absolute value at most ``1e100`` (their squares enter every
+        product). float32 inputs stay float32 (fast gradient descent).
 
-    - ``forward(S) = (rowsum((X S) * X) - Tr S) / sqrt(d)``: one n x d x d product;
-    - ``adjoint(g) = sum_mu g_mu Z_mu = (X^T diag(g) X - sum(g) I) / sqrt(d)``: one product.
+    Attributes
+    ----------
+    X : numpy.ndarray
+        The inputs.
+    n, d : int
+        Samples and dimension.
 
-    ``X`` must be finite with entries of absolute value at most ``1e100`` (Gaussian inputs are O(1)).
-    Variances use the per-d normalisation of the paper: an estimate with error ``c = (1/d)|S_hat - S|_F^2``
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a finite, non-empty real 2-d array or has entries beyond ``1e100``.
+
+    Notes
+    -----
+    With ``Z_mu = (x_mu x_mu^T - I)/sqrt(d)`` (eq-qn-sensing-rowsum), never storing the ``n x d x d`` tensor::
+
+        forward(S) = (rowsum((X S) * X) - Tr S) / sqrt(d),
+        adjoint(g) = sum_mu g_mu Z_mu = (X^T diag(g) X - sum(g) I) / sqrt(d).
+
+    Variances use the per-``d`` normalisation of the paper: an estimate with error ``c = (1/d)|S_hat - S|_F^2``
     has output variance ``forward_variance(c) = 2 c`` (``E_x Tr(Z A)^2 = 2|A|_F^2/d``), and
-    ``adjoint_variance(a) = 2 sum(a) / d`` is the precision (times d) that the RIE denoiser converts back
-    into a noise variance ``s = d / (2 A)`` (``science/quadratic.md``, Sec. 3).
+    ``adjoint_variance(a) = 2 sum(a) / d`` is the precision that the RIE denoiser converts into a noise variance
+    ``s = d / (2 A)``.
+
+    References
+    ----------
+    Chapter 4, Sec. 'From the network to matrix sensing', eq-qn-sensing; Maillard et al. 2024, arXiv:2408.03733.
     """
 
     def __init__(self, X):
@@ -331,64 +655,122 @@ def sensing_noise(X, *, rng) -> np.ndarray:
     of free rank-one terms, ``R(z) = (n/d) E[t/(1 - t z)]``). In GAMP-RIE the ``g_mu`` are the output residuals,
     close to Gaussian. The RIE assumes the semicircle: denoising ``S* + sqrt(s) N`` instead of ``S* + sqrt(s) Z_GOE``
     measures what that costs at a given size (the small-``alpha`` excess of :func:`gamp_rie`, chapter 4).
-    ``X`` is the (n, d) input matrix.
+
+    Parameters
+    ----------
+    X : array_like
+        The inputs ``(n, d)`` (as :class:`QuadraticSensingMap` accepts them).
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the ``g_mu``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The symmetric ``(d, d)`` matrix ``N``.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is malformed (see :class:`QuadraticSensingMap`).
+    TypeError
+        If ``rng`` is not a random source.
+
+    Notes
+    -----
+    ``N = (1/sqrt(n)) sum_mu g_mu Z_mu`` with ``g_mu ~ N(0, 1)``; its fourth free cumulant is about
+    ``3 d/n = 3/(alpha d)``, where a GOE matrix has 0.
+
+    References
+    ----------
+    Chapter 4, Sec. 'GAMP-RIE: reaching the Bayes-optimal error'; Maillard et al. 2024, arXiv:2408.03733.
     """
     M = QuadraticSensingMap(X)
     rng = check_rng(rng)
     return M.adjoint(rng.standard_normal(M.n)) / math.sqrt(M.n)
 
 
-def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-5, max_iter: int = 100, V0: float = 10.0,
-             warn: bool = True, rng) -> GAMPResult:
-    """GAMP-RIE for the quadratic network (Maillard et al. 2024, arXiv:2408.03733; ``science/quadratic.md``, Sec. 3).
+def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = GAMP_TOL, max_iter: int = GAMP_MAX_ITER,
+             start_variance: float = 5.0, warn: bool = True, rng) -> GAMPResult:
+    """GAMP-RIE for the quadratic network: the Bayes-optimal algorithm of matrix sensing with a Wishart prior.
 
+    Parameters
+    ----------
+    data : Dataset
+        A data set of this model (:func:`sample`).
+    damping : float, optional
+        In ``[0, 1)``: the damping of the output state ``(V, omega)``. The default 1/2 keeps the empirical
+        precision stable at every sample ratio.
+    tol : float, optional
+        In ``[0, 1)``: stop when the relative change of the estimate, ``||S_new - S_hat||_F / ||S_new||_F``,
+        falls below ``tol``; ``0`` runs exactly ``max_iter`` iterations. Default ``GAMP_TOL = 1e-5``: the loop
+        contracts by a few per cent per iteration near its fixed point, so the distance left to the fixed point
+        is about the last change over one minus the contraction factor, here below ``1e-3`` of the norm of the
+        estimate: below the spread of the error between data sets at ``d <= 300``.
+    max_iter : int, optional
+        Iteration cap, ``>= 1``. Default ``GAMP_MAX_ITER = 300``: about twice what a run at ``d = 80``,
+        ``kappa = 1/2``, ``alpha = 0.3`` needs to meet the default tolerance. At small ``alpha`` and finite ``d``
+        the iterate keeps fluctuating (by about 10 % of its norm per iteration at ``alpha = 0.1``, ``d = 80``)
+        and never meets it: the run stops at the cap with a :class:`~solvable.errors.ConvergenceWarning`.
+    start_variance : float, optional
+        The variance of the initial estimate, ``C_0`` in ``[5e-4, 5e2]`` (the first output variance is
+        ``2 C_0``). Default 5: above the error ``1 + kappa`` of the prior draw that starts the run, so that the
+        first steps trust the data little. Far outside the range the first precision is absurd and the
+        denoiser's noise leaves the range of the RIE.
+    warn : bool, optional
+        Emit a :class:`~solvable.errors.ConvergenceWarning` when ``max_iter`` is reached before ``tol``.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the initial estimate (a prior draw).
+
+    Returns
+    -------
+    solvable.amp.GAMPResult
+        ``estimate`` ``S_hat`` (d, d), ``variance`` the denoiser's own estimate of its error, ``history[t-1]``
+        the error ``(1/d)||S_hat_t - S*||_F^2`` (:func:`solvable.rie.symmetric_error`) after iteration ``t``,
+        ``error`` the last one, ``iterations``, ``converged``.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a :class:`Dataset` of this model or ``rng`` is not a random source.
+    ValueError
+        If a control is out of its domain (named in the message).
+    solvable.errors.DivergenceError
+        If an iteration produces non-finite numbers.
+
+    Notes
+    -----
     The shared loop :func:`solvable.amp.run_gamp` with :class:`QuadraticSensingMap`, the noisy linear channel
-    and :class:`WishartRIEDenoiser`; the precision is the empirical ``A = 2 alpha mean(g^2)`` and the damping
-    acts on the output state ``(V, omega)``. Start: ``S_hat`` a prior draw ``W^T W/sqrt(m d)`` with a fresh
-    ``W`` from ``rng``, ``V = omega = V0`` (the estimate's variance starts at ``V0/2``). ``V0`` is twice the error
-    expected of the start (``2 (1 + kappa)`` for a prior draw, whose error against the teacher is ``1 + kappa``;
-    the default 10 overestimates it); it must lie in ``[1e-3, 1e3]``: far outside, the first precision
-    ``2 alpha mean(g^2)`` is absurd (``g ~ residual/V0``) and the denoiser's noise leaves the range of the RIE.
-    Stops when ``|S_new - S_hat|_F^2 / d < tol`` (``tol`` in ``[0, 1)``; ``0`` runs exactly ``max_iter``
-    iterations). Returns the engine's :class:`~solvable.amp.GAMPResult`: ``history[t-1]`` is the error
-    ``(1/d)|S_hat_t - S*|_F^2`` (:func:`solvable.rie.symmetric_error`) after iteration ``t``, ``error`` the last
-    one, ``variance`` the denoiser's own estimate of it. At small ``alpha``
-    and ``d ~ 100`` the iterate keeps fluctuating by about 0.01 and the tolerance may not be reached
-    (a :class:`~solvable.errors.ConvergenceWarning` says so unless ``warn=False``; the last iterate is returned).
+    :class:`solvable.channels.LinearChannel` and the symmetric RIE :class:`solvable.rie.WishartRIEDenoiser`;
+    the precision of the back-projection is the empirical ``A = 2 sum(g^2)/d``. One iteration (eq-qn-se)::
 
-    Finite size at small ``alpha``: the back-projected noise is a sum of ``n = alpha d^2`` rank-one terms, not a
-    GOE matrix (:func:`sensing_noise`), and the error sits above the asymptotic MMSE. At ``kappa = 0.5``,
-    ``alpha = 0.1`` (MMSE 0.7237), 8 data sets per size: 0.747 +- 0.010 at ``d = 80`` (12 data sets),
-    0.750 +- 0.016 at ``d = 100``, 0.732 +- 0.010 at ``d = 150``, 0.745 +- 0.005 at ``d = 250`` and (6 data sets)
-    0.744 +- 0.005 at ``d = 300``; at ``d = 60`` some runs wander off (0.87 +- 0.09). The excess falls from about
-    0.04 to about 0.02 by ``d = 150`` and has not been seen to fall further (open; chapter 4, Sec. 4.3). The precision the loop assigns to the
-    back-projection matches the actual noise in it; the RIE's output error exceeds ``mmse_RIE(s)`` (by 0.09 at
-    ``d = 80``, 0.03 at ``d = 150``). The loop's choices do not move the excess (``d = 80``, 12 data sets, paired
-    differences): ``V0 = 3`` +0.003 +- 0.002, a start at the prior mean +0.004 +- 0.003, 300 iterations
-    +0.002 +- 0.001; damping 0.2 or 0.8 is worse (+0.23, +0.09), and the derivative precision diverges (with the
-    residual floor of ``LinearChannel`` it diverges on 4 of 10 data sets at ``d = 60``, 1 of 10 at ``d = 80``, and
-    matches the empirical one at ``d = 100-150``). Near ``alpha_PR`` the excess shrinks faster with ``d``
-    (``alpha = 0.35``: +0.011 at ``d = 80``, +0.004 at ``d = 150``). Just above it (``alpha = 0.4``, ``d = 80``) the
-    empirical precision converges slowly, its estimated error ``c/2`` about three times the actual one (0.0046
-    after 100 iterations, 0.0017 after 300), where the derivative precision with the residual floor reaches
-    0.0009 (0.0006 at ``d = 120``).
+        omega = M(S_hat) - V g_old,            V = 2 C,        g = (y - omega)/(delta + V),
+        R = S_hat + M^T(g)/A,                   S_hat = RIE_kappa(R, s = d/(2A)),     C = mmse of that denoising.
+
+    At ``d`` of order 100 and small ``alpha`` the error sits above the asymptotic MMSE: the back-projected noise
+    is a sum of ``n = alpha d^2`` rank-one terms, not a GOE matrix (:func:`sensing_noise`).
+
+    References
+    ----------
+    Chapter 4, Sec. 'GAMP-RIE: reaching the Bayes-optimal error', eq-qn-se; Maillard et al. 2024,
+    arXiv:2408.03733.
     """
-    if not isinstance(data, Dataset):
-        raise TypeError(f"data must be a solvable.quadratic.Dataset, got {type(data).__name__}")
-    V0 = check_in_range("V0", V0, *_V0_RANGE)
+    data = check_dataset(data, Dataset)
+    start_variance = check_in_range("start_variance", start_variance, *_START_VARIANCE_RANGE)
     tol = check_tol(tol)
     rng = check_rng(rng)
     d, m = data.d, data.m
     W0 = rng.standard_normal((m, d))
     S0 = W0.T @ W0 / math.sqrt(m * d)
     S_star = data.S_star
+    V0 = 2.0 * start_variance
     with warnings.catch_warnings():
         if not warn:
             warnings.simplefilter("ignore", ConvergenceWarning)
         res = run_gamp(
             QuadraticSensingMap(data.X), LinearChannel(delta=data.delta), WishartRIEDenoiser(data.kappa), data.y,
-            S0, V0 / 2.0, damping=damping, tol=tol / d, max_iter=max_iter, damp="output", precision="empirical",
-            omega0=np.full(data.n, V0), V0=V0, monitor=lambda S: symmetric_error(S, S_star), warn=warn,
+            S0, start_variance, damping=damping, tol=tol, max_iter=max_iter, damp="output",
+            precision="empirical", omega0=np.full(data.n, V0), V0=V0, monitor=lambda S: symmetric_error(S, S_star),
+            warn=warn,
         )
     return res
 
@@ -437,34 +819,79 @@ class _FactorisedSquareLoss:
         return loss, (grad,)
 
 
-def gd(data: Dataset, *, n_inits: int = 32, width: int | None = None, lr: float | None = None, tol: float = 1e-6,
-       max_steps: int = 20_000, record_every: int = 10, dtype=np.float64, warn: bool = True,
+def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | None = None, max_steps: int = 20_000,
+       tol: float = 1e-6, record_every: int = 10, width: int | None = None, dtype=np.float64, warn: bool = True,
        rng) -> _gd.GDResult:
     """Full-batch gradient descent on the network weights from ``n_inits`` random initialisations, and their average.
 
-    Student: ``y_hat = Tr(Z S(W))`` with ``S(W) = W^T W / sqrt(m' d)``, ``W`` in ``R^{m' x d}`` (``m' = width``,
-    default the teacher's ``m``), entries initialised ``N(0, 1)`` (the prior), loss ``sum_mu (y_hat - y)^2 / 4``
-    (``science/quadratic.md``, Sec. 6). The ``K`` runs are one batched computation per step
-    (:func:`solvable.gd.run_gd` with the loss computed on the weights, :class:`_FactorisedSquareLoss`, in
-    ``O(n m d)`` per run); each
-    stops when its training loss over ``sum(y^2)`` is below ``tol``. ``errors`` and ``average_error`` are in the
-    paper normalisation ``(1/d)|S - S*|_F^2``. Noiseless: one run behaves like a posterior sample (about twice
-    the Bayes error), the average over initialisations approaches the Bayes error (Maillard et al. 2024).
-    ``lr`` defaults to ``min(0.7 / (alpha d), 0.15)``: with the centred sensing map the loss has curvature about
-    ``alpha d`` per unit step; ``1 / (alpha d)`` sits at the edge of stability (a run can stall at a relative loss
-    of 1e-3 without diverging), and the uncentred student of the notes, Sec. 6, needs about half the step.
-    ``dtype=np.float32`` runs the products in single precision (inputs, weights and residuals; losses and errors
-    stay float64), about 1.5-2 times faster; the relative-loss target ``tol = 1e-6`` is far above its rounding.
+    Parameters
+    ----------
+    data : Dataset
+        A data set of this model (:func:`sample`).
+    optimiser : {"gd", "adam"}, optional
+        Plain gradient descent (:class:`solvable.gd.GradientStep`) or Adam (:class:`solvable.gd.Adam`).
+    n_inits : int, optional
+        Number of initialisations ``K``, ``>= 1``; the ``K`` runs are one batched computation per step.
+    lr : float or None, optional
+        Step size, ``> 0``. ``None``: ``min(0.7 / (alpha d), 0.15)`` for ``"gd"`` (the loss has curvature about
+        ``alpha d`` per unit step, and ``1 / (alpha d)`` is the edge of stability), ``0.01`` for ``"adam"``
+        (a hundredth of the scale of the weights per step).
+    max_steps : int, optional
+        Step cap, ``>= 0``.
+    tol : float, optional
+        In ``[0, 1)``: a run stops when its training loss over ``sum(y^2)`` is below ``tol``.
+    record_every : int, optional
+        Record losses and errors every ``record_every`` steps, ``>= 1``.
+    width : int or None, optional
+        Student width ``m'``; ``None``: the teacher's ``m``.
+    dtype : {numpy.float64, numpy.float32}, optional
+        Precision of the products (float32 is 1.5 to 2 times faster; losses and errors stay float64, and the
+        default ``tol = 1e-6`` is far above its rounding).
+    warn : bool, optional
+        Emit a :class:`~solvable.errors.ConvergenceWarning` when runs stop at ``max_steps``.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the initialisations (entries N(0, 1), the prior).
+
+    Returns
+    -------
+    solvable.gd.GDResult
+        ``estimates`` (K, d, d), ``average``, ``errors`` and ``average_error`` in the paper normalisation
+        ``(1/d)||S - S*||_F^2``, ``losses``, histories and ``steps``.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a :class:`Dataset` of this model or an argument has the wrong type.
+    ValueError
+        If an argument is out of its domain, or the batched arrays would exceed
+        :data:`solvable.validation.MAX_ELEMENTS` numbers.
+
+    Notes
+    -----
+    Student ``y_hat = Tr(Z S(W))`` with ``S(W) = W^T W / sqrt(m' d)``, ``W`` in ``R^{m' x d}``, loss::
+
+        L(W) = sum_mu (y_hat_mu - y_mu)^2 / 4,
+
+    computed on the weights in ``O(n m' d)`` per run. Noiseless: one run behaves like a posterior sample (about
+    twice the Bayes error), the average over initialisations approaches the Bayes error.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Gradient descent: a sampler of the posterior'; Maillard et al. 2024, arXiv:2408.03733.
     """
-    if not isinstance(data, Dataset):
-        raise TypeError(f"data must be a solvable.quadratic.Dataset, got {type(data).__name__}")
+    data = check_dataset(data, Dataset)
     rng = check_rng(rng)
     K = check_int("n_inits", n_inits)
     d = data.d
     m = data.m if width is None else check_int("width", width)
     check_size("the students' weights (n_inits, width, d)", K, m, d)
     check_size("the batched products X S of gradient descent (n_inits, n, d)", K, data.n, d)
-    lr = min(0.7 / (data.alpha * d), 0.15) if lr is None else check_positive("lr", lr)
+    optimiser = check_choice("optimiser", optimiser, ("gd", "adam"))
+    if lr is None:
+        lr = min(0.7 / (data.alpha * d), 0.15) if optimiser == "gd" else 0.01
+    else:
+        lr = check_positive("lr", lr)
+    step = _gd.GradientStep(lr) if optimiser == "gd" else _gd.Adam(lr)
     dtype = np.dtype(dtype)
     if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
@@ -473,7 +900,7 @@ def gd(data: Dataset, *, n_inits: int = 32, width: int | None = None, lr: float 
         if not warn:
             warnings.simplefilter("ignore", ConvergenceWarning)
         return _gd.run_gd(_FactorisedSquareLoss(np.ascontiguousarray(data.X, dtype=dtype), data.y, m),
-                          (W0,), lr=lr,
+                          (W0,), optimiser=step,
                           tol=tol, max_steps=max_steps, record_every=record_every, target=data.S_star,
                           error=_batched_matrix_error, warn=warn, dtype=dtype)
 
@@ -481,10 +908,31 @@ def gd(data: Dataset, *, n_inits: int = 32, width: int | None = None, lr: float 
 # --------------------------------------------------------------------------- ERM: the nuclear-norm route
 
 
-@dataclass(frozen=True)
+@record
 class NuclearNormResult:
-    """Solution of :func:`nuclear_norm_erm`: the PSD estimate, its training loss ``sum (y - Tr(Z S))^2 / n``,
-    its nuclear norm, the iterations and whether the tolerance was met."""
+    """Solution of :func:`nuclear_norm_erm`.
+
+    Parameters
+    ----------
+    estimate : numpy.ndarray
+        The PSD estimate ``S_hat`` (d, d).
+    train_loss : float
+        Its mean squared residual ``sum_mu (y_mu - Tr(Z_mu S_hat))^2 / n``.
+    nuclear_norm : float
+        ``Tr S_hat`` (its nuclear norm, ``S_hat`` being PSD).
+    iterations : int
+        Iterations run.
+    converged : bool
+        Whether the relative change of ``S`` fell below ``tol``.
+
+    Notes
+    -----
+    The solution of eq-qn-nuclear at the penalty given.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Empirical risk minimisation: the nuclear route', eq-qn-nuclear.
+    """
 
     estimate: np.ndarray = field(repr=False)
     train_loss: float
@@ -498,14 +946,13 @@ def _psd_soft_threshold(M, threshold):
     return (O * np.maximum(lam - threshold, 0.0)) @ O.T
 
 
-def nuclear_norm_erm(data: Dataset, lam: float, *, tol: float = 1e-7, max_iter: int = 3000,
+def nuclear_norm_erm(data: Dataset, *, lam: float, tol: float = 1e-7, max_iter: int = 3000,
                      warn: bool = True) -> NuclearNormResult:
     """ERM of an over-parameterised quadratic network (width ``>= d``) with weight decay, via its convex twin.
 
     For a student of width ``m' >= d``, every PSD matrix is reachable as ``S = W^T W / sqrt(m' d)``, and every
     ``W`` giving ``S`` has the same norm ``|W|_F^2 = Tr(W^T W) = sqrt(m' d) Tr S``; ERM with weight decay ``lambda``
-    is therefore the convex problem (with ``lam = lambda sqrt(m' d)``)
-    (Erba, Troiani, Zdeborova, Krzakala, arXiv:2505.17958; ``science/quadratic.md``, Sec. 7)
+    is therefore the convex problem (with ``lam = lambda sqrt(m' d)``, eq-qn-nuclear)
 
         min_{S PSD}  sum_mu (y_mu - Tr(Z_mu S))^2 + lam Tr S,
 
@@ -513,17 +960,50 @@ def nuclear_norm_erm(data: Dataset, lam: float, *, tol: float = 1e-7, max_iter: 
     restart (O'Donoghue and Candes 2015): the prox of ``lam Tr S`` plus the PSD constraint is the eigenvalue
     soft-thresholding ``S -> O max(Lambda - t lam, 0) O^T``. The step is the inverse Lipschitz constant of the
     gradient, found by power iteration. At small ``lam`` the interpolating directions are flat and only the
-    penalty moves the iterate along them, slowly: the restart cuts the iterations 5 to 10 fold there (d = 24,
-    ``lam = 0.01``: 600-2300 iterations against 7000 to over 30000 without it, errors agreeing to 0.02; the
-    relative-change test is no optimality certificate along such flat directions). Errors against the teacher
-    in the paper normalisation with :func:`solvable.rie.symmetric_error`. ``lam -> 0+`` in the noiseless case approaches the
-    minimum-nuclear-norm interpolator. If the relative change of ``S`` is still above ``tol`` after
-    ``max_iter`` iterations, a :class:`~solvable.errors.ConvergenceWarning` says so (unless ``warn=False``); the
-    last iterate is returned and ``converged`` is False. Its ``d -> inf`` limit at ``lam = lam_over_d * d``:
+    penalty moves the iterate along them, slowly, which the restart speeds up (the relative-change test is no
+    optimality certificate along such flat directions). ``lam -> 0+`` in the noiseless case approaches the
+    minimum-nuclear-norm interpolator. Its ``d -> inf`` limit at ``lam = lam_over_d * d``:
     :func:`nuclear_norm_erm_theory`.
+
+    Parameters
+    ----------
+    data : Dataset
+        A data set of this model (:func:`sample`).
+    lam : float
+        The penalty ``lam = lambda sqrt(m' d)`` on ``Tr S``, ``> 0``. Required: it has no default (``None``, the
+        placeholder, raises ``TypeError``), since it defines the estimator.
+    tol : float, optional
+        In ``[0, 1)``: stop when the relative change ``||S_new - S||_F / ||S_new||_F`` falls below ``tol``.
+    max_iter : int, optional
+        Iteration cap, ``>= 1``.
+    warn : bool, optional
+        Emit a :class:`~solvable.errors.ConvergenceWarning` when ``max_iter`` is reached before ``tol`` (the last
+        iterate is returned, ``converged`` False).
+
+    Returns
+    -------
+    NuclearNormResult
+        The estimate, its training loss and nuclear norm, the iterations and ``converged``.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a :class:`Dataset` of this model.
+    ValueError
+        If a control is out of its domain.
+
+    Notes
+    -----
+    The convex twin of ERM with weight decay (eq-qn-nuclear)::
+
+        min_{S PSD}  sum_mu (y_mu - Tr(Z_mu S))^2 + lam Tr S.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Empirical risk minimisation: the nuclear route', eq-qn-nuclear; Erba, Troiani, Zdeborova,
+    Krzakala 2025, arXiv:2505.17958; Beck and Teboulle 2009; O'Donoghue and Candes 2015.
     """
-    if not isinstance(data, Dataset):
-        raise TypeError(f"data must be a solvable.quadratic.Dataset, got {type(data).__name__}")
+    data = check_dataset(data, Dataset)
     lam = check_positive("lam", lam)
     tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
@@ -564,12 +1044,29 @@ def nuclear_norm_erm(data: Dataset, lam: float, *, tol: float = 1e-7, max_iter: 
 # --------------------------------------------------------------------------- ERM: its sharp asymptotics
 
 
-@dataclass(frozen=True)
+@record
 class SoftThresholdResult:
-    """Asymptotic statistics of the PSD soft-threshold ``S_hat = O max(Lambda - t, 0) O^T`` of
-    ``Y = S* + sqrt(noise) Z`` (:func:`psd_soft_threshold_stats`): the error ``(1/d)|S_hat - S*|_F^2``, the
-    divergence ``(1/d^2) sum_{i != j} (f(y_i) - f(y_j))/(y_i - y_j)``, the fraction of non-zero eigenvalues and
-    ``(1/d) Tr S_hat``."""
+    """Asymptotic statistics of the PSD soft-threshold of a noisy Wishart matrix (:func:`psd_soft_threshold_stats`).
+
+    Parameters
+    ----------
+    mse : float
+        The error ``(1/d)|S_hat - S*|_F^2``.
+    divergence : float
+        ``D = (1/d^2) sum_{i != j} (f(y_i) - f(y_j))/(y_i - y_j)``.
+    rank_fraction : float
+        The fraction of non-zero eigenvalues of ``S_hat``.
+    trace : float
+        ``(1/d) Tr S_hat``.
+
+    Notes
+    -----
+    ``S_hat = O max(Lambda - t, 0) O^T`` for ``Y = S* + sqrt(noise) Z = O Lambda O^T``.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Empirical risk minimisation: the nuclear route', eq-qn-erm-se.
+    """
 
     mse: float
     divergence: float
@@ -593,7 +1090,7 @@ def _soft_threshold_integrals(kappa: float, noise: float, threshold: float, n_no
 def psd_soft_threshold_stats(kappa: float, noise: float, threshold: float) -> SoftThresholdResult:
     """Error and divergence of the PSD eigenvalue soft-threshold of a noisy Wishart matrix, as ``d -> inf``.
 
-    ``Y = S* + sqrt(noise) Z`` with ``S* = W*^T W*/sqrt(m d)`` (paper normalisation, ``kappa = m/d``) and ``Z`` a
+    ``Y = S* + sqrt(noise) Z`` with ``S* = W* W*^T/sqrt(m d)`` (paper normalisation, ``kappa = m/d``) and ``Z`` a
     GOE of variance 1; ``f(y) = max(y - t, 0)`` applied to the eigenvalues of ``Y`` is the proximal map of
     ``t Tr S`` plus the PSD constraint. With ``rho`` the density of ``Y`` (free convolution of Marchenko-Pastur
     with a semicircle of variance ``noise``, :class:`solvable.spectra.WishartPlusNoise`) and
@@ -607,7 +1104,36 @@ def psd_soft_threshold_stats(kappa: float, noise: float, threshold: float) -> So
     - error ``mse = int rho f^2 - 2 int rho f x + 2 noise D + (1 + kappa)``.
 
     Integrals by Gauss-Legendre on the support cut at ``t`` (:func:`solvable.spectra.bulk_quadrature`).
-    ``noise`` must lie in ``spectra.NOISE_RANGE``, ``kappa`` in ``spectra.RATIO_RANGE``, ``threshold >= 0``.
+
+    Parameters
+    ----------
+    kappa : float
+        Width ratio of the Wishart signal, in ``spectra.RATIO_RANGE``.
+    noise : float
+        Variance of the GOE noise, in ``spectra.NOISE_RANGE``.
+    threshold : float
+        The threshold ``t >= 0``.
+
+    Returns
+    -------
+    SoftThresholdResult
+        The error, the divergence, the fraction of non-zero eigenvalues and ``(1/d) Tr S_hat``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its domain (TypeError for a non-number).
+
+    Notes
+    -----
+    With ``f(x) = max(x - t, 0)``, ``rho`` the density of ``Y`` and ``h = Re G_Y``::
+
+        D = 2 int rho f h,      mse = int rho f^2 - 2 int rho f x + 2 noise D + (1 + kappa).
+
+    References
+    ----------
+    Chapter 4, Sec. 'Empirical risk minimisation: the nuclear route', eq-qn-erm-se; Bun, Allez, Bouchaud,
+    Potters 2016, arXiv:1502.06736.
     """
     kappa = _check_kappa(kappa)
     noise = check_positive("noise", noise)
@@ -617,15 +1143,37 @@ def psd_soft_threshold_stats(kappa: float, noise: float, threshold: float) -> So
     return SoftThresholdResult(mse=mse, divergence=div, rank_fraction=rank, trace=trace)
 
 
-@dataclass(frozen=True)
+@record
 class NuclearNormTheoryResult:
     """Sharp asymptotics of :func:`nuclear_norm_erm` (:func:`nuclear_norm_erm_theory`).
 
-    ``mse`` is ``(1/d)|S_hat - S*|_F^2`` (paper normalisation, as :func:`solvable.rie.symmetric_error`),
-    ``test_error = delta + 2 mse`` on a fresh noisy label, ``train_loss`` the mean squared residual
-    ``(1/n) sum (y - Tr(Z S_hat))^2`` (as :attr:`NuclearNormResult.train_loss`), ``rank_fraction`` the fraction of
-    non-zero eigenvalues of ``S_hat``, ``trace = (1/d) Tr S_hat``; ``noise`` and ``threshold`` the effective
-    denoising problem (``s`` and ``t``) and ``divergence`` its ``D``."""
+    Parameters
+    ----------
+    mse : float
+        ``(1/d)|S_hat - S*|_F^2`` (paper normalisation, as :func:`solvable.rie.symmetric_error`).
+    test_error : float
+        ``delta + 2 mse`` on a fresh noisy label.
+    train_loss : float
+        The mean squared residual ``(1/n) sum (y - Tr(Z S_hat))^2`` (as :attr:`NuclearNormResult.train_loss`).
+    rank_fraction : float
+        The fraction of non-zero eigenvalues of ``S_hat``.
+    trace : float
+        ``(1/d) Tr S_hat``.
+    noise : float
+        The effective noise ``s`` of the denoising problem.
+    threshold : float
+        Its threshold ``t``.
+    divergence : float
+        Its divergence ``D``.
+
+    Notes
+    -----
+    ``(s, t)`` solve eq-qn-erm-se (:func:`nuclear_norm_erm_theory`).
+
+    References
+    ----------
+    Chapter 4, Sec. 'Empirical risk minimisation: the nuclear route', eq-qn-erm-se.
+    """
 
     mse: float
     test_error: float
@@ -684,12 +1232,43 @@ def nuclear_norm_erm_theory(alpha: float, kappa: float, lam_over_d: float, delta
     ``lam_over_d = 0`` is the limit ``lam' -> 0+`` (the minimum-nuclear-norm interpolator when one exists).
     Solved by nested bracketing (``t`` given ``s``, then ``s``; the plain iteration of the two equations
     oscillates at small ``alpha`` and slows down near exact recovery). At finite ``d`` the quadratic network's
-    rank-one measurements differ from the GOE design: ERM sits above this limit by a gap shrinking with ``d``
-    (``lam_over_d = 1``, ``kappa = 0.5``, ``alpha = 0.3``: about 0.13, 0.075, 0.025, 0.013 at d = 30, 60, 100,
-    150). At ``lam_over_d -> 0`` and small ``alpha`` (exact interpolation) it sits below it at d <= 60 (0.89,
-    0.84, 0.89 against 1.06 at ``alpha = 0.1``, d = 24, 40, 60): a PSD interpolator has ``x^T S x >= 0``, so
-    ``Tr S >= -sqrt(d) min_mu y_mu``, a floor that a Gaussian design does not have and that pins the trace of the
-    finite-size minimiser (it binds to 1 % there); it recedes only as ``sqrt(d)`` against ``sqrt(log n)``.
+    rank-one measurements differ from the GOE design: ERM sits above this limit by a gap shrinking with ``d``;
+    at ``lam_over_d -> 0`` and small ``alpha`` (exact interpolation) it can sit below it at small ``d``: a PSD
+    interpolator has ``x^T S x >= 0``, so ``Tr S >= -sqrt(d) min_mu y_mu``, a floor that a Gaussian design does
+    not have and that recedes only as ``sqrt(d)`` against ``sqrt(log n)``.
+
+    Parameters
+    ----------
+    alpha : float
+        Sample ratio ``n / d^2``, ``> 0``.
+    kappa : float
+        Width ratio ``m / d``, ``> 0`` (in ``spectra.RATIO_RANGE``).
+    lam_over_d : float
+        The penalty over ``d``, ``>= 0`` (``0``: the limit ``lam -> 0+``).
+    delta : float, optional
+        Label-noise variance, ``>= 0``.
+
+    Returns
+    -------
+    NuclearNormTheoryResult
+        The error, test error, training loss, rank fraction, trace and the effective ``(s, t, D)``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its domain or puts the effective noise beyond the spectral law's range.
+    ArithmeticError
+        If no fixed point is bracketed.
+
+    Notes
+    -----
+    The two equations above (eq-qn-erm-se), with training loss ``(delta + 2 mse)(1 - D/(2 alpha))^2`` and test
+    error ``delta + 2 mse``.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Empirical risk minimisation: the nuclear route', eq-qn-erm-se; Erba, Troiani, Zdeborova,
+    Krzakala 2025, arXiv:2505.17958.
     """
     alpha = check_positive("alpha", alpha)
     kappa = _check_kappa(kappa)

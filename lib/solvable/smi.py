@@ -1,49 +1,52 @@
 """The sequence multi-index model (SMI): one tied rank-one softmax layer at linear sample ratio.
 
 **Model** (Troiani, Cui, Dandi, Krzakala, Zdeborova, "Fundamental limits of learning in sequence multi-index
-models and deep attention networks", arXiv:2502.00901; ``science/attention.md``, Sec. 6). A sample is a
-sequence ``X`` in ``R^{D x T}`` (``T`` token columns of dimension ``D``, i.i.d. N(0, 1)); the label is
-``y = g(w^T X/sqrt(D))`` with a teacher ``w ~ N(0, I_D)``, learned from ``N = alpha D`` samples
-(``D -> inf`` at fixed ``alpha = N/D``, ``T``: a linear sample ratio, unlike the attention-indexed model of
+models and deep attention networks", arXiv:2502.00901; Chapter 5, Sec. 'Low-rank attention: the sequence
+multi-index model'). A sample is a sequence ``X`` in ``R^{d x T}`` (``T`` token columns of dimension ``d``, i.i.d.
+N(0, 1)); the label is ``y = g(w^T X/sqrt(d))`` with a teacher ``w ~ N(0, I_d)``, learned from ``n = alpha d``
+samples (``d -> inf`` at fixed ``alpha = n/d``, ``T``: a linear sample ratio, unlike the attention-indexed model of
 :mod:`solvable.attention`, whose ``n = alpha d^2``). The worked case (``p = 1``) is one tied rank-one softmax
 layer,
 
-    z = X^T w / sqrt(D)  in R^T,        y = row-softmax(z z^T)  in R^{T x T}.                        (1)
+    z = X^T w / sqrt(d)  in R^T,        y = row-softmax(z z^T)  in R^{T x T}.                        (1)
 
 **Equations.** ``y`` fixes ``z`` up to a global sign, so the Bayes-optimal output channel is the two-point
-posterior on ``{+z, -z}``. With the overlap ``Q = w_hat . w/D`` and ``V = 1 - Q``, the state evolution
-(:func:`state_evolution`) is
+posterior on ``{+z, -z}``. With the overlap ``Q = w_hat . w/d`` and ``V = 1 - Q``, the state evolution
+(:func:`state_evolution`, eq-smi-se) is
 
     E[z | y, omega] = z tanh(z . omega / V),      g_out = (E[z | y, omega] - omega) / V,
     Qhat = alpha E||g_out||^2,                    Q = Qhat / (1 + Qhat),                              (2)
 
 with ``omega = sqrt(Q) xi`` and ``z = omega + sqrt(V) u`` (``xi``, ``u`` ~ N(0, I_T)). Linearising (2) at
-``Q = 0`` gives the weak-recovery threshold (:func:`weak_recovery_threshold`)
+``Q = 0`` gives the weak-recovery threshold (:func:`weak_recovery_threshold`, eq-smi-threshold)
 
     alpha_c = 1 / E||z z^T - I||_F^2 = 1 / (T (T + 1)),                                              (3)
 
-(arXiv:2502.00901; ``science/attention.md``, Sec. 6; the factor is checked by :func:`fisher_factor`), and
-linearising at ``Q = 1`` gives perfect recovery above ``alpha = 1/T`` (:func:`perfect_recovery_threshold`;
-derived here, not in the sources). :func:`overlap_curve` runs (2) on a grid of ``alpha``.
+(the factor is checked by :func:`fisher_factor`), and linearising at ``Q = 1`` gives perfect recovery above
+``alpha = 1/T`` (:func:`perfect_recovery_threshold`). :func:`overlap_curve` runs (2) on a grid of ``alpha``.
 
-The two-layer SMI thresholds of ``science/attention.md``, Sec. 6, are not covered. This module shares only the
-engine (:func:`solvable.amp.iterate_fixed_point`, :class:`solvable.amp.SEResult`) and the row softmax
-(:func:`solvable.channels.row_softmax`) with :mod:`solvable.attention`; neither imports the other.
+Two-layer SMIs are not covered. This module shares only the engine (:func:`solvable.amp.iterate_fixed_point`,
+:class:`solvable.amp.SEResult`) and the row softmax (:func:`solvable.channels.row_softmax`) with
+:mod:`solvable.attention`; neither imports the other.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
 from .amp import SEResult, iterate_fixed_point
 from .channels import row_softmax
+from .dataset import Dataset as _BaseDataset
 from .errors import ConvergenceWarning
+from .results import record
 from .validation import (
+    check_array,
     check_in_range,
     check_int,
     check_nonnegative,
@@ -73,104 +76,246 @@ def _check_T(T) -> int:
     return check_int("T", T, minimum=2)
 
 
-@dataclass(frozen=True)
-class Dataset:
-    """A data set of one tied rank-one softmax layer of the SMI, eq. (1) (arXiv:2502.00901).
+@record
+class Dataset(_BaseDataset):
+    """A data set of one tied rank-one softmax layer of the sequence multi-index model, eq. (1).
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Tokens ``(n, d, T)``: ``T`` columns of dimension ``d``, i.i.d. N(0, 1).
+    y : numpy.ndarray
+        Outputs ``(n, T, T)``, ``row-softmax(z z^T)``.
+    w_star : numpy.ndarray
+        The teacher's weights ``(d,)``.
 
     Attributes
     ----------
-    X : (N, D, T) tokens (``T`` columns of dimension ``D``), i.i.d. N(0, 1).
-    y : (N, T, T) outputs ``row-softmax(z z^T)``.
-    w_star : (D,) teacher weights.
+    n, d, T : int
+        Samples, token dimension and sequence length.
+    alpha : float
+        Sample ratio ``n / d`` (linear scaling, unlike the attention-indexed model).
+    z : numpy.ndarray
+        The teacher's preactivations ``X^T w / sqrt(d)``, ``(n, T)``.
+
+    Raises
+    ------
+    TypeError
+        If an array is not an array of real numbers.
+    ValueError
+        If an array is empty, not finite or of the wrong shape.
+
+    Notes
+    -----
+    ``z = X^T w* / sqrt(d)`` and ``y = row-softmax(z z^T)`` (:func:`sample`).
+
+    References
+    ----------
+    Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model'; Troiani et al. 2025, arXiv:2502.00901.
     """
 
-    X: np.ndarray
-    y: np.ndarray
     w_star: np.ndarray = field(repr=False)
 
-    def __post_init__(self):
-        X, y, w = (np.asarray(a) for a in (self.X, self.y, self.w_star))
+    def _check(self) -> None:
+        X, y, w = self.X, self.y, self.w_star
         if X.ndim != 3 or y.shape != (X.shape[0], X.shape[2], X.shape[2]) or w.shape != (X.shape[1],):
-            raise ValueError(f"X must be (N, D, T), y (N, T, T) and w_star (D,); "
+            raise ValueError(f"X must be (n, d, T), y (n, T, T) and w_star (d,); "
                              f"got {X.shape}, {y.shape}, {w.shape}")
 
     @property
-    def N(self) -> int:
-        """Number of samples."""
-        return self.X.shape[0]
-
-    @property
-    def D(self) -> int:
-        """Token dimension."""
-        return self.X.shape[1]
+    def d(self) -> int:
+        """Token dimension (the second axis of ``X``)."""
+        return int(self.X.shape[1])
 
     @property
     def T(self) -> int:
         """Sequence length."""
-        return self.X.shape[2]
+        return int(self.X.shape[2])
 
     @property
     def alpha(self) -> float:
-        """Sample ratio ``N / D`` (linear scaling, unlike the AIM)."""
-        return self.X.shape[0] / self.X.shape[1]
+        """Sample ratio ``n / d`` (linear scaling, unlike the attention-indexed model)."""
+        return self.n / self.d
 
     @property
     def z(self) -> np.ndarray:
-        """Teacher preactivations ``X^T w/sqrt(D)`` (N, T)."""
-        return np.einsum("ndt,d->nt", self.X, self.w_star) / math.sqrt(self.X.shape[1])
+        """Teacher preactivations ``X^T w/sqrt(d)`` (n, T)."""
+        return np.einsum("ndt,d->nt", self.X, self.w_star) / math.sqrt(self.d)
 
 
-def sample(D: int, T: int, alpha: float, *, rng) -> Dataset:
-    """Draw ``w ~ N(0, I_D)`` and ``N = round(alpha D)`` sequences ``X`` (D x T, i.i.d. N(0, 1)) of eq. (1),
-    ``y = row-softmax(z z^T)`` with ``z = X^T w/sqrt(D)`` (``science/attention.md``, Sec. 6). Draw order:
-    ``w``, then ``X``. Sizes above :data:`solvable.validation.MAX_ELEMENTS` numbers are refused."""
-    D = check_int("D", D, minimum=2)
-    T = _check_T(T)
+def sample(d: int, alpha: float, *, T: int, rng) -> Dataset:
+    """Draw a teacher ``w ~ N(0, I_d)`` and ``n = round(alpha d)`` sequences of eq. (1).
+
+    Parameters
+    ----------
+    d : int
+        Token dimension, ``>= 2``.
+    alpha : float
+        Sample ratio ``n / d``, ``> 0``.
+    T : int
+        Sequence length, ``>= 2``.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the draws (SPEC 7; ``None`` is refused).
+
+    Returns
+    -------
+    Dataset
+        ``X`` (n, d, T), ``y`` (n, T, T) and ``w_star`` (d,).
+
+    Raises
+    ------
+    TypeError
+        If ``d`` or ``T`` is not an integer or ``rng`` is not a random source.
+    ValueError
+        If ``alpha`` is out of range, ``alpha d`` rounds to 0, or the arrays would hold more than
+        :data:`solvable.validation.MAX_ELEMENTS` numbers at once.
+
+    Notes
+    -----
+    Draw order: ``w``, then ``X``; with ``z = X^T w / sqrt(d)``::
+
+        y = row-softmax(z z^T).
+
+    References
+    ----------
+    Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model'; Troiani et al. 2025, arXiv:2502.00901.
+    """
+    d = check_int("d", d, minimum=2)
     alpha = check_positive("alpha", alpha)
+    T = _check_T(T)
     rng = check_rng(rng)
-    N = round(alpha * D)
-    if N < 1:
-        raise ValueError(f"alpha D must round to at least 1, got N = {N} at D = {D}")
-    check_size("the tokens X (N = alpha D, D, T)", N, D, T)
-    check_size("the outputs y (N = alpha D, T, T)", N, T, T)
-    w = rng.standard_normal(D)
-    X = rng.standard_normal((N, D, T))
-    z = np.einsum("ndt,d->nt", X, w) / math.sqrt(D)
+    if not alpha * d < 2.0**62:
+        raise ValueError(f"alpha d = {alpha * d:.3g} samples is beyond any array: reduce alpha")
+    n = round(alpha * d)
+    if n < 1:
+        raise ValueError(f"alpha d must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, d = {d}")
+    check_size("the tokens X (n = alpha d, d, T)", n, d, T)
+    # Peak: the tokens, the preactivations and the outputs with the softmax's temporaries.
+    check_size("the arrays of sample (X (n, d, T), z (n, T), outputs and their temporaries (n, T, T) x 4) together",
+               n * d * T + n * T + 4 * n * T * T + d)
+    w = rng.standard_normal(d)
+    X = rng.standard_normal((n, d, T))
+    z = np.einsum("ndt,d->nt", X, w) / math.sqrt(d)
     return Dataset(X=X, y=row_softmax(z[:, :, None] * z[:, None, :]), w_star=w)
 
 
 def weak_recovery_threshold(T: int) -> float:
     """Weak-recovery threshold ``alpha_c = 1/(T(T+1))`` of one tied rank-one softmax layer, eq. (3).
 
+    Parameters
+    ----------
+    T : int
+        Sequence length, ``>= 2``.
+
+    Returns
+    -------
+    float
+        ``alpha_c``: below it the state evolution (2) decays to ``Q = 0``, above it it grows.
+
+    Raises
+    ------
+    ValueError
+        If ``T < 2`` (TypeError for a non-integer).
+
+    Notes
+    -----
     ``y = row-softmax(z z^T)`` fixes ``z`` up to a global sign, so near ``Q = 0`` the state evolution (2) is
-    linear, ``Qhat = alpha E||z z^T - I||_F^2 Q``, and ``E||z z^T - I||_F^2 = E|z|^4 - 2 E|z|^2 + T = T(T+1)``
-    for ``z ~ N(0, I_T)`` (Troiani et al., arXiv:2502.00901, weak-recovery linearisation;
-    ``science/attention.md``, Sec. 6; checked by :func:`fisher_factor`). ``T = 2``: 1/6.
+    linear, ``Qhat = alpha E||z z^T - I||_F^2 Q``, and (eq-smi-threshold)::
+
+        E||z z^T - I||_F^2 = E|z|^4 - 2 E|z|^2 + T = T (T + 1),      alpha_c = 1 / (T (T + 1)),
+
+    for ``z ~ N(0, I_T)`` (checked by :func:`fisher_factor`). ``T = 2``: 1/6.
+
+    References
+    ----------
+    Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model', eq-smi-threshold; Troiani et al. 2025,
+    arXiv:2502.00901.
     """
     T = _check_T(T)
     return 1.0 / (T * (T + 1))
 
 
 def perfect_recovery_threshold(T: int) -> float:
-    """Sample ratio ``alpha = N/D`` above which the state evolution (2) reaches ``Q = 1``: ``1/T``.
+    """Sample ratio ``alpha = n/d`` above which the state evolution (2) reaches ``Q = 1``: ``1/T``.
 
-    Not in ``science/attention.md``; derived here and checked numerically by :func:`state_evolution`.
-    Counting: ``y`` fixes the ``T`` numbers ``z`` up to a global sign, so ``N`` samples give ``N T`` equations
-    for ``D`` unknowns. Stability: near ``Q = 1`` (``V = 1 - Q -> 0``) the sign is known and
-    ``E||g_out||^2 = T/V``, so ``1 - Q_new = (1 - Q)/(alpha T)`` and ``Q = 1`` attracts iff ``alpha T > 1``.
+    Parameters
+    ----------
+    T : int
+        Sequence length, ``>= 2``.
+
+    Returns
+    -------
+    float
+        ``alpha_PR = 1/T``.
+
+    Raises
+    ------
+    ValueError
+        If ``T < 2`` (TypeError for a non-integer).
+
+    Notes
+    -----
+    Counting: ``y`` fixes the ``T`` numbers ``z`` up to a global sign, so ``n`` samples give ``n T`` equations for
+    ``d`` unknowns. Stability: near ``Q = 1`` the sign is known and ``E||g_out||^2 = T/V``, so::
+
+        1 - Q_new = (1 - Q) / (alpha T),
+
+    and ``Q = 1`` attracts iff ``alpha T > 1``. Derived here (not in the paper) and checked numerically by
+    :func:`state_evolution`.
+
+    References
+    ----------
+    Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model'; Troiani et al. 2025, arXiv:2502.00901.
     """
     T = _check_T(T)
     return 1.0 / T
 
 
-def fisher_factor(T: int, *, n_samples: int = 100_000, rng) -> tuple[float, float]:
-    """Monte-Carlo ``(mean, stderr)`` of ``E||z z^T - I||_F^2``, ``z ~ N(0, I_T)`` (exactly ``T(T+1)``, eq. (3)).
+#: Arrays of shape (n_samples, T) that :func:`fisher_factor` holds at once (the draws and their squares).
+_FISHER_ARRAYS = 3
+#: Arrays of shape (n_samples, T) that :func:`state_evolution` holds at once (the draws and one update's
+#: temporaries).
+_SE_ARRAYS = 7
 
-    ``||z z^T - I||_F^2 = |z|^4 - 2|z|^2 + T``; ``n_samples`` draws of ``z`` from ``rng``.
+
+def fisher_factor(T: int, *, n_samples: int = 100_000, rng) -> tuple[float, float]:
+    """Monte-Carlo estimate of ``E||z z^T - I||_F^2`` for ``z ~ N(0, I_T)`` (exactly ``T(T+1)``, eq. (3)).
+
+    Parameters
+    ----------
+    T : int
+        Sequence length, ``>= 2``.
+    n_samples : int, optional
+        Monte-Carlo draws of ``z``, ``>= 2``.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the draws.
+
+    Returns
+    -------
+    tuple of float
+        ``(mean, stderr)``: the Monte-Carlo mean and its standard error.
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If ``T < 2``, ``n_samples < 2``, or the draws and their temporaries would hold more than
+        :data:`solvable.validation.MAX_ELEMENTS` numbers at once.
+
+    Notes
+    -----
+    ``||z z^T - I||_F^2 = |z|^4 - 2 |z|^2 + T``, whose mean is ``T (T + 1)``: the inverse of the weak-recovery
+    threshold (:func:`weak_recovery_threshold`).
+
+    References
+    ----------
+    Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model', eq-smi-threshold; Troiani et al. 2025,
+    arXiv:2502.00901.
     """
     T = _check_T(T)
     n_samples = check_int("n_samples", n_samples, minimum=2)
-    check_size("the Monte-Carlo draws (n_samples, T)", n_samples, T)
+    check_size("the Monte-Carlo draws (n_samples, T) and their temporaries together", _FISHER_ARRAYS * n_samples * T)
     rng = check_rng(rng)
     z = rng.standard_normal((n_samples, T))
     s = np.sum(z * z, axis=1)
@@ -187,36 +332,69 @@ def _qhat(alpha, Q, z, xi):
     return alpha * float(np.mean(np.sum(g * g, axis=1)))
 
 
-def state_evolution(alpha: float, T: int, *, q0: float = 1e-3, n_samples: int = 100_000, damping: float = 0.0,
+def state_evolution(alpha: float, T: int, *, start: float = 1e-3, n_samples: int = 100_000, damping: float = 0.0,
                     tol: float = 1e-7, max_iter: int = 3000, warn: bool = True, rng) -> SEResult:
-    """Bayes-optimal state evolution (2) of one tied rank-one softmax layer of the SMI (p = 1).
+    """Bayes-optimal state evolution (2) of one tied rank-one softmax layer of the sequence multi-index model.
 
-    (Troiani et al., arXiv:2502.00901; ``science/attention.md``, Sec. 6.) With ``V = 1 - Q``,
-    ``omega = sqrt(Q) xi`` and the teacher ``z = omega + sqrt(V) u`` (``z`` in ``R^T``), the posterior of
-    ``z`` given ``y = row-softmax(z z^T)`` and ``omega`` is the two-point law on ``{+z, -z}``:
-
-        E[z | y, omega] = z tanh(z . omega/V),   g_out = (E[z | y, omega] - omega)/V,
-        Qhat = alpha E||g_out||^2 (summed over tokens),   Q = Qhat/(1 + Qhat).
-
-    The expectation is a Monte Carlo over ``n_samples`` draws of ``(z, omega)`` made ONCE from ``rng`` (common
-    random numbers: the iteration is a deterministic map, so it converges). Starts at ``Q = q0 > 0``
-    (``Q = 0`` is always a fixed point); below ``alpha_c = 1/(T(T+1))`` ``Q`` decays to 0, above it grows to
-    the informative fixed point (critical slowing down near ``alpha_c``). Runs on the shared driver
-    :func:`solvable.amp.iterate_fixed_point` (``Q_{t+1} = damping Q_t + (1 - damping) Qhat/(1 + Qhat)``, kept
-    in ``[0, 1 - 1e-12]``), which stops when ``|Q_{t+1} - Q_t| < tol`` and warns at ``max_iter``
-    (:class:`~solvable.errors.ConvergenceWarning`, unless ``warn=False``).
+    Parameters
+    ----------
+    alpha : float
+        Sample ratio ``n / d``, ``>= 0``.
+    T : int
+        Sequence length, ``>= 2``.
+    start : float, optional
+        The overlap ``Q_0`` in ``(0, 1)`` at ``t = 0`` (``Q = 0`` is always a fixed point: start just above it).
+    n_samples : int, optional
+        Monte-Carlo draws of ``(z, omega)``, ``>= 2``.
+    damping : float, optional
+        In ``[0, 1)``: ``Q_{t+1} = damping Q_t + (1 - damping) Qhat/(1 + Qhat)``.
+    tol : float, optional
+        In ``[0, 1)``: stop when ``|Q_{t+1} - Q_t| < tol``; ``0`` runs exactly ``max_iter`` steps.
+    max_iter : int, optional
+        Iteration cap, ``>= 1``.
+    warn : bool, optional
+        Emit a :class:`~solvable.errors.ConvergenceWarning` when ``max_iter`` is reached before ``tol``.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the Monte-Carlo draws, made once (common random numbers: the iteration is a deterministic map).
 
     Returns
     -------
-    SEResult
+    solvable.amp.SEResult
         ``overlap`` the last ``Q``, ``error = 1 - Q``, ``history`` the error ``1 - Q_t`` after each iteration
-        (``history[0] = 1 - q0``), ``overlap_history`` the ``Q_t``, ``conjugate`` the last ``Qhat``.
+        (``history[0] = 1 - start``), ``overlap_history`` the ``Q_t``, ``conjugate`` the last ``Qhat``.
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If an argument is out of its domain, or the draws and one update's temporaries would hold more than
+        :data:`solvable.validation.MAX_ELEMENTS` numbers at once.
+
+    Notes
+    -----
+    With ``V = 1 - Q``, ``omega = sqrt(Q) xi`` and the teacher ``z = omega + sqrt(V) u`` (``z`` in ``R^T``), the
+    posterior of ``z`` given ``y = row-softmax(z z^T)`` and ``omega`` is the two-point law on ``{+z, -z}``
+    (eq-smi-se)::
+
+        E[z | y, omega] = z tanh(z . omega/V),   g_out = (E[z | y, omega] - omega)/V,
+        Qhat = alpha E||g_out||^2,               Q = Qhat/(1 + Qhat),
+
+    kept in ``[0, 1 - 1e-12]``, on the shared driver :func:`solvable.amp.iterate_fixed_point`. Below
+    ``alpha_c = 1/(T(T+1))`` ``Q`` decays to 0, above it it grows to the informative fixed point (critical
+    slowing down near ``alpha_c``).
+
+    References
+    ----------
+    Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model', eq-smi-se; Troiani et al. 2025,
+    arXiv:2502.00901.
     """
     alpha = check_nonnegative("alpha", alpha)
     T = _check_T(T)
-    q0 = check_in_range("q0", q0, 0.0, 1.0, low_open=True, high_open=True)
+    q0 = check_in_range("start", start, 0.0, 1.0, low_open=True, high_open=True)
     n_samples = check_int("n_samples", n_samples, minimum=2)
-    check_size("the Monte-Carlo draws (n_samples, T)", n_samples, T)
+    check_size("the Monte-Carlo draws (n_samples, T) and one update's temporaries together",
+               _SE_ARRAYS * n_samples * T)
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
@@ -227,7 +405,9 @@ def state_evolution(alpha: float, T: int, *, q0: float = 1e-3, n_samples: int = 
     xi = rng.standard_normal((n_samples, T))
 
     def update(x):
-        qhat = _qhat(alpha, float(x[0]), z, xi)
+        # min(.): at a huge alpha the conjugate overflows to inf (and inf/inf is NaN); at the largest float
+        # qhat/(1 + qhat) rounds to 1, kept below Q_MAX.
+        qhat = min(_qhat(alpha, float(x[0]), z, xi), sys.float_info.max)
         return np.array([qhat / (1.0 + qhat)]), qhat
 
     fp = iterate_fixed_point(update, [q0], damping=damping, tol=tol, max_iter=max_iter, bounds=(0.0, Q_MAX),
@@ -238,10 +418,31 @@ def state_evolution(alpha: float, T: int, *, q0: float = 1e-3, n_samples: int = 
                     converged=fp.converged, conjugate=float(fp.observed[-1]), overlap_history=overlaps)
 
 
-@dataclass(frozen=True)
+@record
 class OverlapCurve:
-    """Overlap ``Q(alpha)`` of :func:`overlap_curve`, with the weak-recovery threshold ``alpha_c``, the
-    perfect-recovery threshold ``alpha_pr`` and per-point convergence."""
+    """The state-evolution overlap ``Q(alpha)`` of :func:`overlap_curve`, with both thresholds.
+
+    Parameters
+    ----------
+    alphas : numpy.ndarray
+        The sample ratios ``n / d``.
+    overlap : numpy.ndarray
+        The overlap ``Q`` reached at each ratio.
+    alpha_c : float
+        The weak-recovery threshold ``1/(T(T+1))``.
+    alpha_pr : float
+        The perfect-recovery threshold ``1/T``.
+    converged : numpy.ndarray
+        Whether each point met its tolerance.
+
+    Notes
+    -----
+    ``Q = 0`` below ``alpha_c``, ``0 < Q < 1`` between the thresholds, ``Q = 1`` above ``alpha_pr`` (eq-smi-se).
+
+    References
+    ----------
+    Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model'; Troiani et al. 2025, arXiv:2502.00901.
+    """
 
     alphas: np.ndarray
     overlap: np.ndarray
@@ -250,23 +451,60 @@ class OverlapCurve:
     converged: np.ndarray
 
 
-def overlap_curve(alphas: Sequence[float], T: int, *, q0: float = 1e-3, n_samples: int = 100_000,
+def overlap_curve(alphas: Sequence[float], T: int, *, start: float = 1e-3, n_samples: int = 100_000,
                   tol: float = 1e-7, max_iter: int = 3000, rng) -> OverlapCurve:
-    """State-evolution overlap of eq. (2) against ``alpha`` (:func:`state_evolution` at each ``alpha``, all with
-    the same Monte-Carlo draws from ``rng``): ~0 below ``alpha_c = 1/(T(T+1))``, positive above (weak recovery;
-    continuous transition), 1 above ``alpha_pr = 1/T``. Points that did not converge in ``max_iter`` (critical
-    slowing down next to ``alpha_c`` and ``alpha_pr``) are flagged in ``converged`` instead of warning."""
+    """State-evolution overlap of eq. (2) against ``alpha``, with the same Monte-Carlo draws at every point.
+
+    Parameters
+    ----------
+    alphas : sequence of float
+        Sample ratios ``n / d``, each ``>= 0`` (a non-empty 1-d sequence).
+    T : int
+        Sequence length, ``>= 2``.
+    start : float, optional
+        The starting overlap ``Q_0`` in ``(0, 1)`` of every point.
+    n_samples : int, optional
+        Monte-Carlo draws, ``>= 2``.
+    tol : float, optional
+        In ``[0, 1)``: each point's tolerance on ``|Q_{t+1} - Q_t|``.
+    max_iter : int, optional
+        Each point's iteration cap, ``>= 1``.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of one seed from which every point's draws are made.
+
+    Returns
+    -------
+    OverlapCurve
+        The overlaps, both thresholds and per-point convergence (points that did not converge, by critical
+        slowing down next to ``alpha_c`` and ``alpha_pr``, are flagged instead of warning).
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If an argument is out of its domain.
+
+    Notes
+    -----
+    :func:`state_evolution` at each ``alpha``: ``Q`` is about 0 below ``alpha_c = 1/(T(T+1))``, positive above
+    (weak recovery; continuous transition), and 1 above ``alpha_pr = 1/T``.
+
+    References
+    ----------
+    Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model', eq-smi-se; Troiani et al. 2025,
+    arXiv:2502.00901.
+    """
     T = _check_T(T)
-    try:
-        alphas = np.asarray(alphas, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"alphas must be a non-empty 1-d sequence of numbers >= 0, got {alphas!r}") from None
+    alphas = check_array("alphas", alphas)
     if alphas.ndim != 1 or alphas.size == 0:
         raise ValueError(f"alphas must be a non-empty 1-d sequence, got shape {alphas.shape}")
     for i, a in enumerate(alphas):
         check_nonnegative(f"alphas[{i}]", a)
-    q0 = check_in_range("q0", q0, 0.0, 1.0, low_open=True, high_open=True)
+    q0 = check_in_range("start", start, 0.0, 1.0, low_open=True, high_open=True)
     n_samples = check_int("n_samples", n_samples, minimum=2)
+    check_size("the Monte-Carlo draws (n_samples, T) and one update's temporaries together",
+               _SE_ARRAYS * n_samples * T)
     tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
     rng = check_rng(rng)
@@ -275,7 +513,7 @@ def overlap_curve(alphas: Sequence[float], T: int, *, q0: float = 1e-3, n_sample
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for a in alphas:
-            res = state_evolution(a, T, q0=q0, n_samples=n_samples, tol=tol, max_iter=max_iter,
+            res = state_evolution(a, T, start=q0, n_samples=n_samples, tol=tol, max_iter=max_iter,
                                   rng=np.random.default_rng(seed))
             out.append(res.overlap)
             conv.append(res.converged)
