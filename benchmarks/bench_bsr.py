@@ -53,7 +53,7 @@ def bench_gamp(sizes=(30, 50, 80, 100), iterations=20):
     print("\n(b) GAMP-RIE per iteration vs its two data passes (alpha = 0.3, rho = 0.2, d = L; ms)")
     print(f"{'d':>4} {'n':>6} {'data MB':>8} {'iteration':>10} {'fwd+adj':>9} {'ratio':>6}")
     for d in sizes:
-        data = bsr.sample(d, d, max(1, d // 5), 0.3, rng=0)
+        data = bsr.sample(d, 0.3, beta=1.0, rho=max(1, d // 5) / d, rng=0)
         M = bsr.BilinearMap(data.X)
         S = np.random.default_rng(1).standard_normal((d, d))
         g = np.random.default_rng(2).standard_normal(data.n)
@@ -69,7 +69,7 @@ def bench_gamp(sizes=(30, 50, 80, 100), iterations=20):
 def bench_gd(Ks=(1, 4, 16, 32, 64), steps=200):
     print("\n(c) Gradient descent per step vs number of initialisations K (d = L = 40, r = 8, alpha = 0.2)")
     print(f"{'K':>4} {'per step [ms]':>14} {'per step per init [ms]':>23}")
-    data = bsr.sample(40, 40, 8, 0.2, rng=0)
+    data = bsr.sample(40, 0.2, beta=1.0, rho=0.2, rng=0)
     for K in Ks:
         t = best_of(lambda K=K: bsr.gd(data, n_inits=K, lr=0.4, tol=0.0, max_steps=steps, rng=0), repeat=3)
         print(f"{K:>4d} {t / steps * 1e3:>14.3f} {t / steps / K * 1e3:>23.3f}")

@@ -67,22 +67,24 @@ def test_validation_accepts_good_values():
     assert check_in_range("rho", 1.0, 0.0, 1.0) == 1.0
     assert check_choice("channel", "Sign", ("sign",)) == "sign"
     assert isinstance(check_rng(3), np.random.Generator)
-    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator or an integer seed"):
+    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator, a non-negative integer seed"):
         check_rng(None)
+    with pytest.raises(ValueError, match="rng must be a non-negative integer seed"):
+        check_rng(-1)
 
 
 def test_sweep_is_reproducible_and_its_runs_independent():
     def run(value, rng):
         return value + rng.standard_normal()
 
-    a = sweep(run, [0.0, 1.0], 4, np.random.default_rng(0))
-    b = sweep(run, [0.0, 1.0], 4, np.random.default_rng(0))
+    a = sweep(run, [0.0, 1.0], 4, rng=np.random.default_rng(0))
+    b = sweep(run, [0.0, 1.0], 4, rng=np.random.default_rng(0))
     assert np.array_equal(a.runs, b.runs) and a.runs.shape == (2, 4)
     assert len(np.unique(a.runs)) == 8  # every (value, seed) pair drew its own noise
     assert a.sem.shape == (2,) and np.all(a.sem > 0)
     assert np.allclose(a.mean, a.runs.mean(axis=1))
     with pytest.raises(ValueError, match="n_seeds"):
-        sweep(run, [0.0], 0, np.random.default_rng(0))
+        sweep(run, [0.0], 0, rng=np.random.default_rng(0))
 
 
 def test_classification_error_from_overlaps_matches_monte_carlo():

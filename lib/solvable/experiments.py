@@ -4,15 +4,20 @@ Every "theory vs algorithm" figure of the course is a :func:`sweep`: a function 
 (draw a teacher and data at this value of the parameter, run an algorithm, return its error), repeated
 over ``values`` and ``n_seeds`` independent generators spawned from one ``rng``, summarised by the mean
 and the standard error of the mean.
+
+References
+----------
+Every chapter's figures of theory against experiment, e.g. Chapter 1, Sec. "The algorithm: GAMP follows state
+evolution".
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
+from .results import record
 from .validation import check_array, check_int, check_rng
 
 __all__ = ["Sweep", "sweep", "MAX_RUNS"]
@@ -21,29 +26,64 @@ __all__ = ["Sweep", "sweep", "MAX_RUNS"]
 MAX_RUNS = 10**6
 
 
-@dataclass(frozen=True)
+@record
 class Sweep:
-    """Results of :func:`sweep`: ``values`` (k,), ``runs`` (k, n_seeds), and their mean and standard error."""
+    """Results of :func:`sweep`: the runs at every value, with their mean and standard error over seeds.
+
+    Parameters
+    ----------
+    values : array of shape (k,)
+        The values of the swept parameter.
+    runs : array of shape (k, n_seeds)
+        ``runs[i, s]`` is ``run(values[i], rng_s)`` for the ``s``-th child generator of value ``i``.
+    """
 
     values: np.ndarray
     runs: np.ndarray
 
     @property
     def mean(self) -> np.ndarray:
+        """Mean over seeds, shape (k,)."""
         return self.runs.mean(axis=1)
 
     @property
     def sem(self) -> np.ndarray:
-        """Standard error of the mean over seeds (0 with a single seed)."""
+        """Standard error of the mean over seeds, ``std(ddof=1) / sqrt(n_seeds)``, shape (k,) (0 with one seed)."""
         n = self.runs.shape[1]
         return self.runs.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(len(self.values))
 
 
-def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[float], n_seeds: int, rng) -> Sweep:
+def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[float], n_seeds: int, *,
+          rng) -> Sweep:
     """Evaluate ``run(value, child_rng)`` for every value and ``n_seeds`` independent child generators.
 
     The children come from ``rng.spawn``: the whole sweep is reproducible from one seed, and each
     ``(value, seed)`` run is independent of the others.
+
+    Parameters
+    ----------
+    run : callable
+        ``run(value, rng) -> float``: draws a teacher and data at ``value`` with the generator ``rng``, runs an
+        algorithm and returns a number (an error, an overlap, ...).
+    values : sequence of float
+        The values of the swept parameter (one-dimensional).
+    n_seeds : int
+        Independent runs per value, >= 1; ``len(values) * n_seeds`` is at most :data:`MAX_RUNS`.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        The source of every child generator (SPEC 7; None is refused, so that every sweep is reproducible).
+
+    Returns
+    -------
+    Sweep
+        The values and the ``(len(values), n_seeds)`` array of runs, with ``mean`` and ``sem``.
+
+    Raises
+    ------
+    TypeError
+        If ``run`` is not callable, or ``n_seeds`` or ``rng`` has the wrong type.
+    ValueError
+        If ``n_seeds`` < 1, ``values`` is not a finite one-dimensional array, or the sweep asks for more than
+        :data:`MAX_RUNS` runs.
     """
     if not callable(run):
         raise TypeError(f"run must be callable, got {run!r}")
