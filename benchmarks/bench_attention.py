@@ -13,7 +13,7 @@ map (forward + adjoint, the O(n T d^2) BLAS products), the denoiser (eigendecomp
 and its MMSE) and the rest (channel, Onsager terms), and the peak memory traced by ``tracemalloc`` during the
 run, in MB and as a multiple of the tokens' size (it stays O(n T d): no per-sample d x d tensor is ever
 built). A last table times one Adam step of 32 batched students: the loss and gradient alone
-(``student_loss_and_gradient``) and a full step of ``train_students`` (``solvable.gd.run_gd`` with
+(``student_loss_and_gradient``) and a full step of ``attention.gd`` (``solvable.gd.run_gd`` with
 ``attention.StudentLoss`` and ``gd.Adam``, recording every 50 steps), whose difference is the optimiser loop's
 overhead.
 """
@@ -93,7 +93,7 @@ def bench_gamp(ds, Ts):
     for d in ds:
         for T in Ts:
             alpha = at.perfect_recovery_threshold(RHO, T) / 2
-            data = at.sample(d, T, RHO, alpha, rng=np.random.default_rng(0))
+            data = at.sample(d, alpha, rho=RHO, T=T, rng=np.random.default_rng(0))
             runs = [run_once(data) for _ in range(2)]
             total, t_map, t_den = min(runs)
             peak = peak_memory(data)
@@ -107,10 +107,10 @@ def bench_gamp(ds, Ts):
 
 def bench_adam(ds, T=2, K=32, steps=20):
     print(f"\nOne Adam step of K = {K} batched tied students (T = {T}, rho = {RHO}, alpha = 0.1; "
-          f"ms, best of 5; train_students: {steps} steps, best of 3)")
-    print(f"{'d':>4} {'n':>6} {'loss+grad [ms]':>15} {'train_students [ms/step]':>25} {'1500 steps [s]':>15}")
+          f"ms, best of 5; attention.gd: {steps} steps, best of 3)")
+    print(f"{'d':>4} {'n':>6} {'loss+grad [ms]':>15} {'attention.gd [ms/step]':>25} {'1500 steps [s]':>15}")
     for d in ds:
-        data = at.sample(d, T, RHO, 0.1, rng=np.random.default_rng(0))
+        data = at.sample(d, 0.1, rho=RHO, T=T, rng=np.random.default_rng(0))
         W = np.random.default_rng(1).standard_normal((K, d, data.r))
         best = np.inf
         for _ in range(5):
@@ -120,7 +120,7 @@ def bench_adam(ds, T=2, K=32, steps=20):
         full = np.inf
         for _ in range(3):
             t0 = time.perf_counter()
-            at.train_students(data, n_students=K, steps=steps, rng=1)
+            at.gd(data, n_inits=K, max_steps=steps, rng=1)
             full = min(full, (time.perf_counter() - t0) / (steps + 1))  # steps + 1 loss evaluations
         print(f"{d:>4d} {data.n:>6d} {best * 1e3:>15.1f} {full * 1e3:>25.1f} {full * 1500:>15.1f}", flush=True)
 

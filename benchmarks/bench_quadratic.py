@@ -39,7 +39,7 @@ def bench_gamp():
     print(f"{'d':>5} {'n':>7} {'iter [ms]':>10} {'products [ms]':>14} {'ratio':>6} {'peak [MB]':>10} {'X [MB]':>7}")
     for d in [50, 80, 100, 150, 200]:
         rng = np.random.default_rng(0)
-        data = qn.sample(d, 0.5, 0.3, rng=rng)
+        data = qn.sample(d, 0.3, kappa=0.5, rng=rng)
         X = data.X
         M = qn.QuadraticSensingMap(X)
         S = data.S_star

@@ -114,7 +114,7 @@ BEFORE = {"gd_errors": [0.7994432573438419, 0.6858464654896633, 0.90580535887154
 
 
 def test_speedup_keeps_the_results_up_to_rounding():
-    data = quadratic.sample(30, 0.5, 0.2, rng=np.random.default_rng(11))
+    data = quadratic.sample(30, 0.2, kappa=0.5, rng=np.random.default_rng(11))
     res = quadratic.gd(data, n_inits=4, rng=np.random.default_rng(12), warn=False)
     np.testing.assert_allclose(res.errors, BEFORE["gd_errors"], rtol=0, atol=1e-10)
     assert res.average_error == pytest.approx(BEFORE["gd_average"], abs=1e-10)

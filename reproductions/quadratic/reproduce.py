@@ -66,9 +66,9 @@ def gamp_runs(d, kappa, delta, alphas, n_data):
     for i, a in enumerate(alphas):
         for s in range(n_data):
             rng = rng_for(d, kappa, delta, a, s)
-            data = quadratic.sample(d, kappa, a, delta, rng=rng)
+            data = quadratic.sample(d, a, kappa=kappa, delta=delta, rng=rng)
             t, c = time.perf_counter(), time.process_time()
-            res = quadratic.gamp_rie(data, rng=rng, warn=False)  # damping 1/2, tol 1e-5, <= 100 iterations
+            res = quadratic.gamp_rie(data, rng=rng, warn=False)  # damping 1/2, relative tol 1e-5, <= 300 iterations
             per_iter[i, s] = (time.perf_counter() - t) / res.iterations, (time.process_time() - c) / res.iterations
             errs[i, s] = res.error
     return errs, per_iter  # per_iter[..., 0] wall, [..., 1] CPU seconds per iteration
@@ -210,7 +210,7 @@ with timed(fig3):
         single, avg, steps = np.zeros((len(alphas), GD_DATA)), np.zeros((len(alphas), GD_DATA)), 0
         for i, a in enumerate(alphas):
             for s in range(GD_DATA):
-                data = quadratic.sample(GD_D, kappa, a, rng=rng_for(GD_D, kappa, a, s, 7))
+                data = quadratic.sample(GD_D, a, kappa=kappa, rng=rng_for(GD_D, kappa, a, s, 7))
                 res = quadratic.gd(data, n_inits=GD_K, dtype=np.float32, rng=rng_for(GD_D, kappa, a, s, 8),
                                    warn=False)
                 single[i, s], avg[i, s] = res.errors.mean(), res.average_error
@@ -320,7 +320,7 @@ print(f"sizes: {fig4['wall_time_s']} s", flush=True)
 # ----------------------------------------------------------------------------------------------- 5. speed-up
 # Gradient descent computed through the d x d matrix (the library before this page: QuadraticSensingMap with
 # SymmetricSquare, 4 n d^2 flops per run and step) against the loss on the weights (quadratic.gd now, 4 n m d).
-data = quadratic.sample(100, 0.5, 0.2, rng=rng_for(100, 0.5, 0.2, 99))
+data = quadratic.sample(100, 0.2, kappa=0.5, rng=rng_for(100, 0.5, 0.2, 99))
 W = rng_for(1).standard_normal((64, data.m, 100))
 old = sgd.SquareLoss(quadratic.QuadraticSensingMap(data.X), sgd.SymmetricSquare(data.m, 100), data.y)
 new = quadratic._FactorisedSquareLoss(np.ascontiguousarray(data.X), data.y, data.m)
