@@ -17,8 +17,10 @@ import nbformat
 import pytest
 from _book import PDF_NAME, ROOT, have_tex, notebook_pages, toc_files
 
-#: Measured on the current book: 190 pages. A PDF with a chapter (20-50 pages each) missing falls below.
-MIN_PAGES = 150
+#: Measured on the current book: 395 pages, about 190 of chapters, reproductions and bibliography and 200 of API
+#: reference (api/*.md; it grows with the docstrings). A PDF without the API reference or without two chapters (20-50
+#: pages each) falls below; one missing chapter is caught by its outline entry (test_pdf_holds_every_page_of_the_book).
+MIN_PAGES = 330
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,8 @@ views (``plotting``, ``widgets``) on top; the models (``glm`` with ``erm`` and `
 ``attention``, ``smi``), which never import one another; the pieces two models share (``matrix_sensing``,
 ``regression``, ``experiments``); the engine (``amp``: GAMP, the fixed-point driver and the result types; ``gd``:
 the optimiser loop); the toolboxes (``priors``, ``channels``, ``spectra``, ``rie``, ``metrics``, ``integration``);
-the base (``validation``, ``errors``, ``config``).
+the base (``validation``, ``errors``, ``config``, ``dataset``, ``results``). The book's API reference documents
+every public name of every module, from these docstrings.
 """
 
 __version__ = "0.1.0"

@@ -14,54 +14,124 @@ Numbers asserted inside a chapter carry tolerances computed from the size, so bo
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+
+from .results import record
 
 __all__ = ["Sizes", "PRESETS", "preset_name", "sizes"]
 
 ENV_VAR = "SOLVABLE_SIZE"
 
 
-@dataclass(frozen=True)
+@record
 class Sizes:
-    """Sizes of every experiment of the course (field names say which chapter uses them)."""
+    """Sizes of every experiment of the course; the field names say which chapter uses them.
 
-    #: Chapter 1, GAMP vs state evolution: dimension, number of independent runs, iterations.
+    The two instances are ``PRESETS["lecture"]`` and ``PRESETS["paper"]``; :func:`sizes` returns the active one.
+
+    Parameters
+    ----------
+    perceptron_gamp_d, perceptron_gamp_seeds, perceptron_gamp_iterations : int
+        Chapter 1, GAMP vs state evolution: dimension, number of independent runs, iterations.
+    perceptron_sweep_d, perceptron_sweep_seeds : int
+        Chapter 1, GAMP final error against alpha: dimension, data sets per alpha (one initialisation each).
+    perceptron_erm_d, perceptron_erm_seeds : int
+        Chapter 1, ridge / logistic / max-margin ERM simulations: dimension and data sets per alpha.
+    storage_d, storage_trials : int
+        Chapter 1, storage of random labels (exact separability tests): the largest dimension simulated and the
+        trials per alpha.
+    storage_dims : tuple of int
+        Chapter 1, the dimensions simulated (``storage_d`` is the largest).
+    rmt_d : int
+        Chapter 2, symmetric matrices (spectra, spikes, RIE against its MMSE and the baselines): dimension d.
+    rmt_rect_d : int
+        Chapter 2, rectangular matrices (singular values, rectangular RIE): smaller side d (the other is 2d).
+    rmt_sweep_seeds : int
+        Chapter 2, independent draws per point (RIE and baselines against the signal-to-noise ratio, eigenvector
+        overlaps of the spiked matrices, RIE error at one noise level).
+    rmt_overlap_d : int
+        Chapter 2, eigenvector overlaps against the Ledoit-Peche formula (rank-one spike and Wishart signal):
+        dimension d (the draws per point are ``rmt_sweep_seeds``).
+    bsr_betas : tuple
+        Chapter 3, bilinear sequence regression: aspect ratios beta = L/d of the experiments (L the long side).
+    bsr_gamp_L, bsr_gamp_seeds, bsr_gamp_max_iter, bsr_gamp_trajectories : int
+        Chapter 3, GAMP-RIE against the Bayes-optimal error: sequence length L (d = L/beta), data sets per alpha
+        (the error bars), iteration cap; data sets of the trajectory figure (12 steps).
+    bsr_gamp_alphas : tuple of float
+        Chapter 3, the sample ratios alpha of the GAMP-RIE runs.
+    bsr_gd_L, bsr_gd_inits, bsr_gd_datasets, bsr_gd_max_steps : int
+        Chapter 3, gradient descent: L, initialisations averaged, data sets per alpha, step cap.
+    bsr_gd_alphas, bsr_gd_noisy_alphas : tuple of float
+        Chapter 3, gradient descent: sample ratios, noiseless and noisy (the noisy ones stay below the
+        interpolation threshold, where the runs reach zero training loss).
+    bsr_gd_dtype : str
+        Chapter 3, gradient descent: precision, ``"float64"`` or ``"float32"``.
+    bsr_gd_stopping_L : int
+        Chapter 3, L of the early-stopping run (alpha = 0.3, one data set).
+    bsr_mnne_L, bsr_mnne_seeds, bsr_mnne_large_L, bsr_mnne_large_seeds : int
+        Chapter 3, minimum nuclear norm (ADMM): L = d and data sets per alpha; a larger L = d and its data sets
+        at alpha = 0.3 and 0.4 (around the finite-size transition, to show how the points move with size).
+    bsr_implicit_L, bsr_implicit_seeds, bsr_implicit_inits, bsr_implicit_max_steps : int
+        Chapter 3, small-initialisation GD against the minimum nuclear norm on the same data sets (the talk's
+        "does GD do implicit nuclear-norm regularisation?", beta = 1, rho = 0.2, alpha = 0.45): L = d, data
+        sets, GD initialisations per data set (the run with the lowest training loss is kept), GD step cap.
+    bsr_overparam_L, bsr_overparam_datasets, bsr_overparam_prior_inits, bsr_overparam_small_inits : int
+        Chapter 3, the over-parametrised student (width p = r, 2r, d; beta = 1, rho = 0.2, noiseless): L = d,
+        data sets per alpha, prior-init runs K, small-init runs (the lowest training loss is kept).
+    bsr_overparam_alphas, bsr_overparam_scales : tuple of float
+        Chapter 3, the over-parametrised student: the alphas, and the initial scales of the full-width student
+        at the largest alpha.
+    bsr_overparam_max_steps : int
+        Chapter 3, the over-parametrised student: GD step cap.
+    quadratic_gamp_d, quadratic_gamp_seeds : int
+        Chapter 4, GAMP-RIE against the Bayes-optimal error: dimension d and independent data sets per alpha.
+    quadratic_gamp_scan_d : tuple of int
+        Chapter 4, GAMP-RIE at small alpha against the size: the dimensions d.
+    quadratic_gamp_scan_seeds : int
+        Chapter 4, the same scan: data sets per d.
+    quadratic_gd_d, quadratic_gd_inits, quadratic_gd_datasets : int
+        Chapter 4, gradient descent on the weights: dimension, initialisations averaged, data sets per alpha.
+    quadratic_erm_d, quadratic_erm_seeds : int
+        Chapter 4, ERM through its convex (nuclear-norm) twin: dimension and data sets per alpha.
+    ellipsoid_dims : tuple of int
+        Chapter 4, ellipsoid fitting (SAT/UNSAT transition at n/d^2 = 1/4): the dimensions d.
+    ellipsoid_instances, ellipsoid_max_iter : int
+        Chapter 4, ellipsoid fitting: independent point sets per ratio n/d^2, iteration cap of the alternating
+        projections (a run at the cap counts as undecided).
+    attention_gamp_d, attention_gamp_seeds : int
+        Chapter 5, attention-indexed model: GAMP-RIE against the Bayes-optimal error (dimension d, runs per
+        alpha).
+    attention_gamp_scan_d : tuple of int
+        Chapter 5, GAMP-RIE finite-size scan at T = 3, alpha = 0.05: the dimensions.
+    attention_gamp_scan_seeds : int
+        Chapter 5, the same scan: data sets per dimension.
+    attention_gd_d, attention_gd_students, attention_gd_datasets, attention_gd_steps : int
+        Chapter 5, Adam on tied softmax students: dimension d, students per data set (averaged), data sets per
+        alpha, Adam steps.
+    attention_curve_points, attention_mc_samples : int
+        Chapter 5, points per theory curve (Bayes-optimal error against alpha) and Monte-Carlo samples of the
+        sequence multi-index and hardmax state evolutions.
+    """
+
     perceptron_gamp_d: int
     perceptron_gamp_seeds: int
     perceptron_gamp_iterations: int
-    #: Chapter 1, GAMP final error against alpha: dimension, data sets per alpha (one initialisation each).
     perceptron_sweep_d: int
     perceptron_sweep_seeds: int
-    #: Chapter 1, ridge / logistic / max-margin ERM simulations: dimension and data sets per alpha.
     perceptron_erm_d: int
     perceptron_erm_seeds: int
-    #: Chapter 1, storage of random labels (exact separability tests): trials per alpha, and the dimensions
-    #: simulated (``storage_d`` is the largest of ``storage_dims``).
     storage_d: int
     storage_trials: int
     storage_dims: tuple
-    #: Chapter 2, symmetric matrices (spectra, spikes, RIE against its MMSE and the baselines): dimension d.
     rmt_d: int
-    #: Chapter 2, rectangular matrices (singular values, rectangular RIE): smaller side d (the other is 2d).
     rmt_rect_d: int
-    #: Chapter 2, independent draws per point (RIE and baselines against the signal-to-noise ratio, eigenvector
-    #: overlaps of the spiked matrices, RIE error at one noise level).
     rmt_sweep_seeds: int
-    #: Chapter 2, eigenvector overlaps against the Ledoit-Peche formula (rank-one spike and Wishart signal):
-    #: dimension d (the draws per point are ``rmt_sweep_seeds``).
     rmt_overlap_d: int
-    #: Chapter 3, bilinear sequence regression: aspect ratios beta = L/d of the experiments (L the long side).
     bsr_betas: tuple
-    #: Chapter 3, GAMP-RIE against the Bayes-optimal error: sequence length L (d = L/beta), sample ratios alpha,
-    #: data sets per alpha (the error bars), iteration cap; data sets of the trajectory figure (12 steps).
     bsr_gamp_L: int
     bsr_gamp_alphas: tuple
     bsr_gamp_seeds: int
     bsr_gamp_max_iter: int
     bsr_gamp_trajectories: int
-    #: Chapter 3, gradient descent: L, initialisations averaged, data sets per alpha, sample ratios (noiseless and
-    #: noisy; the noisy ones stay below the interpolation threshold, where the runs reach zero training loss),
-    #: step cap, precision ("float64" or "float32"), L of the early-stopping run (alpha = 0.3, one data set).
     bsr_gd_L: int
     bsr_gd_inits: int
     bsr_gd_datasets: int
@@ -70,22 +140,14 @@ class Sizes:
     bsr_gd_max_steps: int
     bsr_gd_dtype: str
     bsr_gd_stopping_L: int
-    #: Chapter 3, minimum nuclear norm (ADMM): L = d and data sets per alpha; a larger L = d and its data
-    #: sets at alpha = 0.3 and 0.4 (around the finite-size transition, to show how the points move with size).
     bsr_mnne_L: int
     bsr_mnne_seeds: int
     bsr_mnne_large_L: int
     bsr_mnne_large_seeds: int
-    #: Chapter 3, small-initialisation GD against the minimum nuclear norm on the same data sets (the talk's
-    #: "does GD do implicit nuclear-norm regularisation?", beta = 1, rho = 0.2, alpha = 0.45): L = d, data sets,
-    #: GD initialisations per data set (the run with the lowest training loss is kept), GD step cap.
     bsr_implicit_L: int
     bsr_implicit_seeds: int
     bsr_implicit_inits: int
     bsr_implicit_max_steps: int
-    #: Chapter 3, the over-parametrised student (width p = r, 2r, d; beta = 1, rho = 0.2, noiseless): L = d, data
-    #: sets per alpha, prior-init runs K, small-init runs (the lowest training loss is kept), the alphas, the
-    #: initial scales of the full-width student at the largest alpha, GD step cap.
     bsr_overparam_L: int
     bsr_overparam_datasets: int
     bsr_overparam_prior_inits: int
@@ -93,42 +155,33 @@ class Sizes:
     bsr_overparam_alphas: tuple
     bsr_overparam_scales: tuple
     bsr_overparam_max_steps: int
-    #: Chapter 4, GAMP-RIE against the Bayes-optimal error: dimension d and independent data sets per alpha.
     quadratic_gamp_d: int
     quadratic_gamp_seeds: int
-    #: Chapter 4, GAMP-RIE at small alpha against the size: dimensions d and data sets per d.
     quadratic_gamp_scan_d: tuple
     quadratic_gamp_scan_seeds: int
-    #: Chapter 4, gradient descent on the weights: dimension, initialisations averaged, data sets per alpha.
     quadratic_gd_d: int
     quadratic_gd_inits: int
     quadratic_gd_datasets: int
-    #: Chapter 4, ERM through its convex (nuclear-norm) twin: dimension and data sets per alpha.
     quadratic_erm_d: int
     quadratic_erm_seeds: int
-    #: Chapter 4, ellipsoid fitting (SAT/UNSAT transition at n/d^2 = 1/4): dimensions d, independent point sets
-    #: per ratio n/d^2, iteration cap of the alternating projections (a run at the cap counts as undecided).
     ellipsoid_dims: tuple
     ellipsoid_instances: int
     ellipsoid_max_iter: int
-    #: Chapter 5, attention-indexed model: GAMP-RIE against the Bayes-optimal error (dimension d, runs per alpha).
     attention_gamp_d: int
     attention_gamp_seeds: int
-    #: Chapter 5, GAMP-RIE finite-size scan at T = 3, alpha = 0.05: dimensions and data sets per dimension.
     attention_gamp_scan_d: tuple
     attention_gamp_scan_seeds: int
-    #: Chapter 5, Adam on tied softmax students: dimension d, students per data set (averaged), data sets per
-    #: alpha, Adam steps.
     attention_gd_d: int
     attention_gd_students: int
     attention_gd_datasets: int
     attention_gd_steps: int
-    #: Chapter 5, points per theory curve (Bayes-optimal error against alpha) and Monte-Carlo samples of the
-    #: sequence multi-index and hardmax state evolutions.
     attention_curve_points: int
     attention_mc_samples: int
 
-
+#: The presets by name, each a :class:`Sizes`: ``"lecture"`` (every chapter under 3 minutes on 2 cores) and
+#: ``"paper"`` (the sizes of the original figures, or as close as a laptop allows).
+#:
+#: :meta hide-value:
 PRESETS = {
     "lecture": Sizes(
         perceptron_gamp_d=2000,
@@ -285,7 +338,18 @@ PRESETS = {
 
 
 def preset_name() -> str:
-    """The active preset: the value of ``SOLVABLE_SIZE`` (default ``lecture``)."""
+    """The name of the active preset: the value of the environment variable ``SOLVABLE_SIZE``.
+
+    Returns
+    -------
+    str
+        ``"lecture"`` (the default, also when the variable is unset or empty) or ``"paper"``.
+
+    Raises
+    ------
+    ValueError
+        If ``SOLVABLE_SIZE`` names no preset.
+    """
     name = os.environ.get(ENV_VAR, "lecture").strip().lower() or "lecture"
     if name not in PRESETS:
         raise ValueError(f"{ENV_VAR} must be one of {', '.join(map(repr, PRESETS))}; got {name!r}")
@@ -293,5 +357,16 @@ def preset_name() -> str:
 
 
 def sizes() -> Sizes:
-    """The sizes of the active preset (see :func:`preset_name`)."""
+    """The sizes of the active preset.
+
+    Returns
+    -------
+    Sizes
+        ``PRESETS[preset_name()]``.
+
+    Raises
+    ------
+    ValueError
+        If ``SOLVABLE_SIZE`` names no preset (see :func:`preset_name`).
+    """
     return PRESETS[preset_name()]

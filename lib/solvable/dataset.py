@@ -7,7 +7,7 @@ naming the array), read-only arrays and value equality (it is a :func:`~solvable
 properties ``n``, ``d`` and ``alpha``.
 
 A model subclasses it with its teacher fields, decorated with :func:`~solvable.results.record` too, and
-overrides :meth:`Dataset._check` for its shapes, :attr:`Dataset.d` and :attr:`Dataset.alpha` where they differ.
+overrides ``Dataset._check`` for its shapes, :attr:`Dataset.d` and :attr:`Dataset.alpha` where they differ.
 Teachers are stored with the ambient dimension first: ``(d,)`` or ``(d, width)``.
 """
 

@@ -2,7 +2,7 @@
 
 Model (Chapter 1, Secs. 'The model' and 'Empirical risk minimisation', eq. ``eq-erm``): teacher ``w* ~ N(0, I_d)`` (``rho = 1``), inputs
 ``x_mu ~ N(0, I_d)``, labels ``y_mu = sign(x_mu . w* / sqrt(d))``, ``mu = 1..n``, ``alpha = n/d``. The
-student is
+student is::
 
     w_hat = argmin_w  sum_mu l(y_mu, x_mu . w / sqrt(d)) + (lam/2) |w|^2,                         (ERM)
 

@@ -14,17 +14,38 @@ __all__ = ["check"]
 
 
 def check(name: str, got, expected, *, rtol: float = 1e-8, atol: float = 1e-12) -> None:
-    """Print ``PASS: <name> ...`` if ``got`` matches ``expected`` (the library's value) elementwise within
-    ``atol + rtol |expected|``; raise ``AssertionError`` with the largest deviation and a hint otherwise.
+    """Compare a reader's result with the library's and print a one-line verdict.
+
+    Prints ``PASS: <name> ...`` if ``got`` matches ``expected`` elementwise within
+    ``atol + rtol * |expected|``.
 
     Parameters
     ----------
     name : str
         What is being checked, as the reader would say it (e.g. "g_out of the probit channel").
-    got, expected : float or array_like
-        The reader's result and the library's; shapes must agree.
-    rtol, atol : float
-        Relative and absolute tolerances.
+    got : float or array_like
+        The reader's result.
+    expected : float or array_like
+        The library's value, of the same shape as ``got``.
+    rtol : float, default 1e-8
+        Relative tolerance.
+    atol : float, default 1e-12
+        Absolute tolerance.
+
+    Returns
+    -------
+    None
+        The verdict is printed.
+
+    Raises
+    ------
+    AssertionError
+        ``NOT YET: ...`` if the shapes differ, ``got`` is not finite, or an element is outside the tolerance
+        (with the largest deviation and a hint to compare with the hidden solution).
+
+    References
+    ----------
+    The "Build it yourself" exercises of the chapters, e.g. Chapter 2, Sec. "Build it yourself".
     """
     got_arr = np.asarray(got, dtype=float)
     exp_arr = np.asarray(expected, dtype=float)

@@ -1,4 +1,4 @@
-"""Gradient descent and Adam on factorised weights: one optimiser loop for every model of the course.
+r"""Gradient descent and Adam on factorised weights: one optimiser loop for every model of the course.
 
 A student that learns a matrix ``S`` through a factorisation (``S = U V^T/sqrt(r)`` in bilinear sequence
 regression, ``S = W^T W/sqrt(m d)`` in quadratic networks, ``S = W W^T/sqrt(r d)`` for attention) is trained by
@@ -11,23 +11,35 @@ full-batch descent on a loss. :func:`run_gd` needs only
 
 The square loss of the matrix-sensing models is the objective :class:`SquareLoss`,
 
-    loss(params) = sum_mu (y_hat_mu - y_mu)^2 / 4,      y_hat = M(S(params)),                       (1)
+.. math::
+
+   \mathcal{L}(\theta) = \frac{1}{4} \sum_{\mu=1}^{n} (\hat y_\mu - y_\mu)^2, \qquad
+   \hat y = M(S(\theta)),
 
 whose gradient the chain rule splits into the two parts that change between models,
-
-    dloss/dS = M^T((y_hat - y)/2),     dloss/dparams = (dS/dparams)^T dloss/dS:
+:math:`\partial\mathcal{L}/\partial S = M^\top((\hat y - y)/2)` and
+:math:`\partial\mathcal{L}/\partial\theta = (\partial S/\partial\theta)^\top\, \partial\mathcal{L}/\partial S`:
 
 - a **measurement** ``M`` (:class:`Measurement`): ``forward(S) -> y_hat`` and ``adjoint(r) -> S-shaped``,
   batched (e.g. :class:`solvable.bsr.BilinearMap`);
 - a **parametrisation** (:class:`Parametrisation`): ``matrix(params) -> S`` and
   ``pullback(params, G) -> dloss/dparams`` given ``G = dloss/dS``, also batched
   (:class:`LowRankProduct` for BSR, :class:`SymmetricSquare` for quadratic networks).
+
 The softmax students of the attention-indexed model are another objective
 (``solvable.attention.StudentLoss``) on the same loop.
 
-``K`` initialisations on the same data run as ONE batched computation per step (one matrix product per
-operation, no Python loop over samples or initialisations); averaging their final ``S`` gives "averaged GD"
-(Erba, Troiani, Biggio, Maillard, Zdeborova, arXiv:2410.18858; ``science/bsr.md``, Sec. 6).
+``K`` initialisations on the same data run as one batched computation per step (one matrix product per
+operation, no Python loop over samples or initialisations); averaging their final ``S`` gives "averaged GD".
+
+References
+----------
+The book: Chapter 3, Sec. "Gradient descent on the factorised weights" (loss ``eq-bsr-loss``); Chapter 4,
+Sec. "Gradient descent: a sampler of the posterior" (``eq-qn-gd-loss``); Chapter 5, Sec. "Gradient descent on the
+tied attention layer" (``eq-aim-loss``).
+
+Papers: Erba, Troiani, Biggio, Maillard, Zdeborová, "Bilinear sequence regression", arXiv:2410.18858 (averaged GD);
+Kingma and Ba, "Adam: a method for stochastic optimization", arXiv:1412.6980.
 """
 
 from __future__ import annotations
@@ -35,12 +47,13 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
 import numpy as np
 
 from .errors import ConvergenceWarning, DivergenceError
+from .results import record
 from .validation import check_array, check_in_range, check_int, check_interface, check_positive, check_tol
 
 __all__ = [
@@ -60,34 +73,62 @@ __all__ = [
 
 
 class Objective(Protocol):
-    """A batched training loss: ``loss_and_gradient(params) -> (loss (K,), grads like params)``,
-    ``matrix(params) -> (K, *shape)`` (the learned matrix, for errors and averaging) and ``loss_scale > 0``
-    (the relative training loss is ``loss/loss_scale``)."""
+    """A batched training loss, the interface :func:`run_gd` descends on.
+
+    ``loss_and_gradient(params) -> (loss, grads)`` returns the loss of each of the ``K`` runs, shape ``(K,)``,
+    and its gradient, a tuple shaped like ``params``; ``matrix(params)`` returns the learned matrices, shape
+    ``(K, *shape)`` (for the errors and the average); ``loss_scale > 0`` is the denominator of the relative
+    training loss ``loss / loss_scale`` that ``tol`` is compared with. :class:`SquareLoss` is one;
+    ``solvable.attention.StudentLoss`` another.
+    """
 
     loss_scale: float
 
-    def loss_and_gradient(self, params): ...
+    def loss_and_gradient(self, params):
+        """Loss of each run, shape ``(K,)``, and its gradient, a tuple of arrays shaped like ``params``."""
+        ...
 
-    def matrix(self, params): ...
+    def matrix(self, params):
+        """The learned matrix of each run, shape ``(K, *shape)``."""
+        ...
 
 
 class Optimiser(Protocol):
-    """An optimiser step on batched parameters: ``init(params) -> state`` (a tuple of arrays with the leading
-    ``K`` axis) and ``step(params, grads, state, t) -> (params, state)`` at step ``t = 0, 1, ...``."""
+    """An optimiser step on batched parameters: :class:`GradientStep` or :class:`Adam`.
 
-    def init(self, params): ...
+    ``init(params) -> state`` returns the optimiser's state (a tuple of arrays with the leading ``K`` axis) and
+    ``step(params, grads, state, t) -> (params, state)`` makes step ``t = 0, 1, ...``; both act elementwise on
+    each run, so runs frozen by :func:`run_gd` can be left out of a step.
+    """
 
-    def step(self, params, grads, state, t): ...
+    def init(self, params):
+        """The optimiser's initial state for ``params``: a tuple of arrays, each with the leading ``K`` axis."""
+        ...
+
+    def step(self, params, grads, state, t):
+        """Step ``t`` (0, 1, ...) from ``params`` along ``grads``: returns ``(params, state)``."""
+        ...
 
 
-@dataclass(frozen=True)
+@record
 class GradientStep:
-    """Plain gradient descent, ``params <- params - lr * grad``."""
+    """Plain gradient descent, ``params <- params - lr * grad``.
+
+    Parameters
+    ----------
+    lr : float
+        Learning rate, > 0.
+
+    Raises
+    ------
+    ValueError
+        If ``lr`` is not a finite positive number.
+    """
 
     lr: float
 
     def __post_init__(self):
-        check_positive("lr", self.lr)
+        object.__setattr__(self, "lr", check_positive("lr", self.lr))   # stored as a float
 
     def init(self, params):
         return ()
@@ -96,12 +137,40 @@ class GradientStep:
         return tuple(p - self.lr * g for p, g in zip(params, grads)), state
 
 
-@dataclass(frozen=True)
+@record
 class Adam:
-    """Adam (Kingma and Ba, arXiv:1412.6980) with constant ``lr``, elementwise, so each run has its own moments:
-    ``m <- b1 m + (1 - b1) g``, ``v <- b2 v + (1 - b2) g^2``,
-    ``params <- params - lr m_hat/(sqrt(v_hat) + eps)`` with ``m_hat = m/(1 - b1^(t+1))``,
-    ``v_hat = v/(1 - b2^(t+1))``."""
+    r"""Adam with a constant learning rate, elementwise, so each run has its own moments.
+
+    Parameters
+    ----------
+    lr : float
+        Learning rate, > 0.
+    beta1 : float, default 0.9
+        Decay of the first moment, in [0, 1).
+    beta2 : float, default 0.999
+        Decay of the second moment, in [0, 1).
+    eps : float, default 1e-8
+        Added to the square root of the second moment, > 0.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is outside its range.
+
+    Notes
+    -----
+    At step :math:`t = 0, 1, \dots` with gradient :math:`g`,
+
+    .. math::
+
+       m \leftarrow \beta_1 m + (1 - \beta_1) g, \quad v \leftarrow \beta_2 v + (1 - \beta_2) g^2, \quad
+       \theta \leftarrow \theta - \mathrm{lr}\, \frac{m / (1 - \beta_1^{t+1})}
+       {\sqrt{v / (1 - \beta_2^{t+1})} + \epsilon}.
+
+    References
+    ----------
+    Kingma and Ba, "Adam: a method for stochastic optimization", arXiv:1412.6980.
+    """
 
     lr: float
     beta1: float = 0.9
@@ -109,10 +178,10 @@ class Adam:
     eps: float = 1e-8
 
     def __post_init__(self):
-        check_positive("lr", self.lr)
-        check_in_range("beta1", self.beta1, 0.0, 1.0, high_open=True)
-        check_in_range("beta2", self.beta2, 0.0, 1.0, high_open=True)
-        check_positive("eps", self.eps)
+        object.__setattr__(self, "lr", check_positive("lr", self.lr))   # stored as floats
+        object.__setattr__(self, "beta1", check_in_range("beta1", self.beta1, 0.0, 1.0, high_open=True))
+        object.__setattr__(self, "beta2", check_in_range("beta2", self.beta2, 0.0, 1.0, high_open=True))
+        object.__setattr__(self, "eps", check_positive("eps", self.eps))
 
     def init(self, params):
         return tuple(np.zeros_like(p) for p in params) * 2
@@ -128,26 +197,65 @@ class Adam:
 
 
 class Measurement(Protocol):
-    """A linear map of a batch of matrices: ``forward((K, *shape)) -> (K, n)``, ``adjoint((K, n)) -> (K, *shape)``."""
+    """A linear map of a batch of matrices, the ``M`` of :class:`SquareLoss`.
 
-    def forward(self, S): ...
+    ``forward(S)`` maps matrices of shape ``(K, *shape)`` to predictions of shape ``(K, n)``, and ``adjoint(g)``
+    maps ``(K, n)`` back to ``(K, *shape)``; e.g. :class:`solvable.bsr.BilinearMap`.
+    """
 
-    def adjoint(self, g): ...
+    def forward(self, S):
+        """Predictions of each run, shape ``(K, n)``, for matrices ``S`` of shape ``(K, *shape)``."""
+        ...
+
+    def adjoint(self, g):
+        """The adjoint map: ``(K, n)`` to ``(K, *shape)``."""
+        ...
 
 
 class Parametrisation(Protocol):
-    """``matrix(params) -> (K, *shape)`` and ``pullback(params, G) -> tuple of gradients like params``."""
+    """A factorisation of the learned matrix, the ``S(params)`` of :class:`SquareLoss`.
 
-    def matrix(self, params): ...
+    ``matrix(params)`` returns the matrices, shape ``(K, *shape)``, and ``pullback(params, G)`` the gradient with
+    respect to ``params`` (a tuple shaped like ``params``) given ``G = dloss/dS``; e.g. :class:`LowRankProduct`,
+    :class:`SymmetricSquare`.
+    """
 
-    def pullback(self, params, G): ...
+    def matrix(self, params):
+        """The matrix of each run, shape ``(K, *shape)``."""
+        ...
+
+    def pullback(self, params, G):
+        """Gradient with respect to ``params`` (a tuple shaped like them) given ``G = dloss/dS``."""
+        ...
 
 
-@dataclass(frozen=True)
+@record
 class LowRankProduct:
-    """``S = U V^T/sqrt(r)`` with ``U`` ``(K, d, r)``, ``V`` ``(K, L, r)`` (bilinear sequence regression).
+    r"""The factorisation ``S = U V^T / sqrt(r)`` of bilinear sequence regression, as a :class:`Parametrisation`.
 
-    ``dloss/dU = G V/sqrt(r)``, ``dloss/dV = G^T U/sqrt(r)`` for ``G = dloss/dS``.
+    The parameters are ``(U, V)`` with ``U`` of shape ``(K, d, r)`` and ``V`` of shape ``(K, L, r)``.
+
+    Parameters
+    ----------
+    r : int
+        Rank of the factorisation (width of ``U`` and ``V``), >= 1.
+
+    Raises
+    ------
+    TypeError
+        If ``r`` is not an integer.
+    ValueError
+        If ``r`` < 1.
+
+    Notes
+    -----
+    With :math:`G = \partial\mathcal{L}/\partial S`, the pullback is
+    :math:`\partial\mathcal{L}/\partial U = G V / \sqrt{r}` and
+    :math:`\partial\mathcal{L}/\partial V = G^\top U / \sqrt{r}`.
+
+    References
+    ----------
+    Chapter 3, Sec. "Gradient descent on the factorised weights" (``eq-bsr-loss``).
     """
 
     r: int
@@ -165,11 +273,34 @@ class LowRankProduct:
         return np.matmul(G, V) * s, np.matmul(np.swapaxes(G, -1, -2), U) * s
 
 
-@dataclass(frozen=True)
+@record
 class SymmetricSquare:
-    """``S = W^T W/sqrt(m d)`` with ``W`` ``(K, m, d)`` (quadratic networks, paper normalisation).
+    r"""The factorisation ``S = W^T W / sqrt(m d)`` of quadratic networks, as a :class:`Parametrisation`.
 
-    ``dloss/dW = W (G + G^T)/sqrt(m d)``.
+    The parameters are ``(W,)`` with ``W`` of shape ``(K, m, d)`` (the paper's normalisation).
+
+    Parameters
+    ----------
+    m : int
+        Width of the student (rows of ``W``), >= 1.
+    d : int
+        Input dimension (columns of ``W``), >= 1.
+
+    Raises
+    ------
+    TypeError
+        If ``m`` or ``d`` is not an integer.
+    ValueError
+        If ``m`` or ``d`` < 1.
+
+    Notes
+    -----
+    With :math:`G = \partial\mathcal{L}/\partial S`, the pullback is
+    :math:`\partial\mathcal{L}/\partial W = W (G + G^\top) / \sqrt{m d}`.
+
+    References
+    ----------
+    Chapter 4, Sec. "Gradient descent: a sampler of the posterior" (``eq-qn-gd-loss``).
     """
 
     m: int
@@ -188,11 +319,43 @@ class SymmetricSquare:
         return (np.matmul(W, G + np.swapaxes(G, -1, -2)) / math.sqrt(self.m * self.d),)
 
 
-@dataclass(frozen=True)
+@record
 class SquareLoss:
-    """The square loss (1) of a measurement of a factorised matrix, as an :class:`Objective` for :func:`run_gd`.
+    r"""The square loss of a measurement of a factorised matrix, as an :class:`Objective` for :func:`run_gd`.
 
-    ``loss_scale = sum(y^2)``: ``tol`` is a target for ``loss/sum(y^2)``.
+    Parameters
+    ----------
+    measurement : Measurement
+        The linear map ``M`` (``forward``, ``adjoint``).
+    parametrisation : Parametrisation
+        The factorisation ``S(params)`` (``matrix``, ``pullback``).
+    y : array of shape (n,)
+        The labels; finite and not all zero.
+
+    Raises
+    ------
+    TypeError
+        If ``measurement`` or ``parametrisation`` lacks a method of its interface.
+    ValueError
+        If ``y`` is not a finite one-dimensional array or is identically zero.
+
+    Notes
+    -----
+    The loss of each run and its gradient are
+
+    .. math::
+
+       \mathcal{L}(\theta) = \frac{1}{4} \sum_{\mu=1}^{n} (\hat y_\mu - y_\mu)^2, \quad
+       \hat y = M(S(\theta)), \quad
+       \frac{\partial\mathcal{L}}{\partial S} = M^\top\Big(\frac{\hat y - y}{2}\Big),
+
+    pulled back through the parametrisation. ``loss_scale`` is :math:`\sum_\mu y_\mu^2`, so the ``tol`` of
+    :func:`run_gd` is a target for :math:`\mathcal{L} / \sum_\mu y_\mu^2`.
+
+    References
+    ----------
+    Chapter 3, Sec. "Gradient descent on the factorised weights" (``eq-bsr-loss``); Chapter 4, Sec. "Gradient
+    descent: a sampler of the posterior" (``eq-qn-gd-loss``).
     """
 
     measurement: Measurement
@@ -211,6 +374,7 @@ class SquareLoss:
 
     @property
     def loss_scale(self) -> float:
+        """Denominator of the relative training loss, ``sum(y**2)``."""
         return float(np.asarray(self.y, dtype=float) @ np.asarray(self.y, dtype=float))
 
     def matrix(self, params):
@@ -223,23 +387,32 @@ class SquareLoss:
         return loss, self.parametrisation.pullback(params, self.measurement.adjoint(0.5 * res))
 
 
-@dataclass(frozen=True)
+@record
 class GDResult:
-    """Outcome of :func:`run_gd` (``K`` initialisations on the same data).
+    r"""Outcome of :func:`run_gd`: ``K`` initialisations trained on the same data.
 
-    Attributes
+    Parameters
     ----------
-    estimates : (K, *shape) final ``S_k``.
-    average : (*shape) averaged GD, ``mean_k S_k``.
-    errors : (K,) error of each ``S_k`` against the target (NaN without a target).
-    average_error : error of ``average`` (NaN without a target).
-    losses : (K,) final relative training loss ``loss_k/loss_scale`` (for the square loss, eq. (1) over
-        ``sum(y^2)``).
-    steps : (K,) steps taken by each run (a run stops once below ``tol``).
-    converged : (K,) whether each run reached ``tol``.
-    loss_history : (T, K) relative training loss every ``record_every`` steps (row 0 at step 0).
-    error_history : (T, K) error of each run against the target at the same steps (NaN without a target);
-        with ``loss_history`` it shows what early stopping at a given training loss would have given.
+    estimates : array of shape (K, \*shape)
+        The final matrix ``S_k`` of each run.
+    average : array of shape (\*shape)
+        Averaged GD, ``mean_k S_k``.
+    errors : array of shape (K,)
+        Error of each ``S_k`` against the target (NaN without a target).
+    average_error : float
+        Error of ``average`` against the target (NaN without a target).
+    losses : array of shape (K,)
+        Final relative training loss ``loss_k / loss_scale`` of each run (for :class:`SquareLoss`,
+        the loss over ``sum(y**2)``).
+    steps : array of int, shape (K,)
+        Steps taken by each run (a run stops once its relative loss is below ``tol``).
+    converged : array of bool, shape (K,)
+        Whether each run reached ``tol``.
+    loss_history : array of shape (T, K)
+        Relative training loss every ``record_every`` steps (row 0 at step 0).
+    error_history : array of shape (T, K) or None
+        Error of each run against the target at the same steps (NaN without a target); with
+        ``loss_history`` it shows what early stopping at a given training loss would have given.
     """
 
     estimates: np.ndarray = field(repr=False)
@@ -254,6 +427,7 @@ class GDResult:
 
     @property
     def n_inits(self) -> int:
+        """Number of runs ``K``."""
         return self.estimates.shape[0]
 
     @property
@@ -269,8 +443,42 @@ def _mean_square_error(estimates, target):
 
 
 def loss_and_gradient(measurement: Measurement, parametrisation: Parametrisation, y, params):
-    """Loss (1) of each of the ``K`` runs, shape (K,), and its gradient with respect to ``params`` (a tuple
-    shaped like ``params``): ``dloss/dS = M^T((y_hat - y)/2)`` pulled back through the parametrisation."""
+    r"""Square loss of each of ``K`` runs and its gradient with respect to the factors.
+
+    The loss and gradient of :class:`SquareLoss` without building the objective by hand.
+
+    Parameters
+    ----------
+    measurement : Measurement
+        The linear map ``M`` (``forward``, ``adjoint``).
+    parametrisation : Parametrisation
+        The factorisation ``S(params)`` (``matrix``, ``pullback``).
+    y : array of shape (n,)
+        The labels.
+    params : tuple of arrays
+        The factors, each with a leading axis of ``K`` runs.
+
+    Returns
+    -------
+    loss : ndarray of shape (K,)
+        :math:`\mathcal{L} = \sum_\mu (\hat y_\mu - y_\mu)^2 / 4` of each run.
+    grads : tuple of ndarrays
+        The gradient, shaped like ``params``.
+
+    Raises
+    ------
+    TypeError
+        If ``params`` is not a non-empty tuple or list of arrays, or an interface is incomplete.
+    ValueError
+        If ``y`` is not a finite, not identically zero, one-dimensional array, or an array of ``params`` is not
+        finite.
+
+    Notes
+    -----
+    :math:`\partial\mathcal{L}/\partial S = M^\top((\hat y - y)/2)`, pulled back through the parametrisation:
+    :math:`\partial\mathcal{L}/\partial\theta = (\partial S/\partial\theta)^\top\,
+    \partial\mathcal{L}/\partial S`.
+    """
     objective = SquareLoss(measurement, parametrisation, y)
     if not isinstance(params, (tuple, list)) or len(params) == 0:
         raise TypeError("params must be a non-empty tuple of arrays with a leading (K) axis")
@@ -282,51 +490,78 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
            tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10, target=None,
            error: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None, warn: bool = True,
            dtype=np.float64) -> GDResult:
-    """Full-batch descent on ``objective`` for ``K`` initialisations at once: the one optimiser loop.
+    """Full-batch descent on a batched objective for ``K`` initialisations at once: the one optimiser loop.
 
-    Each step: ``loss, grads = objective.loss_and_gradient(params)`` (batched), then
-    ``params, state = optimiser.step(params, grads, state, t)``. A run whose relative loss
-    ``loss/objective.loss_scale`` is below ``tol`` is frozen: its parameters stop moving and the following steps
-    are one batched computation over the runs still active only (near ``alpha_PR`` the slowest of ``K`` runs
-    can need several times the median number of steps). The loop ends when every run is frozen or after
-    ``max_steps``; in the latter case a :class:`~solvable.errors.ConvergenceWarning` gives the step count and
-    the number of runs still above ``tol``. A run that ends with a larger loss than it started with also warns
-    (the step is too large: a saturated softmax, for example, can stop learning with exploded weights and a
-    finite loss). Always check ``losses`` before reading off errors: a too-large step can bounce at a relative
-    loss of 1e-2 without diverging (``science/bsr.md``, Sec. 6).
+    Each step computes ``loss, grads = objective.loss_and_gradient(params)`` for all runs in one batched
+    computation, then ``params, state = optimiser.step(params, grads, state, t)``. A run whose relative loss
+    ``loss / objective.loss_scale`` is below ``tol`` is frozen: its parameters stop moving and the following
+    steps compute on the runs still active only. The loop ends when every run is frozen or after ``max_steps``.
 
     Parameters
     ----------
     objective : Objective
-        E.g. :class:`SquareLoss` (module docstring).
-    params0 : tuple of arrays with leading axis K
-        Initial parameters (copied).
-    lr : float > 0, optional
-        Learning rate of plain gradient descent (shorthand for ``optimiser=GradientStep(lr)``).
+        The batched loss, e.g. :class:`SquareLoss`.
+    params0 : tuple of arrays
+        Initial parameters, each with a leading axis of ``K`` runs (copied, not modified).
+    lr : float, optional
+        Learning rate of plain gradient descent, > 0 (shorthand for ``optimiser=GradientStep(lr)``). Give exactly
+        one of ``lr`` and ``optimiser``.
     optimiser : Optimiser, optional
-        :class:`GradientStep` or :class:`Adam`; give exactly one of ``lr`` and ``optimiser``.
-    tol : float in [0, 1)
-        Relative training-loss target (``0``: run ``max_steps`` steps, no convergence warning).
-    max_steps : int >= 0
-    record_every : int >= 1
-        Period of ``loss_history``.
+        :class:`GradientStep` or :class:`Adam`.
+    tol : float, default 1e-6
+        Target of the relative training loss, in [0, 1); ``0`` runs exactly ``max_steps`` steps and never warns
+        about convergence.
+    max_steps : int, default 50000
+        Cap on the number of steps, >= 0.
+    record_every : int, default 10
+        Period, in steps, of ``loss_history`` and ``error_history``, >= 1.
     target : array, optional
-        The teacher's ``S*``; ``error(estimates, target)`` gives ``errors`` and ``error_history`` (default:
-        per-entry mean square).
-    dtype : numpy float dtype
-        Precision of the parameters and of the products (default float64). ``np.float32`` halves the
-        memory traffic and runs the large products about 1.7 times faster (single-threaded, BSR at
-        ``d = L = 100``, ``K = 64``; no gain at ``d = L = 40``); the measurement must then keep float32
-        inputs in float32 (:class:`solvable.bsr.BilinearMap` built on a float32 design does). Losses are
-        accumulated and errors computed in float64; a relative loss of ``tol = 1e-6`` means residuals of
-        relative size 1e-3, far above float32 rounding (1e-7). Along the flat directions of the loss the
-        rounding moves each run slightly: measured at ``d = L = 40``, ``alpha = 0.3`` (thousands of steps),
-        per-run errors differ by up to 0.03 (of 1.8) and averaged GD by 1e-4 from float64.
+        The teacher's matrix ``S*``; with it, ``error(estimates, target)`` gives ``errors`` and ``error_history``.
+    error : callable, optional
+        ``error(S, target)`` -> one error per run for matrices ``S`` of shape ``(K, *shape)``; default: the
+        per-entry mean square error ``mean((S_k - target)**2)``.
+    warn : bool, default True
+        Whether to warn (:class:`~solvable.errors.ConvergenceWarning`) when runs are still above ``tol`` at
+        ``max_steps``.
+    dtype : {numpy.float64, numpy.float32}, default numpy.float64
+        Precision of the parameters and of the products. With ``float32`` the measurement must keep float32
+        inputs in float32 (:class:`solvable.bsr.BilinearMap` built on a float32 design does); losses and errors
+        are accumulated in float64 either way.
+
+    Returns
+    -------
+    GDResult
+        Final matrices, their average, errors, relative losses, step counts and histories.
 
     Raises
     ------
+    TypeError
+        If ``objective`` or ``optimiser`` lacks a method of its interface, or ``params0`` is not a non-empty
+        tuple of arrays.
+    ValueError
+        If both or neither of ``lr`` and ``optimiser`` are given, a parameter is out of range, or ``params0``
+        is not finite or its arrays do not share their leading axis.
     DivergenceError
-        If the loss becomes non-finite (with the step number).
+        If the loss or the final weights become non-finite (with the step number).
+
+    Warns
+    -----
+    ConvergenceWarning
+        When runs are still above ``tol`` after ``max_steps`` steps (with ``warn``), and when a run ends with a
+        larger training loss than it started with (the step is too large: a saturated softmax, for example,
+        can stop learning with exploded weights and a finite loss).
+
+    Notes
+    -----
+    Check ``losses`` before reading off errors: a too-large step can bounce at a relative loss well above
+    ``tol`` without diverging. With ``float32`` a relative loss of ``tol = 1e-6`` means residuals of relative
+    size 1e-3, far above the float32 rounding (1e-7); along the flat directions of the loss the rounding moves
+    each run slightly, so per-run errors differ slightly from float64 ones.
+
+    References
+    ----------
+    Chapter 3, Sec. "Gradient descent on the factorised weights"; Erba et al., "Bilinear sequence regression",
+    arXiv:2410.18858 (averaged GD).
     """
     check_interface("objective", objective, "loss_and_gradient", "matrix")
     if not hasattr(objective, "loss_scale"):

@@ -39,7 +39,7 @@ COURSE_STYLE = {
 
 
 def use_course_style() -> None:
-    """Apply the course's matplotlib style (opaque white figures, light grid, no top/right spines).
+    """Apply the course's matplotlib style: opaque white figures, light grid, no top or right spines.
 
     In a notebook, inline figures are also saved at twice their pixel size ("retina" PNGs, shown at their nominal
     size), so that they stay sharp on high-density screens and when a reader zooms in.
@@ -62,20 +62,77 @@ def _inline_figures_at_double_resolution() -> None:
 
 
 def new_axes(ncols: int = 1, nrows: int = 1, width: float = 6.4, height: float = 4.0, **kwargs):
-    """A figure with ``nrows x ncols`` axes in the course style; returns ``(fig, axes)``."""
+    """A figure with ``nrows x ncols`` axes in the course style.
+
+    Parameters
+    ----------
+    ncols : int, default 1
+        Number of columns of axes.
+    nrows : int, default 1
+        Number of rows of axes.
+    width : float, default 6.4
+        Width of one panel, in inches.
+    height : float, default 4.0
+        Height of one panel, in inches.
+    **kwargs
+        Passed to ``matplotlib.pyplot.subplots`` (e.g. ``sharey=True``).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        The figure, with a constrained layout.
+    axes : matplotlib.axes.Axes or array of Axes
+        One axes, or an array of them, as ``matplotlib.pyplot.subplots`` returns.
+    """
     use_course_style()
     fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), layout="constrained", **kwargs)
     return fig, axes
 
 
 def theory_curve(x, y, label=None, ax=None, **kwargs):
-    """A theory prediction: a solid line."""
+    """A theory prediction: a solid line.
+
+    Parameters
+    ----------
+    x, y : array_like
+        The curve's points.
+    label : str, optional
+        Legend entry.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+    **kwargs
+        Passed to ``Axes.plot`` (e.g. ``color``).
+
+    Returns
+    -------
+    matplotlib.lines.Line2D
+        The line.
+    """
     ax = ax if ax is not None else plt.gca()
     return ax.plot(np.asarray(x), np.asarray(y), label=label, **kwargs)[0]
 
 
 def experiment_points(x, y, yerr=None, label=None, ax=None, **kwargs):
-    """Finite-size measurements: markers, with error bars if ``yerr`` is given."""
+    """Finite-size measurements: markers, with error bars if ``yerr`` is given.
+
+    Parameters
+    ----------
+    x, y : array_like
+        The measured points (e.g. ``Sweep.values`` and ``Sweep.mean``).
+    yerr : array_like, optional
+        Error bars (e.g. ``Sweep.sem``).
+    label : str, optional
+        Legend entry.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+    **kwargs
+        Passed to ``Axes.errorbar`` (defaults: circles of size 5, caps of size 3).
+
+    Returns
+    -------
+    matplotlib.container.ErrorbarContainer
+        The markers and error bars.
+    """
     ax = ax if ax is not None else plt.gca()
     kwargs.setdefault("fmt", "o")
     kwargs.setdefault("markersize", 5)
@@ -84,7 +141,24 @@ def experiment_points(x, y, yerr=None, label=None, ax=None, **kwargs):
 
 
 def threshold_line(x, label=None, ax=None, **kwargs):
-    """A threshold: a dotted vertical line."""
+    """A threshold: a dotted vertical line.
+
+    Parameters
+    ----------
+    x : float
+        Position of the threshold (e.g. ``alpha_IT``).
+    label : str, optional
+        Legend entry.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+    **kwargs
+        Passed to ``Axes.axvline`` (defaults: dotted, dark grey, width 1.5).
+
+    Returns
+    -------
+    matplotlib.lines.Line2D
+        The line.
+    """
     ax = ax if ax is not None else plt.gca()
     kwargs.setdefault("linestyle", ":")
     kwargs.setdefault("color", "0.3")
@@ -93,12 +167,33 @@ def threshold_line(x, label=None, ax=None, **kwargs):
 
 
 def spectrum_histogram(values, total=None, bins=60, ax=None, **kwargs):
-    """Finite-size eigenvalues (or singular values): a light histogram normalised as a density of ``total``
-    values (default ``len(values)``), so that it is drawn on the scale of the limiting law.
+    """Finite-size eigenvalues (or singular values): a light histogram on the scale of the limiting law.
 
-    With ``total`` larger than ``len(values)`` the bars carry mass ``len(values)/total``: e.g. the non-zero
-    eigenvalues of a rank-deficient Wishart matrix against the continuous part of Marchenko-Pastur.
-    Returns the bin edges.
+    The histogram is normalised as a density of ``total`` values, so that with ``total`` larger than
+    ``len(values)`` the bars carry mass ``len(values) / total``: e.g. the non-zero eigenvalues of a
+    rank-deficient Wishart matrix against the continuous part of the Marchenko-Pastur law.
+
+    Parameters
+    ----------
+    values : array_like
+        The eigenvalues or singular values (flattened).
+    total : int, optional
+        Number of values the density is normalised by (default ``len(values)``).
+    bins : int or sequence, default 60
+        Bins, as ``numpy.histogram_bin_edges`` takes them.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+    **kwargs
+        Passed to ``Axes.hist`` (default colour light grey).
+
+    Returns
+    -------
+    ndarray
+        The bin edges.
+
+    References
+    ----------
+    Chapter 2, Sec. "Three spectral laws".
     """
     ax = ax if ax is not None else plt.gca()
     values = np.asarray(values, dtype=float).ravel()
@@ -112,8 +207,19 @@ def spectrum_histogram(values, total=None, bins=60, ax=None, **kwargs):
 def finish(ax, xlabel=None, ylabel=None, title=None, legend=True, **legend_kwargs) -> None:
     """Label the axes and add a legend.
 
-    Returns ``None`` on purpose: as the last line of a notebook cell it prints nothing, also under nbval
+    Returns nothing on purpose: as the last line of a notebook cell it prints nothing, also under nbval
     (which does not honour a trailing ``;``).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes to finish.
+    xlabel, ylabel, title : str, optional
+        Axis labels and title (left unchanged when not given).
+    legend : bool, default True
+        Whether to add a legend.
+    **legend_kwargs
+        Passed to ``Axes.legend`` (e.g. ``loc``, ``fontsize``).
     """
     if xlabel:
         ax.set_xlabel(xlabel)

@@ -29,8 +29,26 @@ LIVE_EXPLORER_TEXT = "Live explorer: needs a Python kernel (Jupyter, Binder, Col
 
 
 def interactive_explorer(draw: Callable, figsize=(7.0, 4.2), **controls):
-    """A live explorer: ``controls`` are ipywidgets (name -> widget); on every change a fresh figure is
-    drawn by ``draw(ax, **values)`` inside an Output widget. Returns the ``VBox`` to display."""
+    """A live explorer: ipywidgets controls that redraw a figure on every change.
+
+    Needs a running kernel (Jupyter, Binder, Colab); its text form, shown without one, is
+    :data:`LIVE_EXPLORER_TEXT`.
+
+    Parameters
+    ----------
+    draw : callable
+        ``draw(ax, **values)`` draws the figure for the controls' current values on a fresh axes.
+    figsize : tuple of float, default (7.0, 4.2)
+        Figure size in inches.
+    **controls
+        The ipywidgets controls, by the name ``draw`` receives their value under (e.g.
+        ``alpha=FloatSlider(...)``); the first two go on the first row, the others on the second.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The controls and the output area, to display.
+    """
     import ipywidgets as widgets
 
 
@@ -50,8 +68,22 @@ def interactive_explorer(draw: Callable, figsize=(7.0, 4.2), **controls):
 
 
 class StaticExplorer:
-    """A static explorer as a notebook output: the animation's HTML player for the website, one frame as a PNG for
-    print (the PDF), and a line of text. Built by :func:`static_slider`."""
+    """A static explorer as a notebook output, built by :func:`static_slider`.
+
+    Displayed as the animation's HTML player on the website, one frame as a PNG in print (the PDF), and a line
+    of text elsewhere: each builder picks the form it can render.
+
+    Parameters
+    ----------
+    html : str
+        The animation's HTML player (matplotlib's ``to_jshtml``).
+    png : bytes
+        The printed frame, as a PNG.
+    frames : int
+        Number of frames.
+    shown : int
+        Index of the printed frame.
+    """
 
     def __init__(self, html: str, png: bytes, frames: int, shown: int):
         self.html, self.png, self.frames, self.shown = html, png, frames, shown
@@ -66,7 +98,7 @@ class StaticExplorer:
 
 def static_slider(draw: Callable, values: Sequence, figsize=(7.0, 4.2), interval: int = 600,
                   printed_frame: int | None = None):
-    """The static twin: an HTML animation with one frame per value, each drawn by ``draw(ax, value)``.
+    """The static twin of a live explorer: an HTML animation with one frame per value.
 
     Parameters
     ----------
@@ -74,11 +106,11 @@ def static_slider(draw: Callable, values: Sequence, figsize=(7.0, 4.2), interval
         ``draw(ax, value)`` draws one frame on a cleared axes.
     values : sequence
         One frame per value, in order (at least one).
-    figsize : tuple of float
+    figsize : tuple of float, default (7.0, 4.2)
         Figure size in inches.
-    interval : int
+    interval : int, default 600
         Milliseconds between frames when the player runs.
-    printed_frame : int or None
+    printed_frame : int, optional
         Index of the frame shown in print (the PDF); the middle frame by default.
 
     Returns
@@ -86,6 +118,11 @@ def static_slider(draw: Callable, values: Sequence, figsize=(7.0, 4.2), interval
     StaticExplorer
         Displayed as the JavaScript player with a slider (no kernel, no network) on the website and as the printed
         frame in the PDF.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is empty or ``printed_frame`` is not a frame index.
     """
     values = list(values)
     if not values:
