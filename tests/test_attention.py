@@ -770,3 +770,24 @@ def test_gd_plain_step_and_state_evolution_start():
     se = at.state_evolution(0.05, 0.5, 3, start=0.7, damping=0.0, tol=0.0, max_iter=1)
     assert se.history[0] == 0.7
     assert se.history[1] == pytest.approx(symmetric_rie_mmse(0.7 / (2 * 0.05 * 5), 0.5), rel=1e-9)
+
+
+def test_pack_indices_refuses_an_object_array_with_a_named_type_error():
+    """An object array reached np.isfinite (a raw 'ufunc not supported' TypeError); a numeric one is read."""
+    from solvable import channels
+    with pytest.raises(TypeError, match="M"):
+        channels.pack_indices(np.array([[["a", "b"], ["c", "d"]]], dtype=object))
+    with pytest.raises(TypeError, match="M"):   # as validation.check_array: no object arrays
+        channels.pack_indices(np.ones((2, 3, 3)).astype(object))
+
+
+def test_gamp_rie_refuses_an_onsager_variance_whose_inverse_overflows():
+    """onsager_variance = 1e-320 ended in an internal 'p must be a non-empty array of finite numbers' (1e-300 in
+    a divergence at the first step): g_0 ~ 1/V overflows; the value is refused, named."""
+    from solvable import attention as _at
+    data = _at.sample(6, 0.5, rho=0.5, T=2, rng=0)
+    for v in (1e-320, 1e-300):
+        with pytest.raises(ValueError, match="onsager_variance"):
+            _at.gamp_rie(data, onsager_variance=v, max_iter=5, rng=0)
+    res = _at.gamp_rie(data, onsager_variance=1e-100, max_iter=20, tol=1e-4, damping=0.5, warn=False, rng=0)
+    assert np.all(np.isfinite(res.estimate))

@@ -815,3 +815,23 @@ def test_results_are_records():
     with pytest.raises(ValueError):
         res.estimate[0, 0] = 1.0
     assert res == bsr.min_nuclear_norm(data, max_iter=50, warn=False)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-160, 1e160, 1e300])
+def test_normalised_mse_does_not_depend_on_a_common_scale(scale):
+    """The ratio ||S_hat - S*||^2 / ||S*||^2 is scale invariant: tiny and huge matrices give the unit-scale value
+    (the squares underflow to a 'zero target' or overflow to an error without the rescaling)."""
+    S = np.random.default_rng(3).standard_normal((5, 7))
+    est = S + 0.1
+    expected = float(np.sum(0.1**2 * np.ones_like(S)) / np.sum(S**2))
+    assert bsr.normalised_mse(scale * est, scale * S) == pytest.approx(expected, rel=1e-9)
+    assert bsr.normalised_mse(np.stack([scale * est, scale * S]), scale * S) == pytest.approx([expected, 0.0],
+                                                                                             rel=1e-9, abs=1e-15)
+
+
+def test_low_rank_sample_ratio_at_a_subnormal_beta_is_its_long_sequence_limit():
+    """beta is folded to max(beta, 1/beta): 1/1e-320 overflows to inf, and alpha beta / ((1 + beta) rho) was
+    inf/inf = NaN; the limit is alpha / rho (the value at beta = 1e300 to rounding)."""
+    assert bsr.low_rank_sample_ratio(0.3, 1e-320, 0.2) == pytest.approx(0.3 / 0.2, rel=1e-15)
+    assert bsr.low_rank_sample_ratio(0.3, 1e-320, 0.2) == pytest.approx(bsr.low_rank_sample_ratio(0.3, 1e300, 0.2))
+

@@ -72,25 +72,38 @@ def _resolve(value):
 SCALARS = {
     "nan": math.nan, "inf": math.inf, "neginf": -math.inf, "negative": -1.0, "zero": 0.0, "one": 1.0,
     "above": 1.5, "string": "abc", "none": None, "list": [0.5], "huge": 1e300, "tiny": 1e-300,
+    # types that look like numbers but are not real numbers, and a Python int beyond float range
+    "complex": np.complex128(0.5 + 0.0j), "pycomplex": 0.5 + 0.0j, "bytearray": bytearray(b"1"),
+    "huge_int": 10**400,
 }
 INTS = {"zero": 0, "negative": -1, "float": 1.5, "bool": True, "string": "3", "none": None, "nan": math.nan,
-        "huge": 10**9}
+        "huge": 10**9, "np_float": np.float64(3.0), "bytearray": bytearray(b"3"), "huge_int": 10**400}
+
+#: categories built from the valid value: the same number as a NumPy scalar (must behave like the Python one)
+NUMPY_SCALARS = ("np_scalar",)
+_NOT_REAL = ("complex", "pycomplex", "bytearray", "huge_int")
 
 #: parameter kind -> (categories that must raise, categories that may be accepted with a finite result)
 KINDS = {
-    "pos": (("nan", "inf", "neginf", "negative", "zero", "string", "none", "list"), ("huge", "tiny")),
-    "nonneg": (("nan", "inf", "neginf", "negative", "string", "none", "list"), ("huge", "tiny")),
-    "real": (("nan", "inf", "neginf", "string", "none", "list"), ("huge", "tiny")),
-    "unit0": (("nan", "inf", "neginf", "negative", "above", "string", "none"), ("tiny",)),          # [0, 1]
-    "tol": (("nan", "inf", "negative", "one", "string", "none"), ()),                            # [0, 1)
-    "damping": (("nan", "inf", "negative_small", "one", "string", "none"), ()),                  # [0, 1)
-    "int": (("zero", "negative", "float", "bool", "string", "none", "nan"), ("huge",)),
-    "size": (("zero", "negative", "float", "bool", "string", "none", "nan"), ("huge",)),   # sets an allocation
-    "int0": (("negative", "float", "bool", "string", "none", "nan"), ("huge",)),
-    "iter": (("zero", "negative", "float", "bool", "string", "none"), ()),
-    "iter0": (("negative", "float", "bool", "string", "none"), ()),
+    "pos": (("nan", "inf", "neginf", "negative", "zero", "string", "none", "list", *_NOT_REAL),
+            ("huge", "tiny", "np_scalar")),
+    "nonneg": (("nan", "inf", "neginf", "negative", "string", "none", "list", *_NOT_REAL),
+               ("huge", "tiny", "np_scalar")),
+    "real": (("nan", "inf", "neginf", "string", "none", "list", *_NOT_REAL), ("huge", "tiny", "np_scalar")),
+    "unit0": (("nan", "inf", "neginf", "negative", "above", "string", "none", *_NOT_REAL),
+              ("tiny", "np_scalar")),                                                              # [0, 1]
+    "tol": (("nan", "inf", "negative", "one", "string", "none", "complex", "bytearray"), ("np_scalar",)),  # [0, 1)
+    "damping": (("nan", "inf", "negative_small", "one", "string", "none", "complex", "bytearray"),
+                ("np_scalar",)),                                                                   # [0, 1)
+    "int": (("zero", "negative", "float", "bool", "string", "none", "nan", "np_float", "bytearray", "huge_int"),
+            ("huge", "np_scalar")),
+    "size": (("zero", "negative", "float", "bool", "string", "none", "nan", "np_float", "bytearray",
+              "huge_int"), ("huge", "np_scalar")),                                   # sets an allocation
+    "int0": (("negative", "float", "bool", "string", "none", "nan", "np_float", "bytearray"), ("huge", "np_scalar")),
+    "iter": (("zero", "negative", "float", "bool", "string", "none", "np_float", "bytearray"), ("np_scalar",)),
+    "iter0": (("negative", "float", "bool", "string", "none", "np_float", "bytearray"), ("np_scalar",)),
     "choice": (("bad_choice", "int_choice", "none"), ()),
-    "rng": (("string", "none", "float_rng"), ()),
+    "rng": (("string", "none", "float_rng", "negative_seed", "legacy_rng"), ("seed_sequence",)),
     "array": (("string", "none", "nan_entry", "inf_entry", "shape", "empty"), ("huge_entry",)),
     "array_ufunc": (("string", "none"), ()),   # elementwise: NaN in -> NaN out, like a NumPy ufunc
     "data": (("string", "none", "nan_labels"), ()),
@@ -101,6 +114,16 @@ KINDS = {
 
 def _bad_value(kind: str, category: str, valid):
     """The bad value of ``category`` for a parameter of ``kind`` whose valid value is ``valid``."""
+    if category == "np_scalar":   # the valid value as a NumPy scalar: np.int64 for an int, np.float32 for a float
+        if isinstance(valid, (int, np.integer)) and not isinstance(valid, bool):
+            return np.int64(valid)
+        return np.float32(valid) if float(np.float32(valid)) == float(valid) else np.float64(valid)
+    if category == "negative_seed":
+        return -1
+    if category == "legacy_rng":
+        return np.random.RandomState(0)
+    if category == "seed_sequence":
+        return np.random.SeedSequence(0)
     if kind in ("int", "int0", "size", "iter", "iter0"):
         return INTS[category]
     if category == "negative_small":
@@ -144,13 +167,13 @@ def _m(name):
     return importlib.import_module(f"solvable.{name}")
 
 
-GLM_DATA = lazy(lambda: _m("glm").sample(30, 2.0, "gaussian", "sign", rng=0))
-BSR_DATA = lazy(lambda: _m("bsr").sample(6, 6, 2, 0.6, rng=0))
-QN_DATA = lazy(lambda: _m("quadratic").sample(6, 0.5, 0.5, rng=0))
+GLM_DATA = lazy(lambda: _m("glm").sample(30, 2.0, prior="gaussian", channel="sign", rng=0))
+BSR_DATA = lazy(lambda: _m("bsr").sample(6, 0.6, beta=1.0, rho=1 / 3, rng=0))
+QN_DATA = lazy(lambda: _m("quadratic").sample(6, 0.5, kappa=0.5, rng=0))
 ELL_X = lazy(lambda: np.random.default_rng(8).standard_normal((6, 4)))   # 6 points in R^4 (n <= d(d+1)/2 = 10)
 ELL_S = lazy(lambda: np.eye(4) / 4)
 ELL_RATIOS = lazy(lambda: np.array([0.1, 0.5]))
-AT_DATA = lazy(lambda: _m("attention").sample(6, 2, 0.5, 0.5, rng=0))
+AT_DATA = lazy(lambda: _m("attention").sample(6, 0.5, rho=0.5, T=2, rng=0))
 X_GLM = lazy(lambda: np.random.default_rng(1).standard_normal((40, 10)))
 Y_SIGN = lazy(lambda: np.sign(np.random.default_rng(2).standard_normal(40)))
 Y_SEP = lazy(lambda: np.sign(X_GLM()[:, 0] + 1e-3))              # linearly separable labels
@@ -230,8 +253,8 @@ TABLE = [
       d="size", alpha="pos", prior="choice", channel="choice", delta="nonneg", rng="rng"),
     E("glm.state_evolution", dict(alpha=1.0, prior="gaussian", channel="sign", delta=0.0, tol=1e-8, max_iter=500),
       check=error01, alpha="nonneg", prior="choice", channel="choice", delta="nonneg", tol="tol", max_iter="iter"),
-    E("glm.se_trajectory", dict(alpha=1.0, prior="gaussian", channel="sign", delta=0.0, iterations=10, q0=1e-6),
-      alpha="nonneg", prior="choice", channel="choice", delta="nonneg", iterations="iter", q0="unit0"),
+    E("glm.se_trajectory", dict(alpha=1.0, prior="gaussian", channel="sign", delta=0.0, iterations=10, start=1e-6),
+      alpha="nonneg", prior="choice", channel="choice", delta="nonneg", iterations="iter", start="unit0"),
     E("glm.free_entropy", dict(q=0.3, mhat=0.5, alpha=1.0, prior="gaussian", channel="sign", delta=0.0),
       q="unit0", mhat="nonneg", alpha="nonneg", prior="choice", channel="choice", delta="nonneg"),
     E("glm.bayes_gen_error", dict(alpha=1.0, prior="gaussian", channel="sign", delta=0.0), check=in01,
@@ -277,8 +300,8 @@ TABLE = [
     E("gardner.spherical_capacity", dict(margin=0.5), margin="nonneg"),
     E("gardner.binary_entropy_potential", dict(q=0.5, qhat=1.0, alpha=0.5, margin=0.0),
       q="unit0", qhat="nonneg", alpha="nonneg", margin="nonneg"),
-    E("gardner.binary_storage_entropy", dict(alpha=0.5, margin=0.0, q0=0.3, damping=0.5, tol=1e-10, max_iter=2000),
-      alpha="pos", margin="nonneg", q0="unit0", damping="damping", tol="tol", max_iter="iter"),
+    E("gardner.binary_storage_entropy", dict(alpha=0.5, margin=0.0, start=0.3, damping=0.5, tol=1e-10, max_iter=2000),
+      alpha="pos", margin="nonneg", start="unit0", damping="damping", tol="tol", max_iter="iter"),
     E("gardner.binary_capacity", dict(margin=0.0, xtol=1e-6), margin="nonneg", xtol="pos"),
     E("gardner.is_linearly_separable", dict(X=X_GLM, y=Y_SEP, margin=0.0, method="lp"),
       X="array", y="array", margin="nonneg", method="choice"),
@@ -324,6 +347,9 @@ TABLE = [
                            damping=0.0, tol=1e-6, max_iter=20),
       linear_map="object", channel="object", denoiser="object", y="array", w0="array", c0="pos",
       damping="damping", tol="tol", max_iter="iter"),
+    E("dataset.check_dataset", dict(data=GLM_DATA, cls=lazy(lambda: _m("glm").Dataset)), data="object"),
+    E("amp.relative_change", dict(new=W10, old=lazy(lambda: W10() + 0.1)), check=nonneg_result,
+      new="array", old="array"),
     E("amp.iterate_fixed_point", dict(update=lambda x: 0.5 * x + 0.25, x0=0.1, damping=0.0, tol=1e-10, max_iter=200),
       update="callable", x0="real", damping="damping", tol="tol", max_iter="iter"),
     E("amp.iterate_state_evolution", dict(prior=lazy(lambda: _m("priors").get_prior("gaussian")),
@@ -345,16 +371,17 @@ TABLE = [
     E("gd.run_gd", dict(objective=SQUARE_LOSS, params0=W0_GD, lr=0.05, tol=1e-4, max_steps=50, record_every=10),
       objective="object", params0="object", lr="pos", tol="tol", max_steps="iter0", record_every="int"),
     # ---------------------------------------------------------------- bsr (+ regression)
-    E("bsr.sample", dict(d=6, L=6, r=2, alpha=0.5, delta=0.0, rng=0),
-      d="size", L="size", r="int", alpha="pos", delta="nonneg", rng="rng"),
+    E("bsr.sample", dict(d=6, alpha=0.5, beta=1.0, rho=1 / 3, delta=0.0, rng=0),
+      d="size", alpha="pos", beta="pos", rho="pos", delta="nonneg", rng="rng"),
     E("bsr.mse", dict(estimate=RECT, target=lazy(lambda: RECT() * 0.9)), check=nonneg_result,
       estimate="array", target="array"),
     E("bsr.normalised_mse", dict(estimate=RECT, target=lazy(lambda: RECT() * 0.9)), estimate="array",
       target="array"),
     E("bsr.bayes_optimal_mmse", dict(alpha=0.3, beta=1.0, rho=0.2, delta=0.0), check=in01,
       alpha="nonneg", beta="pos", rho="pos", delta="nonneg"),
-    E("bsr.state_evolution", dict(alpha=0.3, beta=1.0, rho=0.2, delta=0.0, tol=1e-8, max_iter=500), check=error01,
-      alpha="nonneg", beta="pos", rho="pos", delta="nonneg", tol="tol", max_iter="iter"),
+    E("bsr.state_evolution", dict(alpha=0.3, beta=1.0, rho=0.2, delta=0.0, start=0.0, tol=1e-8, max_iter=500),
+      check=error01, alpha="nonneg", beta="pos", rho="pos", delta="nonneg", start="unit0", tol="tol",
+      max_iter="iter"),
     E("bsr.perfect_recovery_threshold", dict(beta=1.0, rho=0.2), beta="pos", rho="pos"),
     E("bsr.nuclear_norm_threshold", dict(beta=1.0, rho=0.2, n_nodes=50), beta="pos", rho="pos", n_nodes="int"),
     E("bsr.low_rank_sample_ratio", dict(alpha=0.3, beta=1.0, rho=0.2), alpha="nonneg", beta="pos", rho="pos"),
@@ -367,29 +394,32 @@ TABLE = [
     E("bsr.fit_ridge", dict(data=BSR_DATA, lam=0.1), data="data", lam="nonneg"),
     E("bsr.min_nuclear_norm", dict(data=BSR_DATA, tol=1e-4, max_iter=200, penalty=1.0),
       data="data", tol="tol", max_iter="iter", penalty="pos"),
-    E("bsr.gd", dict(data=BSR_DATA, n_inits=2, lr=0.1, tol=1e-3, max_steps=50, record_every=10, rng=0),
-      data="data", n_inits="int", lr="pos", tol="tol", max_steps="iter0", record_every="int", rng="rng",
-      width="int"),
+    E("bsr.gd", dict(data=BSR_DATA, optimiser="gd", n_inits=2, lr=0.1, tol=1e-3, max_steps=50, record_every=10,
+                     rng=0),
+      data="data", optimiser="choice", n_inits="int", lr="pos", tol="tol", max_steps="iter0", record_every="int",
+      rng="rng", width="int"),
     # ---------------------------------------------------------------- quadratic, matrix_sensing
-    E("quadratic.sample", dict(d=6, kappa=0.5, alpha=0.5, delta=0.0, rng=0),
-      d="size", kappa="pos", alpha="pos", delta="nonneg", rng="rng"),
+    E("quadratic.sample", dict(d=6, alpha=0.5, kappa=0.5, delta=0.0, rng=0),
+      d="size", alpha="pos", kappa="pos", delta="nonneg", rng="rng"),
     E("quadratic.perfect_recovery_threshold", dict(kappa=0.5), kappa="pos"),
     E("quadratic.bayes_optimal_mmse", dict(alpha=0.2, kappa=0.5, delta=0.0), check=in01,
       alpha="nonneg", kappa="pos", delta="nonneg"),
-    E("quadratic.test_error", dict(alpha=0.2, kappa=0.5, delta=0.0), check=nonneg_result,
+    E("quadratic.bayes_test_error", dict(alpha=0.2, kappa=0.5, delta=0.0), check=nonneg_result,
       alpha="nonneg", kappa="pos", delta="nonneg"),
-    E("quadratic.to_mean_one", dict(mmse=0.5, delta=0.1, kappa=0.5), mmse="nonneg", delta="nonneg", kappa="pos"),
-    E("quadratic.from_mean_one", dict(mmse_w=0.5, delta_w=0.1, kappa=0.5), mmse_w="nonneg", delta_w="nonneg",
-      kappa="pos"),
+    E("quadratic.to_mean_one", dict(mmse=0.5, kappa=0.5, delta=0.1), mmse="nonneg", kappa="pos", delta="nonneg"),
+    E("quadratic.from_mean_one", dict(mmse_w=0.5, kappa=0.5, delta_w=0.1), mmse_w="nonneg", kappa="pos",
+      delta_w="nonneg"),
     E("quadratic.effective_noise_of_preactivation_noise", dict(sigma=0.1), sigma="nonneg"),
     E("quadratic.state_evolution", dict(alpha=0.2, kappa=0.5, delta=0.0, damping=0.0, tol=1e-8, max_iter=500),
-      check=error01, alpha="nonneg", kappa="pos", delta="nonneg", damping="damping", tol="tol", max_iter="iter"),
+      check=error01, alpha="nonneg", kappa="pos", delta="nonneg", start="pos", damping="damping", tol="tol",
+      max_iter="iter"),
     E("quadratic.QuadraticSensingMap", dict(X=lazy(lambda: QN_DATA().X)), X="array"),
     E("quadratic.sensing_noise", dict(X=lazy(lambda: QN_DATA().X), rng=0), X="array", rng="rng"),
-    E("quadratic.gamp_rie", dict(data=QN_DATA, damping=0.5, tol=1e-4, max_iter=30, V0=10.0, rng=0),
-      data="data", damping="damping", tol="tol", max_iter="iter", V0="pos", rng="rng"),
+    E("quadratic.gamp_rie", dict(data=QN_DATA, damping=0.5, tol=1e-4, max_iter=30, start_variance=5.0, rng=0),
+      data="data", damping="damping", tol="tol", max_iter="iter", start_variance="pos", rng="rng"),
     E("quadratic.gd", dict(data=QN_DATA, n_inits=2, lr=0.1, tol=1e-3, max_steps=50, record_every=10, rng=0),
-      data="data", n_inits="int", lr="pos", tol="tol", max_steps="iter0", record_every="int", rng="rng"),
+      data="data", optimiser="choice", n_inits="int", lr="pos", tol="tol", max_steps="iter0", record_every="int",
+      rng="rng"),
     E("quadratic.nuclear_norm_erm", dict(data=QN_DATA, lam=0.1, tol=1e-4, max_iter=100),
       data="data", lam="pos", tol="tol", max_iter="iter"),
     E("quadratic.psd_soft_threshold_stats", dict(kappa=0.5, noise=0.3, threshold=0.2),
@@ -409,11 +439,12 @@ TABLE = [
     E("matrix_sensing.perfect_recovery_threshold", dict(kappa=0.5), kappa="pos"),
     E("matrix_sensing.bayes_optimal_mmse", dict(alpha=0.2, kappa=0.5, delta=0.0), check=in01,
       alpha="nonneg", kappa="pos", delta="nonneg"),
-    E("matrix_sensing.state_evolution", dict(alpha=0.2, kappa=0.5, delta=0.0, damping=0.0, tol=1e-8, max_iter=500),
-      check=error01, alpha="nonneg", kappa="pos", delta="nonneg", damping="damping", tol="tol", max_iter="iter"),
+    E("matrix_sensing.state_evolution",
+      dict(alpha=0.2, kappa=0.5, delta=0.0, start=3.0, damping=0.0, tol=1e-8, max_iter=500), check=error01,
+      alpha="nonneg", kappa="pos", delta="nonneg", start="pos", damping="damping", tol="tol", max_iter="iter"),
     # ---------------------------------------------------------------- attention (AIM)
-    E("attention.sample", dict(d=6, T=2, rho=0.5, alpha=0.5, output="softmax", rng=0),
-      d="size", T="int", rho="pos", alpha="pos", output="choice", rng="rng"),
+    E("attention.sample", dict(d=6, alpha=0.5, rho=0.5, T=2, output="softmax", rng=0),
+      d="size", alpha="pos", rho="pos", T="int", output="choice", rng="rng"),
     E("attention.fresh_samples", dict(data=AT_DATA, n=5, rng=0), data="data", n="size", rng="rng"),
     E("attention.attention_indices", dict(X=lazy(lambda: AT_DATA().X), S=S6), X="array", S="array"),
     E("attention.output_error", dict(S_hat=S6, data=AT_DATA), S_hat="array", data="data"),
@@ -422,36 +453,41 @@ TABLE = [
     E("attention.bayes_optimal_mmse", dict(alpha=0.05, rho=0.5, T=2), check=in01, alpha="nonneg", rho="pos",
       T="int"),
     E("attention.state_evolution", dict(alpha=0.05, rho=0.5, T=2, damping=0.5, tol=1e-8, max_iter=500),
-      check=error01, alpha="nonneg", rho="pos", T="int", damping="damping", tol="tol", max_iter="iter"),
+      check=error01, alpha="nonneg", rho="pos", T="int", start="pos", damping="damping", tol="tol",
+      max_iter="iter"),
     E("attention.output_gen_error", dict(alpha=0.05, rho=0.5, T=2, n_samples=200, n_inner=8, rng=0),
       alpha="nonneg", rho="pos", T="int", n_samples="size", estimator="choice", n_inner="int", rng="rng"),
     E("attention.hardmax_state_evolution", dict(alpha=0.3, rho=0.5, n_samples=500, damping=0.5, tol=1e-3,
                                                 max_iter=50, rng=0),
-      alpha="nonneg", rho="pos", n_samples="size", damping="damping", tol="tol", max_iter="iter", rng="rng"),
+      alpha="nonneg", rho="pos", start="pos", n_samples="size", damping="damping", tol="tol", max_iter="iter",
+      rng="rng"),
     E("attention.AttentionSensingMap", dict(X=lazy(lambda: AT_DATA().X)), X="array"),
     E("attention.gamp_rie", dict(data=AT_DATA, damping=0.5, tol=1e-4, max_iter=20, rng=0),
-      data="data", damping="damping", tol="tol", max_iter="iter", C0="pos", omega0="nonneg", V0="pos", rng="rng"),
-    E("attention.train_students", dict(data=AT_DATA, n_students=2, steps=20, lr=0.05, record_every=10, rng=0),
-      data="data", n_students="int", steps="iter0", lr="pos", optimizer="choice", record_every="int", rng="rng"),
+      data="data", damping="damping", tol="tol", max_iter="iter", start_variance="pos", onsager_omega="nonneg",
+      onsager_variance="pos",
+      rng="rng"),
+    E("attention.gd", dict(data=AT_DATA, n_inits=2, max_steps=20, lr=0.05, record_every=10, rng=0),
+      data="data", optimiser="choice", n_inits="int", max_steps="iter0", lr="pos", tol="tol", record_every="int",
+      rng="rng"),
     # ---------------------------------------------------------------- sequence multi-index model (-> smi)
     E("attention.student_loss_and_gradient", dict(W=lazy(lambda: 0.1 * np.random.default_rng(8).standard_normal(
         (2, 6, 3))), X=lazy(lambda: AT_DATA().X), y=lazy(lambda: AT_DATA().y)), W="array", X="array", y="array"),
     E("attention.StudentLoss", dict(X=lazy(lambda: AT_DATA().X), y=lazy(lambda: AT_DATA().y), r=3),
       X="array", y="array", r="int"),
-    E("smi.sample", dict(D=10, T=2, alpha=1.0, rng=0),
-      D="size", T="int", alpha="pos", rng="rng"),
+    E("smi.sample", dict(d=10, alpha=1.0, T=2, rng=0),
+      d="size", alpha="pos", T="int", rng="rng"),
     E("smi.weak_recovery_threshold",
       dict(T=2), T="int"),
     E("smi.perfect_recovery_threshold", dict(T=2), T="int"),
     E("smi.fisher_factor",
       dict(T=2, n_samples=500, rng=0), T="int", n_samples="size", rng="rng"),
     E("smi.state_evolution",
-      dict(alpha=1.0, T=2, q0=1e-3, n_samples=500, damping=0.0, tol=1e-4, max_iter=50, rng=0),
-      alpha="nonneg", T="int", q0="unit0", n_samples="size", damping="damping", tol="tol", max_iter="iter",
+      dict(alpha=1.0, T=2, start=1e-3, n_samples=500, damping=0.0, tol=1e-4, max_iter=50, rng=0),
+      alpha="nonneg", T="int", start="unit0", n_samples="size", damping="damping", tol="tol", max_iter="iter",
       rng="rng"),
     E("smi.overlap_curve",
       dict(alphas=[0.5, 1.0], T=2, n_samples=300, tol=1e-3, max_iter=30, rng=0),
-      alphas="array", T="int", n_samples="size", tol="tol", max_iter="iter", rng="rng"),
+      alphas="array", T="int", start="unit0", n_samples="size", tol="tol", max_iter="iter", rng="rng"),
     # ---------------------------------------------------------------- rie
     E("rie.symmetric_rie", dict(Y=SYM, noise=0.5, kappa=0.5), Y="array", noise="nonneg", kappa="pos",
       normalisation="choice"),
@@ -465,14 +501,14 @@ TABLE = [
       noise="nonneg", density="callable", support="array", n_nodes="int"),
     E("rie.semicircle_rie_mmse", dict(noise=0.5, variance=1.0), check=nonneg_result, noise="nonneg", variance="pos"),
     E("rie.wishart_parameter_fraction", dict(kappa=0.5), check=in01, kappa="pos"),
-    E("rie.rectangular_rie", dict(Y=RECT, noise=0.5, R2=0.5), Y="array", noise="nonneg", R2="pos"),
-    E("rie.rectangular_rie_singular_values", dict(singular_values=SV, noise=0.5, R1=1.5, R2=0.25),
-      singular_values="array", noise="nonneg", R1="pos", R2="pos"),
-    E("rie.rectangular_rie_mmse", dict(noise=0.5, R1=0.5, R2=0.5, n_nodes=32), check=in01,
-      noise="nonneg", R1="pos", R2="pos", n_nodes="int"),
-    E("rie.rectangular_parameter_fraction", dict(R1=0.5, R2=0.5), check=in01, R1="pos", R2="pos"),
+    E("rie.rectangular_rie", dict(Y=RECT, noise=0.5, rho=0.5), Y="array", noise="nonneg", rho="pos"),
+    E("rie.rectangular_rie_singular_values", dict(singular_values=SV, noise=0.5, beta=1.5, rho=0.25),
+      singular_values="array", noise="nonneg", beta="pos", rho="pos"),
+    E("rie.rectangular_rie_mmse", dict(noise=0.5, beta=0.5, rho=0.5, n_nodes=32), check=in01,
+      noise="nonneg", beta="pos", rho="pos", n_nodes="int"),
+    E("rie.rectangular_parameter_fraction", dict(beta=0.5, rho=0.5), check=in01, beta="pos", rho="pos"),
     E("rie.WishartRIEDenoiser", dict(kappa=0.5), kappa="pos"),
-    E("rie.RectangularRIEDenoiser", dict(R1=0.5, R2=0.5), R1="pos", R2="pos"),
+    E("rie.RectangularRIEDenoiser", dict(beta=0.5, rho=0.5), beta="pos", rho="pos"),
     E("rie.identity_mse", dict(noise=0.5), noise="nonneg"),
     E("rie.scalar_shrinkage", dict(Y=SYM, noise=0.5, second_moment=1.0, mean=0.0), Y="array", noise="nonneg",
       second_moment="pos", mean="real"),
@@ -480,11 +516,11 @@ TABLE = [
       noise="nonneg", second_moment="pos", mean="real"),
     E("rie.eigenvalue_truncation", dict(Y=SYM, rank=3), Y="array", rank="int0"),
     E("rie.truncated_svd", dict(Y=RECT, rank=3), Y="array", rank="int0"),
-    E("rie.optimal_shrinkage_singular_values", dict(singular_values=SV, noise=0.5, R1=1.5),
-      singular_values="array", noise="nonneg", R1="pos"),
+    E("rie.optimal_shrinkage_singular_values", dict(singular_values=SV, noise=0.5, beta=1.5),
+      singular_values="array", noise="nonneg", beta="pos"),
     E("rie.optimal_singular_value_shrinkage", dict(Y=RECT, noise=0.5), Y="array", noise="nonneg"),
-    E("rie.optimal_shrinkage_spike_error", dict(theta=lazy(lambda: np.array([0.5, 1.0, 2.0])), noise=0.5, R1=0.5),
-      theta="array", noise="pos", R1="pos"),
+    E("rie.optimal_shrinkage_spike_error", dict(theta=lazy(lambda: np.array([0.5, 1.0, 2.0])), noise=0.5, beta=0.5),
+      theta="array", noise="pos", beta="pos"),
     E("rie.symmetric_error", dict(estimate=SYM, signal=lazy(lambda: SYM() * 0.9)), check=nonneg_result,
       estimate="array", signal="array"),
     E("rie.rectangular_error", dict(estimate=RECT, signal=lazy(lambda: RECT() * 0.9)), check=nonneg_result,
@@ -511,9 +547,9 @@ TABLE = [
     E("spectra.Semicircle", dict(variance=1.0), variance="pos"),
     E("spectra.MarchenkoPastur", dict(kappa=0.5), kappa="pos", normalisation="choice"),
     E("spectra.WishartPlusNoise", dict(kappa=0.5, noise=0.5), kappa="pos", noise="pos", normalisation="choice"),
-    E("spectra.RectangularPlusNoise", dict(R1=1.5, R2=0.5, noise=0.5), R1="pos", R2="pos", noise="pos"),
+    E("spectra.RectangularPlusNoise", dict(beta=1.5, rho=0.5, noise=0.5), beta="pos", rho="pos", noise="pos"),
     E("spectra.wishart_plus_goe", dict(kappa=0.5, noise=0.5), kappa="pos", noise="pos", normalisation="choice"),
-    E("spectra.rectangular_plus_noise", dict(R1=1.5, R2=0.5, noise=0.5), R1="pos", R2="pos", noise="pos"),
+    E("spectra.rectangular_plus_noise", dict(beta=1.5, rho=0.5, noise=0.5), beta="pos", rho="pos", noise="pos"),
     E("spectra.free_convolution_semicircle",
       dict(stieltjes_S=lambda z: -1.0 / z, noise=0.5, z=Z3, tol=1e-10, max_iter=60),
       stieltjes_S="callable", noise="nonneg", z="array", tol="tol", max_iter="iter"),
@@ -523,16 +559,23 @@ TABLE = [
 #: inside the documented range) instead of raising.
 ALLOWED = {
     ("bsr.gd", "width", "none"): "width = None (the default) is the teacher's rank r",
+    ("bsr.fit_ridge", "lam", "none"): "lam = None (the default) is the data set's delta (the posterior mean)",
     ("bsr.low_rank_limit_mmse", "beta", "inf"): "beta = inf: the long-sequence limit (E = t/(1 + t))",
     ("bsr.bayes_optimal_mmse", "beta", "inf"): "beta = L/d = inf is the documented long-sequence limit (design.md)",
     ("bsr.state_evolution", "beta", "inf"): "beta = inf: the long-sequence limit, as in bayes_optimal_mmse",
     ("bsr.perfect_recovery_threshold", "beta", "inf"): "beta = inf: alpha_PR -> rho, the long-sequence limit",
     ("bsr.nuclear_norm_threshold", "beta", "inf"): "beta = inf: the long-sequence limit",
     ("bsr.low_rank_sample_ratio", "beta", "inf"): "beta = inf: the long-sequence limit",
-    ("rie.rectangular_rie_mmse", "R1", "inf"): "R1 = inf is allowed, closed form (lead's note, commit 5f1311a)",
+    ("rie.rectangular_rie_mmse", "beta", "inf"): "beta = L/d = inf (L >> d) is allowed: the closed-form limit",
+    ("rie.rectangular_rie_mmse", "noise", "inf"): "noise = inf carries no information: the MMSE is 1",
+    ("rie.symmetric_rie_mmse", "noise", "inf"): "noise = inf carries no information: the signal's variance",
+    ("matrix_sensing.state_evolution", "start", "none"): "start = None (the default) is V_0 = 2 (1 + kappa)",
     ("glm.branch_curve", "q", "none"): "q = None (the default) means the built-in grid of overlaps",
     ("quadratic.gd", "lr", "none"): "lr = None (the default) picks the step size from the data",
-    ("rie.RectangularRIEDenoiser", "R1", "inf"): "R1 = inf (L >> d) is allowed, as in rectangular_rie_mmse",
+    ("quadratic.state_evolution", "start", "none"): "start = None (the default) is the prior draw's error 1 + kappa",
+    ("attention.state_evolution", "start", "none"): "start = None (the default) is the prior draw's error 1 + rho",
+    ("attention.hardmax_state_evolution", "start", "none"): "start = None (the default) is the prior's error 1 + rho",
+    ("rie.RectangularRIEDenoiser", "beta", "inf"): "beta = inf (L >> d) is allowed, as in rectangular_rie_mmse",
     ("amp.iterate_fixed_point", "x0", "list"): "the state of a fixed point may be a vector",
     ("amp.run_gamp", "c0", "list"): "c0 may be a float or an array > 0 (one variance per component)",
     ("integration.sign_channel_fisher", "k", "shape"): "elementwise over k of any shape (se_mhat_factor passes q arrays)",
@@ -759,8 +802,9 @@ assert len(BY_ID) == len(TABLE), "duplicate entry in TABLE"
 
 #: The modules whose public names the fuzz covers (plotting, widgets and config are presentation, validation and
 #: errors the base that the checks are made of).
-FUZZED_MODULES = ("amp", "attention", "bsr", "channels", "ellipsoid", "erm", "experiments", "gardner", "gd", "glm",
-                  "integration", "matrix_sensing", "metrics", "priors", "quadratic", "regression", "rie", "smi", "spectra")
+FUZZED_MODULES = ("amp", "attention", "bsr", "channels", "dataset", "denoising", "ellipsoid", "erm", "experiments",
+                  "gardner", "gd", "glm", "integration", "matrix_sensing", "metrics", "priors", "quadratic",
+                  "regression", "rie", "smi", "spectra")
 
 #: Public callables that are deliberately not in TABLE, with the reason.
 NOT_FUZZED = {
@@ -774,6 +818,13 @@ CONTAINERS = ("Result", "Curve", "Errors", "Simulation", "Lambda", "Sweep", "Thr
 def test_every_public_function_is_in_the_table():
     """A new public function gets an entry in TABLE (or a reason in NOT_FUZZED)."""
     covered = {name for e in TABLE for name in e.names}
+    covered_objects = set()   # a function re-exported by another module (rie re-exports denoising) is covered once
+    for dotted in covered:
+        mod, _, name = dotted.rpartition(".")
+        try:
+            covered_objects.add(id(getattr(importlib.import_module(f"solvable.{mod}"), name)))
+        except (ModuleNotFoundError, AttributeError):
+            pass
     missing = []
     for mod in FUZZED_MODULES:
         try:
@@ -787,7 +838,7 @@ def test_every_public_function_is_in_the_table():
             if isinstance(obj, type) and name.endswith(CONTAINERS):
                 continue
             dotted = f"{mod}.{name}"
-            if dotted not in covered and dotted not in NOT_FUZZED:
+            if dotted not in covered and id(obj) not in covered_objects and dotted not in NOT_FUZZED:
                 missing.append(dotted)
     assert not missing, f"public callables without a fuzz entry in tests/test_contract.py: {missing}"
 

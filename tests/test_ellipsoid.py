@@ -277,3 +277,17 @@ def test_a_gram_matrix_beyond_the_size_limit_is_refused_before_allocating():
         finally:
             tracemalloc.stop()
         assert peak < 100 * 2**20
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e-8, 1e8, 1e150])
+def test_fit_decides_the_same_at_every_scale_of_the_points(scale):
+    """x^T S x = 1 for x -> c x is solved by S / c^2: feasibility does not depend on the scale. At 1e-8 and 1e8
+    the absolute eigenvalue floor left the fit 'undecided' after 10^4 iterations; at 1e+-150 it raised."""
+    pts = np.random.default_rng(8).standard_normal((6, 4))
+    assert el.fit(pts, warn=False).status == "feasible"
+    r = el.fit(scale * pts, warn=False)
+    assert r.status == "feasible" and r.residual <= 1e-8
+    assert np.allclose(np.einsum("ij,jk,ik->i", scale * pts, r.S, scale * pts), 1.0, atol=1e-8)
+    assert r.min_eigenvalue > 0
+    with pytest.raises(ValueError, match="points are too"):
+        el.fit(1e300 * pts, warn=False)

@@ -259,3 +259,33 @@ def test_relative_change_is_the_relative_euclidean_distance():
     assert math.isclose(amp.relative_change(np.array([0.0, 2.0]), np.array([0.0, 1.0])), 0.5)
     assert amp.relative_change(np.zeros(2), np.ones(2)) == math.inf
     assert amp.relative_change(np.zeros(2), np.zeros(2)) == 0.0
+
+
+def test_a_fixed_length_run_reaching_an_exact_fixed_point_is_filled_in_not_computed():
+    """tol = 0, max_iter = 10**6 (a fixed-length run) took minutes; once a step leaves the state exactly unchanged,
+    the remaining steps repeat it. The trajectory is still the one of the plain recursion, step by step."""
+    import time
+
+    from solvable import amp as _amp
+    x, manual = 0.1, [0.1]
+    for _ in range(3000):          # the recursion x -> 0.5 x + 0.25 by hand: it reaches 0.5 exactly
+        x = 0.5 * x + 0.25
+        manual.append(x)
+    fp = _amp.iterate_fixed_point(lambda v: 0.5 * v + 0.25, 0.1, tol=0.0, max_iter=3000)
+    assert fp.iterations == 3000 and np.array_equal(fp.states[:, 0], manual) and not fp.converged
+    t0 = time.perf_counter()
+    big = _amp.iterate_fixed_point(lambda v: (0.5 * v + 0.25, float(v[0])), [0.1, 0.2], tol=0.0, max_iter=10**6)
+    assert time.perf_counter() - t0 < 2.0   # computing every step takes about 8 s
+    assert big.iterations == 10**6 and big.states.shape == (10**6 + 1, 2) and big.observed.shape == (10**6,)
+    assert np.all(big.states[-1] == 0.5) and big.observed[-1] == 0.5
+
+
+def test_run_gamp_names_w0_when_its_shape_does_not_fit_the_linear_map():
+    """A w0 of the wrong length raised NumPy's matmul core-dimension error, which names no parameter."""
+    from solvable import amp as _amp
+    from solvable import channels, priors
+    X = np.random.default_rng(1).standard_normal((40, 10))
+    y = np.sign(X[:, 0])
+    with pytest.raises(ValueError, match="w0"):
+        _amp.run_gamp(_amp.DenseLinearMap(X), channels.get_channel("sign"), priors.get_prior("gaussian"), y,
+                      np.full(1, 1e-3), 1.0, max_iter=5)

@@ -344,3 +344,35 @@ def test_nnls_and_lp_decide_separability_alike_near_the_capacity():
         by_nnls = gardner.storage_probability(d, alphas[k], 100, method="nnls", rng=np.random.default_rng(seq))
         by_lp = gardner.storage_probability(d, alphas[k], 100, method="lp", rng=np.random.default_rng(seq))
         assert by_nnls == by_lp, (d, alphas[k], by_nnls, by_lp)
+
+
+def test_binary_storage_entropy_edges_of_start_and_margin():
+    """Below the capacity (alpha = 0.5 < 0.83) the entropy is finite and positive from any allowed start; a start
+    closer to 1 than 1e-6 (which returned entropy = -inf, 'no solutions') is refused, and a margin of 1e30 runs
+    to the documented q -> 1 limit instead of a 'math domain error'."""
+    import warnings
+
+    from solvable.errors import ConvergenceWarning
+    ref = gardner.binary_storage_entropy(0.5, start=0.3)
+    assert ref.entropy > 0
+    near = gardner.binary_storage_entropy(0.5, start=1 - 1e-6)
+    assert near.entropy == pytest.approx(ref.entropy, abs=1e-9)
+    for start in (1 - 1e-9, 1 - 1e-16):
+        with pytest.raises(ValueError, match="start"):
+            gardner.binary_storage_entropy(0.5, start=start)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        huge = gardner.binary_storage_entropy(0.5, margin=10**30)
+    assert huge.entropy == -math.inf and huge.q == 1.0 and not huge.converged
+
+
+@pytest.mark.parametrize("scale", [1e-310, 1e-320])
+def test_hard_margin_weights_refuse_subnormal_data_whose_weights_overflow(scale):
+    """The weights have size ~ 1/max|X|: for subnormal X they are beyond the float range, an error, not inf."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 5))
+    y = np.sign(X @ rng.standard_normal(5))
+    with pytest.raises(ValueError, match="X is too small"):
+        gardner.hard_margin_weights(scale * X, y)
+    w = gardner.hard_margin_weights(1e-300 * X, y)   # still representable: a separating, finite w
+    assert np.all(np.isfinite(w)) and np.all(np.sign(X @ w) == y)

@@ -38,7 +38,7 @@ def _numerical_gradient(f, params, eps=1e-6):
 
 def test_gradients_of_both_parametrisations_match_finite_differences():
     rng = np.random.default_rng(0)
-    data = bsr.sample(4, 5, 2, 1.0, rng=rng)
+    data = bsr.sample(4, 1.0, beta=1.25, rho=0.5, rng=rng)
     M, P = bsr.BilinearMap(data.X), gd.LowRankProduct(2)
     params = (rng.standard_normal((3, 4, 2)), rng.standard_normal((3, 5, 2)))
     loss, grads = gd.loss_and_gradient(M, P, data.y, params)
@@ -57,7 +57,7 @@ def test_gradients_of_both_parametrisations_match_finite_differences():
 
 
 def test_batched_runs_equal_separate_runs():
-    data = bsr.sample(8, 10, 2, 0.3, rng=3)
+    data = bsr.sample(8, 0.3, beta=1.25, rho=0.25, rng=3)
     batch = bsr.gd(data, n_inits=3, lr=0.2, rng=7, max_steps=5000)
     assert batch.converged.all() and len(set(batch.steps)) > 1
     rng = np.random.default_rng(7)
@@ -78,7 +78,7 @@ def test_averaged_gd_is_closer_to_the_bayes_error_than_single_gd(alpha, seed):
     Measured over 4 data sets: single/Bayes 1.96-2.26 (alpha = 0.1), 2.39-3.29 (0.2); averaged/Bayes 0.94-1.12,
     0.99-1.45 (the notes: 1.9-2.05, 2.4-2.8 and 0.90-1.04, 0.96-1.15). 50-160 steps, 0.1-1 s.
     """
-    data = bsr.sample(40, 40, 8, alpha, rng=seed)
+    data = bsr.sample(40, alpha, beta=1.0, rho=0.2, rng=seed)
     res = bsr.gd(data, n_inits=32, lr=0.4, tol=1e-6, rng=seed)
     bayes = bsr.bayes_optimal_mmse(alpha, 1.0, 0.2)
     assert res.converged.all() and np.all(res.losses < 1e-6)  # the training loss is really below tolerance
@@ -93,7 +93,7 @@ def test_error_history_and_single_precision():
     solutions up to rounding amplified along flat directions (measured at d = L = 40, alpha = 0.1: errors
     within 1e-7; at alpha = 0.3, with thousands of steps: per-run errors within 0.03, averaged GD within
     1e-4)."""
-    data = bsr.sample(20, 20, 4, 0.1, rng=2)
+    data = bsr.sample(20, 0.1, beta=1.0, rho=0.2, rng=2)
     r64 = bsr.gd(data, n_inits=4, lr=0.4, record_every=1, rng=3)
     assert r64.error_history.shape == r64.loss_history.shape == (r64.steps.max() + 1, 4)
     assert r64.error_history[-1] == pytest.approx(r64.errors, rel=1e-12)
@@ -110,7 +110,7 @@ def test_error_history_and_single_precision():
 
 
 def test_gd_warns_at_its_step_cap_and_raises_on_divergence():
-    data = bsr.sample(10, 10, 2, 0.3, rng=0)
+    data = bsr.sample(10, 0.3, beta=1.0, rho=0.2, rng=0)
     with pytest.warns(ConvergenceWarning, match="cap of 5 steps"):
         res = bsr.gd(data, n_inits=4, lr=0.1, max_steps=5, rng=0)
     assert not res.converged.any() and np.all(res.steps == 5) and res.loss_history.shape == (1, 4)
@@ -121,7 +121,7 @@ def test_gd_warns_at_its_step_cap_and_raises_on_divergence():
 
 
 def test_small_initialisation_and_no_target():
-    data = bsr.sample(10, 10, 2, 0.3, rng=1)
+    data = bsr.sample(10, 0.3, beta=1.0, rho=0.2, rng=1)
     res = bsr.gd(data, n_inits=2, lr=0.4, init="small", init_scale=1e-4, rng=0, max_steps=20000)
     assert res.converged.all() and res.losses.max() < 1e-6
     out = gd.run_gd(gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(2), data.y),
@@ -145,9 +145,18 @@ def test_small_initialisation_and_no_target():
     ],
 )
 def test_run_gd_rejects_bad_input(kwargs, name):
-    data = bsr.sample(3, 3, 1, 0.6, rng=0)
+    data = bsr.sample(3, 0.6, beta=1.0, rho=1 / 3, rng=0)
     args = {"y": data.y, "params0": (np.ones((2, 3, 1)), np.ones((2, 3, 1)))}
     args.update(kwargs)
     y = args.pop("y")
     with pytest.raises(ValueError, match=name):
         gd.run_gd(gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(1), y), **args)
+
+
+def test_optimisers_store_their_controls_as_floats():
+    """A Fraction or NumPy scalar step size is stored as the float it is (and compares equal to it)."""
+    from fractions import Fraction
+    assert gd.GradientStep(lr=Fraction(1, 10)) == gd.GradientStep(lr=0.1)
+    a = gd.Adam(lr=Fraction(1, 100), beta1=np.float32(0.5), beta2=Fraction(9, 10), eps=np.float64(1e-8))
+    assert a == gd.Adam(lr=0.01, beta1=0.5, beta2=0.9, eps=1e-8)
+    assert all(type(v) is float for v in (a.lr, a.beta1, a.beta2, a.eps))

@@ -101,3 +101,60 @@ def test_classification_error_from_overlaps_matches_monte_carlo():
     assert angle_error(np.zeros(d), w_star) == 0.5
     with pytest.raises(ValueError, match="same shape"):
         angle_error(np.ones(3), np.ones(4))
+
+
+def test_check_int_reads_a_0d_integer_array_as_its_integer():
+    """Like a 0-d real array for a float parameter, ``np.array(3)`` is the integer 3 (it was refused as a type);
+    a 0-d float or bool array still is not an integer."""
+    from solvable import glm
+    assert check_int("d", np.array(3)) == 3 and type(check_int("d", np.array(3, dtype=np.uint8))) is int
+    assert glm.sample(np.array(20), 1.0, rng=0) == glm.sample(20, 1.0, rng=0)
+    for bad in (np.array(3.0), np.array(True), np.array([3])):
+        with pytest.raises(TypeError, match="d must be an integer"):
+            check_int("d", bad)
+
+
+def test_check_size_refuses_counts_beyond_the_float_range_with_a_value_error():
+    """A count of more than 1e308 numbers (a ratio of 1e250) is refused as too large, not with an OverflowError
+    from formatting the count as a float."""
+    from solvable import bsr
+    from solvable.validation import check_size
+    with pytest.raises(ValueError, match="MAX_ELEMENTS"):
+        check_size("a huge array", 10**200, 10**200)
+    with pytest.raises(ValueError, match="MAX_ELEMENTS"):
+        bsr.sample(6, 0.5, beta=1e250, rho=1 / 3, rng=0)
+
+
+def test_check_array_refuses_a_bool_and_reads_a_fraction():
+    """A bool is not a number (as for scalars): it was read as the array 1.0; a Fraction (a real number) was
+    refused as an object array."""
+    from fractions import Fraction
+
+    from solvable.validation import check_array
+    with pytest.raises(TypeError, match="x0"):
+        check_array("x0", True)
+    with pytest.raises(TypeError, match="x0"):
+        check_array("x0", np.bool_(False))
+    assert check_array("c0", Fraction(1, 4)) == 0.25
+
+
+def test_sweep_children_are_those_of_one_spawn():
+    """The runs' generators are spawned one at a time (not all held at once): they are the children of one
+    rng.spawn(len(values) * n_seeds), in order."""
+    res = sweep(lambda v, rng: v + rng.standard_normal(), [0.1, 0.2], n_seeds=3, rng=0)
+    children = np.random.default_rng(0).spawn(6)
+    expected = [v + c.standard_normal() for v, c in zip([0.1, 0.1, 0.1, 0.2, 0.2, 0.2], children)]
+    assert np.array_equal(res.runs.ravel(), expected)
+
+
+def test_sweep_does_not_hold_every_child_generator_at_once():
+    """16384 runs held 16384 spawned generators at once (14.5 MiB at the peak); one at a time, the peak is the
+    list of results."""
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        sweep(lambda v, rng: v, [0.1], n_seeds=16384, rng=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 5 * 2**20

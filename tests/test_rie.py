@@ -769,3 +769,11 @@ def test_rng_is_keyword_only_and_results_are_records():
     assert a == rie.rectangular_denoising_experiment(8, 12, 2, 0.5, rng=0)
     with pytest.raises(dataclasses.FrozenInstanceError):
         a.rie = 0.0
+
+
+def test_rectangular_parameter_fraction_at_a_subnormal_beta_is_its_limit_rho():
+    """max(beta, 1/beta) overflows for beta = 1e-320: the fraction rho (1 + beta - rho) / beta was inf/inf = NaN;
+    its beta -> inf limit is rho."""
+    from solvable import rie as _rie
+    assert _rie.rectangular_parameter_fraction(1e-320, 0.5) == 0.5
+    assert _rie.rectangular_parameter_fraction(1e300, 0.5) == pytest.approx(0.5, rel=1e-15)

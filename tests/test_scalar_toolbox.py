@@ -244,3 +244,73 @@ def test_angle_error_is_scale_invariant(scale):
     assert angle_error(scale * a, b) == pytest.approx(expected, rel=1e-12)
     assert angle_error(a, scale * b) == pytest.approx(expected, rel=1e-12)
     assert angle_error(scale * a, scale * a) == pytest.approx(0.0, abs=1e-7)
+
+
+@pytest.mark.parametrize("bad", [True, np.complex64(1.0), 1 + 0j, "1"])
+def test_fixed_parameter_layers_refuse_values_that_are_not_real_numbers(bad):
+    """RademacherPrior(rho) and HardmaxChannel(T) accept only their one value, as a real number / an integer: a bool,
+    a complex or a string equal to it is a wrong type (they were stored as given)."""
+    from solvable import channels, priors
+    with pytest.raises(TypeError, match="rho"):
+        priors.RademacherPrior(rho=bad)
+    with pytest.raises(TypeError, match="T"):
+        channels.HardmaxChannel(T=bad if not isinstance(bad, complex) else 2 + 0j)
+
+
+def test_fixed_parameter_layers_store_plain_numbers():
+    from fractions import Fraction
+
+    from solvable import channels, priors
+    assert priors.RademacherPrior(rho=Fraction(1)) == priors.RademacherPrior(rho=1.0)
+    assert type(priors.RademacherPrior(rho=np.float32(1)).rho) is float
+    with pytest.raises(TypeError, match="T"):
+        channels.HardmaxChannel(T=np.float32(2))
+    assert type(channels.HardmaxChannel(T=np.int8(2)).T) is int
+
+
+@pytest.mark.parametrize("rule", ["legendre_rule", "half_normal_rule"])
+def test_gauss_legendre_rules_count_their_n_squared_peak_against_the_size_cap(monkeypatch, rule):
+    """leggauss solves an n x n eigenproblem: with the cap at 2^16 numbers, n = 1024 nodes (a 2^20 matrix, 8 MiB)
+    must be refused instead of allocated; n = 200 (4e4 numbers) stays within twice the cap."""
+    import tracemalloc
+
+    from solvable import integration, validation
+    monkeypatch.setattr(validation, "MAX_ELEMENTS", 2**16)
+    f = getattr(integration, rule)
+    with pytest.raises(ValueError, match="MAX_ELEMENTS"):
+        f(1024, 3.0)
+    tracemalloc.start()
+    try:
+        f(200, 3.1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= 2 * 8 * 2**16
+    assert f(np.array(20), 3.0)[0].shape == (20,)   # a 0-d integer array is its integer
+
+
+@pytest.mark.parametrize("name", ["log_phi_pdf", "log_Phi", "mills_ratio", "sign_channel_fisher",
+                                  "phi_log_phi_expectation"])
+def test_elementwise_helpers_refuse_bytes_and_non_numeric_arrays(name):
+    """bytearray(b"12") was read as the numbers 49 and 50, and an object array reached SciPy's ufuncs (a raw
+    'ufunc not supported' TypeError): both are wrong types, named."""
+    from solvable import integration
+    f = getattr(integration, name)
+    arg = "k" if name in ("sign_channel_fisher", "phi_log_phi_expectation") else "u" if name == "mills_ratio" else "x"
+    with pytest.raises((TypeError, ValueError), match=rf"\b{arg}\b"):
+        f(bytearray(b"12"))
+    if arg != "k":
+        with pytest.raises(TypeError, match=rf"\b{arg}\b"):
+            f(np.array(["a", "b"], dtype=object))
+        with pytest.raises(TypeError, match=rf"\b{arg}\b"):   # as validation.check_array: no object arrays
+            f(np.array([0.5, 1.0], dtype=object))
+
+
+@pytest.mark.parametrize("u", [-2e6, -1e8, -1e12, -3e150, -2e154, -1e300])
+def test_mills_ratio_follows_its_asymptote_far_in_the_negative_tail(u):
+    """phi(u)/Phi(u) = |u| (1 + 1/u^2 - 2/u^4 + ...) as u -> -inf (exact to 2/u^4 here). exp(log phi - log Phi)
+    cancelled: 78% off at -1e8, 1.0 instead of 3e150 at -3e150, inf beyond -1.4e154."""
+    from solvable.integration import mills_ratio
+    expected = -u * (1.0 + 1.0 / (u * u))
+    assert mills_ratio(u) == pytest.approx(expected, rel=1e-14)
+    assert mills_ratio(np.array([u, -2.0]))[0] == pytest.approx(expected, rel=1e-14)

@@ -458,3 +458,43 @@ def test_laws_are_records():
     a = spectra.RectangularPlusNoise(2.0, 0.5, 0.3)
     assert a == spectra.RectangularPlusNoise(beta=2.0, rho=0.5, noise=0.3) and (a.beta, a.rho) == (2.0, 0.5)
     assert Semicircle(2.0) != Semicircle(1.0)
+
+
+@pytest.mark.parametrize("noise", [1e-320, 1e-300, 1e-12])
+def test_free_convolution_at_a_vanishing_noise_is_the_signal_s_stieltjes_transform(noise):
+    """noise -> 0: G_{S + sqrt(noise) Z}(z) -> G_S(z); (z - omega)/noise cancelled to NaN + inf j at 1e-320."""
+    from solvable import spectra as sp
+    z = np.array([0.5 + 0.1j, -1.0 + 0.2j, 2.0 + 0.1j])
+    g = sp.free_convolution_semicircle(lambda w: -1.0 / w, noise, z, tol=1e-12, max_iter=60)
+    assert np.all(np.isfinite(g))
+    assert np.allclose(g, -1.0 / z, rtol=1e-6)
+
+
+def test_spectral_functions_refuse_bytes_as_points():
+    """np.asarray(bytearray(b"12")) is [49, 50]: bytes are not points of the real line."""
+    from solvable import spectra as sp
+    with pytest.raises(TypeError, match="x"):
+        sp.semicircle_density(bytearray(b"12"))
+    with pytest.raises(TypeError, match="samples"):
+        sp.kolmogorov_distance(bytearray(b"12"), lambda x: np.ones_like(x) / 4, [(-2.0, 2.0)])
+
+
+def test_kolmogorov_distance_counts_its_grids_against_the_size_cap(monkeypatch):
+    """n grid points allocate about 8 n numbers: with the cap at 2^16, n = 262144 is refused, not allocated."""
+    from solvable import spectra as sp
+    from solvable import validation
+    monkeypatch.setattr(validation, "MAX_ELEMENTS", 2**16)
+    with pytest.raises(ValueError, match="MAX_ELEMENTS"):
+        sp.kolmogorov_distance(np.linspace(-1, 1, 50), lambda x: np.sqrt(np.clip(4 - x * x, 0, None)) / (2 * np.pi),
+                               [(-2.0, 2.0)], n=262144)
+
+
+def test_laws_refuse_bytes_and_bools_as_points():
+    """A law's density and Stieltjes transform read bytearray(b"1") as 49 and True as 1: neither is a point."""
+    from solvable import spectra as sp
+    law = sp.Semicircle(1.0)
+    for bad in (bytearray(b"1"), True):
+        with pytest.raises(TypeError):
+            law.density(bad)
+        with pytest.raises(TypeError):
+            law.stieltjes(bad)

@@ -218,12 +218,26 @@ def relative_change(new, old) -> float:
     float
         The Euclidean norm of the difference over that of ``new``; ``0`` when both are zero and ``inf`` when only
         ``new`` is (a collapse to zero has not converged).
+
+    Raises
+    ------
+    TypeError
+        If an iterate is not an array of real numbers.
+    ValueError
+        If an iterate holds a NaN or an infinity, or the shapes differ.
     """
-    diff = float(np.linalg.norm(np.ravel(new) - np.ravel(old)))
-    norm = float(np.linalg.norm(np.ravel(new)))
-    if norm == 0.0:
-        return 0.0 if diff == 0.0 else math.inf
-    return diff / norm
+    new = check_array("new", new, nonempty=False)
+    old = check_array("old", old, nonempty=False)
+    if new.shape != old.shape:
+        raise ValueError(f"new and old must have the same shape, got {new.shape} and {old.shape}")
+    d = np.ravel(new) - np.ravel(old)
+    s_new, s_diff = float(np.max(np.abs(new), initial=0.0)), float(np.max(np.abs(d), initial=0.0))
+    if s_new == 0.0:
+        return 0.0 if s_diff == 0.0 else math.inf
+    if s_diff == 0.0:
+        return 0.0
+    # each norm measured on its array divided by its largest entry: no overflow or underflow at 1e+-300
+    return float(np.linalg.norm(d / s_diff) / np.linalg.norm(np.ravel(new) / s_new)) * (s_diff / s_new)
 
 
 def run_gamp(
@@ -344,7 +358,10 @@ def run_gamp(
     c = c.copy() if c.ndim else float(c)
     if not np.all(np.asarray(c) > 0):
         raise ValueError(f"c0 must be > 0 (the initial posterior variance), got {c0!r}")
-    z = np.asarray(linear_map.forward(w))
+    try:
+        z = np.asarray(linear_map.forward(w))
+    except ValueError as e:   # a NumPy shape error from inside the map (matmul's core-dimension message)
+        raise ValueError(f"w0 must have the input shape of the linear map, got shape {w.shape} ({e})") from None
     if z.shape != y.shape:
         raise ValueError(f"y must have one label per output of the linear map: forward(w0) has shape {z.shape}, "
                          f"y has shape {y.shape} (or w0 has the wrong shape)")
@@ -475,7 +492,9 @@ def iterate_fixed_point(
         Mixing of the old state into the new one (``0``: no damping).
     tol : float in [0, 1)
         ``0`` runs exactly ``max_iter`` steps (a trajectory to compare with an algorithm step by step):
-        no convergence test, no warning, ``converged`` is False.
+        no convergence test, no warning, ``converged`` is False. A state that a step leaves exactly unchanged is
+        a fixed point in floating point: the remaining steps, which would repeat it, are filled in without being
+        computed (the update is assumed deterministic).
     max_iter : int >= 1
         Cap; reaching it warns (:class:`~solvable.errors.ConvergenceWarning`, with ``what``) unless ``warn=False``.
     bounds : (low, high), optional
@@ -546,6 +565,13 @@ def iterate_fixed_point(
         if not fixed_length and change < tol:
             converged = True
             break
+        if fixed_length and change == 0.0 and t < max_iter:
+            # a fixed point in floating point: every further step of the (deterministic) update repeats this state,
+            # so the rest of the requested run is filled in without computing it (tol = 0, max_iter = 10**6)
+            states.extend([x.copy()] * (max_iter - t))
+            observed.extend(observed[-1:] * (max_iter - t))
+            t = max_iter
+            break
     if not converged and warn and not fixed_length:
         warnings.warn(
             f"{what} did not converge in {t} iterations (last change {change:.2e} >= tol {tol:.1e}, "
@@ -588,6 +614,12 @@ def _iterate_scalar(update, x, damping, tol, max_iter, relative, bounds, what, w
         states.append(x)
         if not fixed_length and change < tol:
             converged = True
+            break
+        if fixed_length and change == 0.0 and t < max_iter:
+            # a fixed point in floating point: every further step repeats it (see iterate_fixed_point)
+            states.extend([x] * (max_iter - t))
+            observed.extend(observed[-1:] * (max_iter - t))
+            t = max_iter
             break
     if not converged and warn and not fixed_length:
         warnings.warn(

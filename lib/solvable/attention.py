@@ -1000,6 +1000,10 @@ class AttentionSensingMap:
         return 2.0 * float(np.sum(a)) / self.d
 
 
+#: The smallest onsager_variance of gamp_rie: g_0 ~ 1/onsager_variance overflows in the first step below it.
+_ONSAGER_VARIANCE_MIN = 1e-100
+
+
 def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = GAMP_TOL, max_iter: int = GAMP_MAX_ITER,
              start_variance: float = 10.0, onsager_omega: float = 10.0, onsager_variance: float = 10.0,
              damp: str = "auto",
@@ -1033,7 +1037,7 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = GAMP_TOL, max_
         The first Onsager term uses ``g_0 = g_out(y, onsager_omega, onsager_variance)`` (the same
         ``onsager_omega >= 0`` in every component): ``g_0 = 0`` blows up at small ``alpha``.
     onsager_variance : float, optional
-        The output variance of that first ``g_0``, ``> 0``.
+        The output variance of that first ``g_0``, ``>= 1e-100`` (``g_0`` grows like its inverse).
     damp : {"auto", "output", "both"}, optional
         ``"output"`` damps ``(V, omega)``; ``"both"`` also damps ``(S_hat, C_hat)`` (needed at small sample
         ratio, where output damping alone can stop at an overconfident fixed point); ``"auto"`` picks
@@ -1086,6 +1090,9 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = GAMP_TOL, max_
     C0 = check_positive("start_variance", start_variance)
     omega0 = check_nonnegative("onsager_omega", onsager_omega)
     V0 = check_positive("onsager_variance", onsager_variance)
+    if V0 < _ONSAGER_VARIANCE_MIN:
+        raise ValueError(f"onsager_variance must be >= {_ONSAGER_VARIANCE_MIN:g} (g_0 grows like 1/onsager_variance "
+                         f"and overflows below), got {V0!r}")
     damp = check_choice("damp", damp, ("auto", "output", "both"))
     if damp == "auto":
         damp = "both" if data.alpha * n_effective_indices(data.T) < AUTO_DAMP_BOTH_BELOW else "output"

@@ -364,11 +364,16 @@ def normalised_mse(estimate, target):
     .. [1] Chapter 3, Sec. "GAMP-RIE: an algorithm that reaches the Bayes-optimal error".
     """
     estimate, target = _check_pair(estimate, _target(target), batch=True)
-    scale = float(np.mean(target * target))
-    if scale == 0.0:
-        raise ValueError("the target must not be zero")
+    largest = float(np.max(np.abs(target)))
+    if largest == 0.0:
+        raise ValueError("target must not be zero")
+    if not 1e-100 <= largest <= 1e100:
+        # the ratio does not depend on a common scale: divide both by the target's largest entry, so that the
+        # squares neither underflow (1e-160 times a matrix) nor overflow (1e160 times one)
+        estimate, target = estimate / largest, target / largest
     diff = estimate - target
-    errors = np.mean(diff * diff, axis=(-2, -1)) / scale
+    with np.errstate(over="ignore", invalid="ignore"):
+        errors = np.mean(diff * diff, axis=(-2, -1)) / float(np.mean(target * target))
     errors = _finite_error(errors)
     return float(errors) if errors.ndim == 0 else errors
 
@@ -465,7 +470,10 @@ def low_rank_sample_ratio(alpha: float, beta: float, rho: float) -> float:
     alpha = check_nonnegative("alpha", alpha)
     beta = check_positive("beta", beta)
     beta = max(beta, 1.0 / beta)
-    return alpha * beta / ((1.0 + beta) * _check_rho(rho))
+    rho = _check_rho(rho)
+    if math.isinf(beta):   # 1/beta overflows for a subnormal beta: the limit beta/(1 + beta) -> 1
+        return alpha / rho
+    return alpha * beta / ((1.0 + beta) * rho)
 
 
 def low_rank_limit_mmse(alpha_lr: float, beta: float, delta: float = 0.0) -> float:

@@ -544,7 +544,7 @@ def pack_indices(M):
     ----------
     Chapter 5.
     """
-    M = np.asarray(check_array("M", M)) if not isinstance(M, np.ndarray) else M
+    M = np.asarray(check_array("M", M)) if not (isinstance(M, np.ndarray) and M.dtype.kind in "biuf") else M
     if M.ndim < 2 or M.shape[-1] != M.shape[-2]:
         raise ValueError(f"M must end with two equal axes (..., T, T), got shape {M.shape}")
     if M.size == 0 or not np.all(np.isfinite(M)):
@@ -731,6 +731,7 @@ class HardmaxChannel:
     T: int = 2
 
     def __post_init__(self):
+        object.__setattr__(self, "T", check_int("T", self.T))   # an integer (not 2.0, 2 + 0j or a Fraction)
         if self.T != 2:
             raise ValueError(f"T must be 2 for the hardmax channel, got T={self.T!r}")
 

@@ -377,7 +377,10 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
         If an argument has the wrong type.
     ValueError
         If an argument is malformed, or the Gram matrix and the products would exceed
-        :data:`solvable.validation.MAX_ELEMENTS` numbers at once.
+        :data:`solvable.validation.MAX_ELEMENTS` numbers at once, or the points are so large or small (root-mean-square
+        entry beyond about ``1e+-150``) that ``S``, of size ``1/|x|^2``, is not representable. The answer does not
+        depend on the points' scale: they are divided by a power of two first when their root-mean-square entry
+        lies outside ``[2^-10, 2^10]``.
     ArithmeticError
         If an iterate becomes non-finite.
 
@@ -392,7 +395,9 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
     Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold'; Saunderson, Parrilo, Willsky
     2013; Potechin, Turner, Venkat, Wein 2023; Maillard and Kunisky 2023, arXiv:2310.01169.
     """
-    X = _check_points(points)
+    X0 = check_array("points", points, ndim=2)
+    X, c = _unit_scale(X0)   # the problem is scale covariant: solve it for X / c, return S / c^2
+    X = _check_points(X)
     tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
     margin = check_in_range("margin", margin, 0.0, 1.0, high_open=True)
@@ -405,14 +410,14 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
     if np.any(norms == 0.0):
         # a point at the origin: x^T S x = 0 != 1 for every S. Certificate z = -e_i: A*(z) = 0, sum z = -1.
         z = -(norms == 0.0).astype(float)
-        return _result(X, np.zeros((d, d)), "infeasible", 0, z)
+        return _scaled_result(X0, c, np.zeros((d, d)), "infeasible", 0, z)
 
     xtx_min = float(np.linalg.eigvalsh(X.T @ X)[0]) if n >= d else 0.0
     factor = _gram_factor(X)
     if factor is None:
         z = _null_space_certificate(X, xtx_min)
         if z is not None:
-            return _result(X, np.zeros((d, d)), "infeasible", 0, z)
+            return _scaled_result(X0, c, np.zeros((d, d)), "infeasible", 0, z)
         raise ValueError("points: the constraint Gram matrix (x_i . x_j)^2 is singular but no certificate of "
                          "infeasibility was found (degenerate points)")
 
@@ -426,18 +431,18 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
         if w[0] > 1e-12 * max(abs(w[-1]), 1e-300):
             res = float(np.max(np.abs(np.einsum("ij,ij->i", X @ S_L, X) - 1.0)))
             if res <= tol:
-                return _result(X, S_L, "feasible", it, None)
+                return _scaled_result(X0, c, S_L, "feasible", it, None)
         if xtx_min > 0.0 and (it % check_every == 0 or it == 1):
             certificate = _is_farkas_certificate(X, -y, xtx_min)
             if certificate is not None:
-                return _result(X, S_K, "infeasible", it, certificate)
+                return _scaled_result(X0, c, S_K, "infeasible", it, certificate)
         S_K = (V * np.maximum(w, floor)) @ V.T
         if not np.all(np.isfinite(S_K)):
             raise ArithmeticError(f"ellipsoid.fit: non-finite iterate at iteration {it}")
     if warn:
         warnings.warn(f"ellipsoid.fit: no certificate of either answer in {it} iterations (n = {n}, d = {d}, "
                       f"n/d^2 = {n / d**2:.3f}): reported as undecided", ConvergenceWarning, stacklevel=2)
-    return _result(X, S_K, "undecided", it, None)
+    return _scaled_result(X0, c, S_K, "undecided", it, None)
 
 
 @record
@@ -707,6 +712,29 @@ def _null_space_certificate(X: np.ndarray, xtx_min: float):
         return None
     z = -(null @ (null.T @ np.ones(n)))
     return _is_farkas_certificate(X, z, xtx_min)
+
+
+def _unit_scale(X):
+    """``(X / c, c)`` with ``c`` a power of two that brings the root-mean-square entry of ``X`` near 1, or ``c = 1``
+    when it is already within ``[2^-10, 2^10]`` (dividing by a power of two is exact, so a fit is the same
+    computation at every scale: the eigenvalue floor ``margin / d`` and the tolerances are absolute)."""
+    largest = float(np.max(np.abs(X))) if X.size else 0.0
+    if largest == 0.0 or not math.isfinite(largest):
+        return X, 1.0
+    rms = largest * math.sqrt(float(np.mean((X / largest) ** 2)))
+    if 2.0**-10 <= rms <= 2.0**10:
+        return X, 1.0
+    k = round(math.log2(rms))
+    if abs(k) > 500:   # S ~ 1/(c^2 d) would lie beyond the float range
+        raise ValueError(f"points are too {'large' if k > 0 else 'small'} (root-mean-square entry {rms:.1e}): the "
+                         "ellipsoid matrix, of size 1/|x|^2, is not representable")
+    c = 2.0**k
+    return X / c, c
+
+
+def _scaled_result(X0, c, S, status, iterations, certificate) -> EllipsoidResult:
+    """The result for the original points ``X0`` from the matrix ``S`` found for ``X0 / c``."""
+    return _result(X0, S / (c * c) if c != 1.0 else S, status, iterations, certificate)
 
 
 def _result(X, S, status, iterations, certificate) -> EllipsoidResult:

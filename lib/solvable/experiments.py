@@ -93,6 +93,7 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
     if len(values) * n_seeds > MAX_RUNS:
         raise ValueError(f"n_seeds = {n_seeds} at {len(values)} values asks for {len(values) * n_seeds:.1e} runs, "
                          f"more than {MAX_RUNS:.0e}: reduce n_seeds or values")
-    children = rng.spawn(len(values) * n_seeds)
-    runs = np.array([[run(v, children[i * n_seeds + s]) for s in range(n_seeds)] for i, v in enumerate(values)])
+    # one child at a time: SeedSequence.spawn numbers its children in order, so these are the children of one
+    # rng.spawn(len(values) * n_seeds), without holding all of them (about 1 kB each) at once
+    runs = np.array([[run(v, rng.spawn(1)[0]) for _ in range(n_seeds)] for v in values])
     return Sweep(values=values, runs=runs)

@@ -2,7 +2,7 @@
 
 Storage problem (Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?', eq. ``eq-gardner``): ``n = alpha d`` inputs ``x_mu ~ N(0, I_d)`` with
 labels ``y_mu = +-1`` drawn independently of the inputs. A weight vector ``w`` stores them with margin
-``kappa >= 0`` if
+``kappa >= 0`` if::
 
     y_mu x_mu . w / sqrt(d) >= kappa  (all mu),   with |w|^2 = d  (spherical)  or  w in {-1, +1}^d  (binary).
 
@@ -264,7 +264,8 @@ def binary_storage_entropy(
     margin : float, optional
         Stability threshold ``kappa >= 0``.
     start : float, optional
-        Starting overlap ``q_0`` between two solutions, in ``(0, 1)``.
+        Starting overlap ``q_0`` between two solutions, in ``(0, 1 - 1e-6]`` (closer to 1 the iteration falls into
+        its ``q = 1`` flow even below the capacity).
     damping : float, optional
         Damping on ``q`` in ``[0, 1)``.
     tol : float, optional
@@ -306,7 +307,7 @@ def binary_storage_entropy(
     """
     alpha = check_positive("alpha", alpha)
     kappa = check_nonnegative("margin", margin)
-    q = check_in_range("start", start, 0.0, 1.0, low_open=True, high_open=True)
+    q = check_in_range("start", start, 0.0, _START_MAX, low_open=True)
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
     max_iter = check_int("max_iter", max_iter)
@@ -314,6 +315,10 @@ def binary_storage_entropy(
 
 
 _Q_MAX = 1.0 - 1e-12
+
+#: The largest starting overlap: from q_0 closer to 1 the iteration falls into its q = 1 flow (entropy -inf) even
+#: where a replica-symmetric fixed point with q < 1 exists (at alpha = 0.5 from q_0 = 1 - 1e-9, say).
+_START_MAX = 1.0 - 1e-6
 
 
 def _binary_entropy(alpha, kappa, q, damping, tol, max_iter, *, warn):
@@ -323,7 +328,9 @@ def _binary_entropy(alpha, kappa, q, damping, tol, max_iter, *, warn):
     def update(x):
         with np.errstate(over="ignore", invalid="ignore"):
             qhat = _qhat_of_q(float(x[0]), alpha, kappa, xi, w)
-        if not math.isfinite(qhat):  # overflow far beyond the capacity: qhat -> inf, whose limit is q = 1
+        if not (math.isfinite(qhat) and qhat >= 0.0):
+            # overflow far beyond the capacity (qhat -> inf, whose limit is q = 1); qhat >= 0 by definition, a
+            # negative value is the round-off of that overflow (margins ~ 1e30)
             return np.array([1.0])
         return np.array([1.0 - _prior_integrals(qhat)[0]])
 
@@ -572,7 +579,8 @@ def hard_margin_weights(X, y) -> np.ndarray:
     Raises
     ------
     ValueError
-        If the data are not linearly separable (or all zero), or malformed.
+        If the data are not linearly separable (or all zero), or malformed, or so small (subnormal entries) that
+        the weights, of size about ``1/max|X|``, overflow.
 
     Notes
     -----
@@ -609,7 +617,13 @@ def hard_margin_weights(X, y) -> np.ndarray:
         # near the capacity the solution has a huge norm and round-off leaves some z_mu . w slightly below 1:
         # rescaling by the lowest stability restores every constraint z_mu . w >= 1
         w = w / lowest
-    return w / scale
+    with np.errstate(over="ignore"):
+        w = w / scale
+    if not np.all(np.isfinite(w)):
+        # |w| ~ sqrt(d) / (kappa* max|X|): for X of subnormal size the weights are beyond the float range
+        raise ValueError(f"X is too small (largest entry {scale:.1e}): the hard-margin weights, of size about "
+                         f"1/max|X|, overflow; rescale X")
+    return w
 
 
 def max_margin(X, y) -> float:

@@ -303,6 +303,7 @@ class RademacherPrior:
     name: str = "rademacher"
 
     def __post_init__(self):
+        object.__setattr__(self, "rho", check_positive("rho", self.rho))   # a real number (not bool/complex)
         if self.rho != 1.0:
             raise ValueError(f"rho must be 1 for the Rademacher prior, got {self.rho!r}")
 

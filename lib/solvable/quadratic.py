@@ -4,7 +4,7 @@ Model (Chapter 4, Sec. 'From the network to matrix sensing'; Maillard, Troiani, 
 "Bayes-optimal learning of an extensive-width neural network from quadratically many samples", NeurIPS 2024,
 arXiv:2408.03733):
 inputs ``x ~ N(0, I_d)``, a teacher with ``m = kappa d`` hidden units ``w*_k ~ N(0, I_d)``, ``n = alpha d^2``
-samples and labels
+samples and labels::
 
     y = (1/sqrt(m)) sum_k [ (w*_k . x)^2/d - |w*_k|^2/d ] + sqrt(delta) xi = Tr(Z S*) + sqrt(delta) xi,
 
@@ -137,6 +137,11 @@ class Dataset(_BaseDataset):
         if W.ndim != 2 or W.shape[0] != X.shape[1] or W.shape[1] < 1 or S.shape != (X.shape[1], X.shape[1]):
             raise ValueError(f"W_star must be (d, m) and S_star (d, d) with d = {X.shape[1]}; "
                              f"got {W.shape} and {S.shape}")
+        if self.y.size and not float(np.max(np.abs(self.y))) <= _MAX_INPUT:
+            # the labels' squares enter every loss and residual: beyond 1e100 they overflow (an inf train loss,
+            # a GAMP divergence at its first step)
+            raise ValueError(f"y must have entries of absolute value at most 1e100 (their squares enter the losses), "
+                             f"got {float(np.max(np.abs(self.y))):.1e}")
         object.__setattr__(self, "delta", check_nonnegative("delta", self.delta))
 
     @property
@@ -196,7 +201,8 @@ def sample(d: int, alpha: float, *, kappa: float, delta: float = 0.0, rng) -> Da
     kappa : float
         Width ratio ``m / d``; ``kappa d`` must be an integer ``m >= 1`` (within 1e-9).
     delta : float, optional
-        Label-noise variance (paper normalisation), ``>= 0``.
+        Label-noise variance (paper normalisation), in ``[0, 1e100]`` (the labels, of size ``sqrt(delta)``, must
+        stay below ``1e100``).
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
         Source of the draws (SPEC 7; ``None`` is refused).
 
@@ -215,7 +221,7 @@ def sample(d: int, alpha: float, *, kappa: float, delta: float = 0.0, rng) -> Da
 
     Notes
     -----
-    Inputs ``x_mu ~ N(0, I_d)``, hidden units ``w*_k ~ N(0, I_d)`` and labels
+    Inputs ``x_mu ~ N(0, I_d)``, hidden units ``w*_k ~ N(0, I_d)`` and labels::
 
         y_mu = (1/sqrt(m)) sum_k [ (w*_k . x_mu)^2/d - |w*_k|^2/d ] + sqrt(delta) xi_mu
              = Tr(Z_mu S*) + sqrt(delta) xi_mu,      Z_mu = (x_mu x_mu^T - I)/sqrt(d).
@@ -229,7 +235,7 @@ def sample(d: int, alpha: float, *, kappa: float, delta: float = 0.0, rng) -> Da
     d = check_int("d", d, minimum=2)
     alpha = check_positive("alpha", alpha)
     kappa = _check_kappa(kappa)
-    delta = check_nonnegative("delta", delta)
+    delta = check_in_range("delta", delta, 0.0, 1e100)   # the data set refuses labels beyond 1e100
     rng = check_rng(rng)
     m = _count("kappa", kappa, d)
     if not alpha * d * d < 2.0**62:
@@ -363,7 +369,8 @@ def bayes_test_error(alpha: float, kappa: float, delta: float = 0.0) -> float:
     ----------
     Chapter 4, Sec. 'The Bayes-optimal error', eq-qn-test-error; Maillard et al. 2024, arXiv:2408.03733.
     """
-    return float(delta + 2.0 * bayes_optimal_mmse(alpha, kappa, delta))
+    mmse = bayes_optimal_mmse(alpha, kappa, delta)   # validates delta: a real number >= 0
+    return float(float(delta) + 2.0 * mmse)
 
 
 def to_mean_one(mmse: float, kappa: float, *, delta: float) -> tuple[float, float]:
@@ -797,6 +804,11 @@ class _FactorisedSquareLoss:
     X: np.ndarray
     y: np.ndarray
     m: int
+
+    def __post_init__(self):
+        # as gd.SquareLoss: the loss is relative to sum(y^2) (run_gd's 'objective.loss_scale' names no argument)
+        if float(np.dot(self.y, self.y)) == 0.0:
+            raise ValueError("y must not be identically zero (the relative loss is loss/sum(y^2))")
 
     @property
     def loss_scale(self) -> float:

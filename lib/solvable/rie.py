@@ -560,6 +560,8 @@ def rectangular_parameter_fraction(beta: float, rho: float) -> float:
     """
     beta = _check_beta(beta)
     rho = min(check_positive("rho", rho), 1.0)
+    if math.isinf(beta):   # beta = inf (or 1/beta overflowing for a subnormal beta): the limit rho
+        return rho
     return rho * (1.0 + beta - rho) / beta
 
 

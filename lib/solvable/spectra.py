@@ -46,6 +46,7 @@ import numpy as np
 from .errors import ConvergenceWarning
 from .integration import legendre_rule
 from .results import record
+from . import validation
 from .validation import check_choice, check_in_range, check_int, check_positive
 
 __all__ = [
@@ -105,6 +106,8 @@ def _points(x, name: str = "x"):
     ``|x| > MAX_ABS_ARGUMENT``.
     """
     try:
+        if isinstance(x, (str, bytes, bytearray, memoryview, bool, np.bool_)):   # not numbers (b"1" -> 49.0)
+            raise TypeError
         raw = np.asarray(x)
         if np.iscomplexobj(raw):
             raise TypeError
@@ -121,6 +124,8 @@ def _points(x, name: str = "x"):
 def _complex_points(z, name: str = "z") -> np.ndarray:
     """``z`` as a complex array: finite, ``|z| <= MAX_ABS_ARGUMENT`` (``TypeError``/``ValueError`` otherwise)."""
     try:
+        if isinstance(z, (str, bytes, bytearray, memoryview, bool, np.bool_)):   # not numbers (b"1" -> 49)
+            raise TypeError
         arr = np.asarray(z, dtype=complex)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be complex numbers, got {type(z).__name__} {str(z)[:60]}") from None
@@ -279,6 +284,9 @@ def kolmogorov_distance(samples, density, support, n: int = 2001) -> float:
             b[0] < a[1] for a, b in pairwise(support)):
         raise ValueError(f"support must be sorted, disjoint, finite intervals (lo, hi) with lo < hi, "
                          f"got {support!r}")
+    # peak: theta, t, rho, f, the steps and the cumulated grid and CDF (kept for every interval): about 8 n numbers
+    # per interval
+    validation.check_size(f"the n = {n}-point grids of the {len(support)} support intervals", 8 * len(support), n)
     theta = np.linspace(0.0, math.pi, n)
     grid, cdf, total = [], [], 0.0
     for lo, hi in support:
@@ -1401,6 +1409,10 @@ def rectangular_plus_noise(beta: float, rho: float, noise: float) -> Rectangular
 # --------------------------------------------------------------------------- generic subordination
 
 
+#: Below this noise free_convolution_semicircle reads G = G_S(omega) instead of (z - omega)/noise (which cancels).
+_DIRECT_NOISE = 1e-8
+
+
 def free_convolution_semicircle(stieltjes_S, noise: float, z, *, tol: float = 1e-12, max_iter: int = 60):
     """Stieltjes transform of ``Y = S + sqrt(noise) Z`` (``Z`` GOE, variance 1) for ANY law of ``S``.
 
@@ -1492,7 +1504,12 @@ def free_convolution_semicircle(stieltjes_S, noise: float, z, *, tol: float = 1e
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        g = (zu - omega) / noise
+        if noise >= _DIRECT_NOISE:
+            g = (zu - omega) / noise
+        else:
+            # omega + noise G_S(omega) = z: (z - omega)/noise cancels catastrophically (1e-320 gave NaN + inf j),
+            # while G_S(omega) at the fixed point is the same number without the division
+            g = np.asarray(stieltjes_S(omega), dtype=complex)
     g = g.reshape(z.shape)
     g = np.where(flip, np.conj(g), g)
     return g[()] if g.ndim == 0 else g

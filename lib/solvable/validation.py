@@ -247,10 +247,12 @@ def check_int(name: str, value, *, minimum: int = 1) -> int:
     ------
     TypeError
         For a non-integer type: a float (even ``3.0``), a string, a boolean, ``None``
-        (:class:`~solvable.errors.ArgumentTypeError`).
+        (:class:`~solvable.errors.ArgumentTypeError`). A 0-d integer array counts as its integer.
     ValueError
         For an integer below ``minimum``, or beyond ``2^63 - 1``.
     """
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
+        value = value[()]   # a 0-d integer array is the integer it holds (as _number reads a 0-d real array)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ArgumentTypeError(f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r:.60}")
     if value < minimum:
@@ -366,7 +368,9 @@ def check_size(what: str, *shape) -> int:
     for k in shape:
         count *= int(k)
     if count > MAX_ELEMENTS:
-        raise ValueError(f"{what} would hold {count:.1e} numbers ({count * 8 / 2**30:.1f} GiB), above the limit "
+        size = f"{count:.1e} numbers ({count * 8 / 2**30:.1f} GiB)" if count < 10**300 else \
+            f"about 10^{len(str(count)) - 1} numbers"   # a count beyond the float range cannot be formatted as one
+        raise ValueError(f"{what} would hold {size}, above the limit "
                          f"of {MAX_ELEMENTS:.1e} (solvable.validation.MAX_ELEMENTS): reduce the size")
     return count
 
@@ -449,8 +453,10 @@ def check_array(name: str, x, *, ndim: int | None = None, finite: bool = True, n
     ValueError
         For a wrong number of dimensions, an empty array or a non-finite entry.
     """
-    if x is None or isinstance(x, (str, bytes, bytearray, memoryview)):
+    if x is None or isinstance(x, (str, bytes, bytearray, memoryview, bool, np.bool_)):
         raise ArgumentTypeError(f"{name} must be an array of real numbers, got {x!r:.60}")
+    if isinstance(x, numbers.Real) and not isinstance(x, (np.integer, np.floating)):
+        x = _number(name, x, "an array of real numbers")   # a Fraction is the float it holds (not an object array)
     try:
         raw = np.asarray(x)
         if np.iscomplexobj(raw) or raw.dtype.kind not in "biuf":
