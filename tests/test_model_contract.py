@@ -331,3 +331,15 @@ def test_scale_invariant_quantities_are_scale_invariant(scale):
     assert np.all(np.sign(X @ w_hat) == y)
     ref = metrics.angle_error(w + 0.1, w)
     assert math.isclose(metrics.angle_error(scale * (w + 0.1), scale * w), ref, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_a_data_set_does_not_share_writable_memory_with_its_caller(small_data, model):
+    """Built from the caller's arrays, a data set keeps its own copy: changing them afterwards changes nothing."""
+    data = small_data[model]
+    fields = {f.name: (np.array(getattr(data, f.name)) if isinstance(getattr(data, f.name), np.ndarray)
+                       else getattr(data, f.name)) for f in dataclasses.fields(data)}
+    built = type(data)(**fields)
+    before = built.X.copy()
+    fields["X"][...] = 0.0
+    assert np.array_equal(built.X, before) and built == data

@@ -419,7 +419,7 @@ def sample(d: int, alpha: float, *, rho: float, T: int, output: str = "softmax",
     S = W @ W.T / math.sqrt(r * d)
     h = _indices(X, S)
     y = row_softmax(h) if output == "softmax" else row_hardmax(h)
-    return Dataset(X=X, y=y, W_star=W, S_star=S, output=output)
+    return Dataset.adopt(X=X, y=y, W_star=W, S_star=S, output=output)
 
 
 def fresh_samples(data: Dataset, n: int, *, rng) -> Dataset:
@@ -461,7 +461,7 @@ def fresh_samples(data: Dataset, n: int, *, rng) -> Dataset:
     X = rng.standard_normal((n, data.T, data.d))
     h = _indices(X, np.asarray(data.S_star, dtype=float))
     y = row_softmax(h) if data.output == "softmax" else row_hardmax(h)
-    return Dataset(X=X, y=y, W_star=data.W_star, S_star=data.S_star, output=data.output)
+    return Dataset.adopt(X=X, y=y, W_star=data.W_star, S_star=data.S_star, output=data.output)
 
 
 def output_error(S_hat, data: Dataset) -> float:

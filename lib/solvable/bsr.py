@@ -268,7 +268,7 @@ def sample(d: int, alpha: float, *, beta: float, rho: float, delta: float = 0.0,
     y = X.reshape(n, d * L) @ S.reshape(-1) / math.sqrt(d * L)
     if delta > 0:
         y = y + math.sqrt(delta) * rng.standard_normal(n)
-    return Dataset(X=X, y=y, S_star=S, U_star=U, V_star=V, delta=delta)
+    return Dataset.adopt(X=X, y=y, S_star=S, U_star=U, V_star=V, delta=delta)
 
 
 def _target(target):

@@ -73,6 +73,31 @@ class Dataset:
             raise ValueError(f"y must hold one label per sample of X ({self.X.shape[0]}), got shape {self.y.shape}")
         self._check()
 
+    @classmethod
+    def adopt(cls, **fields):
+        """Build a data set from arrays the caller hands over, without copying them.
+
+        Parameters
+        ----------
+        **fields
+            The fields of the data set. Every NumPy array among them is made read-only in place: the caller gives up
+            writing to it (a sampler's fresh arrays).
+
+        Returns
+        -------
+        Dataset
+            The data set (of the class ``adopt`` is called on).
+
+        Notes
+        -----
+        Built directly, a data set copies each array that its caller could still write to, so that changing the
+        caller's array never changes the data set; ``adopt`` spares that copy where nobody else holds the array.
+        """
+        for value in fields.values():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+        return cls(**fields)
+
     def _check(self) -> None:
         """Model-specific checks of the shapes (raise ``ValueError`` naming the field); none in the base."""
 
@@ -99,6 +124,10 @@ def _real_array(name: str, value) -> np.ndarray:
     if a.dtype.kind not in "biuf":
         raise ArgumentTypeError(f"{name} must be an array of real numbers, got dtype {a.dtype}")
     a = a.astype(float, copy=False)
+    if a.flags.writeable and isinstance(value, np.ndarray) and np.shares_memory(a, value):
+        # the caller still holds a writable reference: keep a copy, so that changing the caller's array cannot
+        # change the data set (a sampler hands its fresh arrays over read-only, through Dataset.adopt, with no copy)
+        a = a.copy()
     if a.size and not all_finite(a):
         raise ValueError(f"{name} must contain finite numbers only (no NaN or inf)")
     return a

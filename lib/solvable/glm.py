@@ -185,7 +185,7 @@ def sample(d: int, alpha: float, *, prior="gaussian", channel="sign", delta: flo
     w_star = P.sample(d, rng)
     X = rng.standard_normal((n, d))
     y = C.sample(X @ w_star / np.sqrt(d), rng)
-    return Dataset(X=X, y=y, w_star=w_star, prior=P.name, channel=C.name, delta=float(C.delta))
+    return Dataset.adopt(X=X, y=y, w_star=w_star, prior=P.name, channel=C.name, delta=float(C.delta))
 
 
 # --------------------------------------------------------------------------- replica theory

@@ -255,7 +255,7 @@ def sample(d: int, alpha: float, *, kappa: float, delta: float = 0.0, rng) -> Da
     y = QuadraticSensingMap(X).forward(S)
     if delta > 0:
         y = y + math.sqrt(delta) * rng.standard_normal(n)
-    return Dataset(X=X, y=y, W_star=W.T, S_star=S, delta=delta)
+    return Dataset.adopt(X=X, y=y, W_star=W.T, S_star=S, delta=delta)
 
 
 # --------------------------------------------------------------------------- theory

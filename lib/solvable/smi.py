@@ -196,7 +196,7 @@ def sample(d: int, alpha: float, *, T: int, rng) -> Dataset:
     w = rng.standard_normal(d)
     X = rng.standard_normal((n, d, T))
     z = np.einsum("ndt,d->nt", X, w) / math.sqrt(d)
-    return Dataset(X=X, y=row_softmax(z[:, :, None] * z[:, None, :]), w_star=w)
+    return Dataset.adopt(X=X, y=row_softmax(z[:, :, None] * z[:, None, :]), w_star=w)
 
 
 def weak_recovery_threshold(T: int) -> float:
