@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+from solvable.experiments import mean_se  # noqa: F401 (the scripts take it from here)
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPARISON_KINDS = ("theory_vs_published", "runs_vs_published", "runs_vs_theory")
@@ -49,14 +50,6 @@ def timed(record: dict, key: str = "wall_time_s"):
         yield record
     finally:
         record[key] = round(time.perf_counter() - t0, 2)
-
-
-def mean_se(values, axis=None):
-    """Mean and standard error (``std(ddof=1)/sqrt(n)``; 0 for a single value) over ``axis``."""
-    v = np.asarray(values, dtype=float)
-    n = v.size if axis is None else v.shape[axis]
-    se = v.std(axis=axis, ddof=1) / math.sqrt(n) if n > 1 else np.zeros_like(v.mean(axis=axis))
-    return v.mean(axis=axis), se
 
 
 def z_scores(mean_a, se_a, mean_b, se_b):

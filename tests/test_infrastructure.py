@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from solvable import config
-from solvable.experiments import sweep
+from solvable.experiments import Run, mean_se, sweep
 from solvable.metrics import angle_error, classification_error
 from solvable.validation import (check_choice, check_in_range, check_int, check_nonnegative, check_positive,
                                  check_rng)
@@ -85,6 +85,35 @@ def test_sweep_is_reproducible_and_its_runs_independent():
     assert np.allclose(a.mean, a.runs.mean(axis=1))
     with pytest.raises(ValueError, match="n_seeds"):
         sweep(run, [0.0], 0, rng=np.random.default_rng(0))
+
+
+def test_mean_se_against_the_textbook_formula():
+    # 1, 2, 3, 4: mean 2.5, sample variance 5/3, standard error sqrt(5/3 / 4) = 0.6455
+    m, se = mean_se([1.0, 2.0, 3.0, 4.0])
+    assert m == 2.5 and se == pytest.approx(math.sqrt(5 / 12), rel=1e-15)
+    assert mean_se([7.0]) == (7.0, 0.0)
+    m, se = mean_se(np.array([[1.0, 3.0], [2.0, 2.0]]), axis=1)
+    assert np.allclose(m, [2.0, 2.0]) and np.allclose(se, [1.0, 0.0])
+    with pytest.raises(ValueError, match="values"):
+        mean_se([1.0, np.nan])
+
+
+def test_sweep_keeps_what_each_run_reported():
+    class Result:  # a result that reports its iterations and convergence, as GAMP's does
+        def __init__(self, error, iterations, converged):
+            self.error, self.iterations, self.converged = error, iterations, converged
+
+    res = sweep(lambda v, rng: Result(v + rng.random(), int(10 * v), v < 1), [0.5, 2.0], 2, rng=0)
+    assert res.iterations.tolist() == [[5, 5], [20, 20]]
+    assert res.converged.tolist() == [[True, True], [False, False]] and not res.all_converged
+    runs = res.records()
+    assert [r.seed for r in runs] == [0, 1, 2, 3] and isinstance(runs[0], Run)
+    assert runs[2].value == 2.0 and runs[2].iterations == 20 and runs[2].converged is False
+    assert runs[0].error == res.runs[0, 0] and np.all(res.seconds >= 0)
+    plain = sweep(lambda v, rng: v, [1.0], 1, rng=0).records()[0]
+    assert plain.iterations is None and plain.converged is True
+    with pytest.raises(TypeError, match="run must return"):
+        sweep(lambda v, rng: "0.1", [1.0], 1, rng=0)
 
 
 def test_classification_error_from_overlaps_matches_monte_carlo():

@@ -16,6 +16,7 @@ __all__ = [
     "new_axes",
     "theory_curve",
     "experiment_points",
+    "sweep_points",
     "threshold_line",
     "spectrum_histogram",
     "finish",
@@ -138,6 +139,35 @@ def experiment_points(x, y, yerr=None, label=None, ax=None, **kwargs):
     kwargs.setdefault("markersize", 5)
     kwargs.setdefault("capsize", 3)
     return ax.errorbar(np.asarray(x), np.asarray(y), yerr=yerr, label=label, **kwargs)
+
+
+def sweep_points(sweep, label=None, ax=None, **kwargs):
+    """A :class:`~solvable.experiments.Sweep` as points: the mean over seeds with its standard error.
+
+    Parameters
+    ----------
+    sweep : solvable.experiments.Sweep
+        The runs to summarise.
+    label : str, optional
+        Legend entry.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+    **kwargs
+        Passed to :func:`experiment_points`.
+
+    Returns
+    -------
+    matplotlib.container.ErrorbarContainer
+        The markers and error bars.
+
+    Raises
+    ------
+    TypeError
+        If ``sweep`` has no ``values``, ``mean`` and ``sem``.
+    """
+    if not all(hasattr(sweep, name) for name in ("values", "mean", "sem")):
+        raise TypeError(f"sweep must be a solvable.experiments.Sweep, got {type(sweep).__name__}")
+    return experiment_points(sweep.values, sweep.mean, sweep.sem, label=label, ax=ax, **kwargs)
 
 
 def threshold_line(x, label=None, ax=None, **kwargs):

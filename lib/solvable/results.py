@@ -6,7 +6,8 @@ their fields are. :func:`record` turns a class into such a value:
 * a frozen :func:`dataclasses.dataclass` (assigning a field raises ``FrozenInstanceError``);
 * every NumPy array field is stored as a read-only view (``result.history[0] = 1`` raises ``ValueError``), so
   that a result cannot be changed through its arrays either;
-* ``==`` compares field by field, arrays by value (:func:`numpy.array_equal`, NaN equal to NaN), instead of
+* ``==`` compares field by field (except those declared ``field(compare=False)``, such as wall-clock times),
+  arrays by value (:func:`numpy.array_equal`, NaN equal to NaN), instead of
   NumPy's "truth value of an array is ambiguous"; records are not hashable (their arrays are not).
 """
 
@@ -81,7 +82,8 @@ def _freeze_fields(self) -> None:
 def _eq(self, other):
     if other.__class__ is not self.__class__:
         return NotImplemented
-    return all(values_equal(getattr(self, f.name), getattr(other, f.name)) for f in dataclasses.fields(self))
+    return all(values_equal(getattr(self, f.name), getattr(other, f.name)) for f in dataclasses.fields(self)
+               if f.compare)
 
 
 def record(cls=None, /, **kwargs):
