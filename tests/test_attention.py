@@ -643,7 +643,7 @@ def test_wrong_types_raise_type_error(call):
         call()
 
 
-@pytest.mark.parametrize(("d", "alpha", "T", "output", "seed"), [(30, 1.0, 2, "hardmax", 0), (30, 0.05, 3, "softmax", 1)])
+@pytest.mark.parametrize(("d", "alpha", "T", "output", "seed"), [(30, 1.0, 2, "hardmax", 0), (30, 0.1, 3, "softmax", 1)])
 def test_gamp_rie_converged_means_one_more_iteration_moves_less_than_tol(d, alpha, T, output, seed):
     """The contract of GAMP convergence: a run reported converged moves its estimate by less than ``tol`` (relative
     change) in one more iteration (the same run repeated with ``tol = 0`` for one iteration more)."""
@@ -789,5 +789,23 @@ def test_gamp_rie_refuses_an_onsager_variance_whose_inverse_overflows():
     for v in (1e-320, 1e-300):
         with pytest.raises(ValueError, match="onsager_variance"):
             _at.gamp_rie(data, onsager_variance=v, max_iter=5, rng=0)
-    res = _at.gamp_rie(data, onsager_variance=1e-100, max_iter=20, tol=1e-4, damping=0.5, warn=False, rng=0)
+    # the empirical precision divides g_0 by g_0^2: a huge first g_0 stays a finite first step
+    res = _at.gamp_rie(data, onsager_variance=1e-100, max_iter=20, tol=1e-4, damping=0.5, precision="empirical",
+                       warn=False, rng=0)
     assert np.all(np.isfinite(res.estimate))
+
+
+def test_gamp_rie_default_precision_reaches_zero_above_threshold_where_the_empirical_one_stalls():
+    """T = 2, rho = 1/2: alpha_PR = 0.1875. At alpha = 0.25 the default (derivative) precision drives the error
+    towards 0; the empirical one stops at a false fixed point (Chapter 3, Sec. 'One recipe for GAMP-RIE')."""
+    data = at.sample(40, 0.25, rho=0.5, T=2, rng=3)
+    default = at.gamp_rie(data, max_iter=300, warn=False, rng=0)
+    empirical = at.gamp_rie(data, max_iter=300, precision="empirical", warn=False, rng=0)
+    assert default.error < 1e-4 and empirical.error > 10 * default.error
+
+
+def test_gamp_rie_default_damping_keeps_small_sample_ratios_finite():
+    """At alpha K = 0.04 the derivative precision diverges at damping 1/2; the default damping (0.8 there) does not."""
+    data = at.sample(40, 0.02, rho=0.5, T=2, rng=5)
+    res = at.gamp_rie(data, max_iter=300, warn=False, rng=0)
+    assert 0.7 < res.error < 1.2

@@ -95,6 +95,8 @@ KINDS = {
     "tol": (("nan", "inf", "negative", "one", "string", "none", "complex", "bytearray"), ("np_scalar",)),  # [0, 1)
     "damping": (("nan", "inf", "negative_small", "one", "string", "none", "complex", "bytearray"),
                 ("np_scalar",)),                                                                   # [0, 1)
+    "damping_or_none": (("nan", "inf", "negative_small", "one", "string", "complex", "bytearray"),
+                        ("np_scalar", "none")),                                         # [0, 1) or None (auto)
     "int": (("zero", "negative", "float", "bool", "string", "none", "nan", "np_float", "bytearray", "huge_int"),
             ("huge", "np_scalar")),
     "size": (("zero", "negative", "float", "bool", "string", "none", "nan", "np_float", "bytearray",
@@ -105,6 +107,7 @@ KINDS = {
     "choice": (("bad_choice", "int_choice", "none"), ()),
     "rng": (("string", "none", "float_rng", "negative_seed", "legacy_rng"), ("seed_sequence",)),
     "array": (("string", "none", "nan_entry", "inf_entry", "shape", "empty"), ("huge_entry",)),
+    "array_any": (("string", "none", "nan_entry", "inf_entry", "empty"), ("huge_entry", "shape")),  # any ndim
     "array_ufunc": (("string", "none"), ()),   # elementwise: NaN in -> NaN out, like a NumPy ufunc
     "data": (("string", "none", "nan_labels"), ()),
     "object": (("string", "none", "int_object"), ()),
@@ -136,7 +139,7 @@ def _bad_value(kind: str, category: str, valid):
         return 1.5
     if category == "int_object":
         return 3
-    if kind in ("array", "array_ufunc") and category not in ("string", "none"):
+    if kind in ("array", "array_any", "array_ufunc") and category not in ("string", "none"):
         a = np.array(valid, copy=True)
         a = a.astype(np.result_type(a.dtype, float))   # keeps complex arguments complex
         if category == "nan_entry":
@@ -341,6 +344,7 @@ TABLE = [
     E("integration.phi_log_phi_expectation", dict(k=lazy(lambda: np.array([0.0, 1.0, 10.0]))), k="array"),
     E("experiments.sweep", dict(run=lambda v, rng: v + rng.standard_normal(), values=[0.1, 0.2], n_seeds=2, rng=0),
       run="callable", values="array", n_seeds="int", rng="rng"),
+    E("experiments.mean_se", dict(values=[0.1, 0.2, 0.4]), values="array_any"),
     E("amp.DenseLinearMap", dict(X=X_GLM, variance="exact"), X="array", variance="choice"),
     E("amp.run_gamp", dict(linear_map=lazy(lambda: _gamp_parts()[0]), channel=lazy(lambda: _gamp_parts()[1]),
                            denoiser=lazy(lambda: _gamp_parts()[2]), y=Y_SIGN, w0=lazy(lambda: 1e-3 * W10()), c0=1.0,
@@ -416,7 +420,8 @@ TABLE = [
     E("quadratic.QuadraticSensingMap", dict(X=lazy(lambda: QN_DATA().X)), X="array"),
     E("quadratic.sensing_noise", dict(X=lazy(lambda: QN_DATA().X), rng=0), X="array", rng="rng"),
     E("quadratic.gamp_rie", dict(data=QN_DATA, damping=0.5, tol=1e-4, max_iter=30, start_variance=5.0, rng=0),
-      data="data", damping="damping", tol="tol", max_iter="iter", start_variance="pos", rng="rng"),
+      data="data", damping="damping_or_none", tol="tol", max_iter="iter", start_variance="pos",
+      precision="choice", rng="rng"),
     E("quadratic.gd", dict(data=QN_DATA, n_inits=2, lr=0.1, tol=1e-3, max_steps=50, record_every=10, rng=0),
       data="data", optimiser="choice", n_inits="int", lr="pos", tol="tol", max_steps="iter0", record_every="int",
       rng="rng"),
@@ -463,7 +468,7 @@ TABLE = [
       rng="rng"),
     E("attention.AttentionSensingMap", dict(X=lazy(lambda: AT_DATA().X)), X="array"),
     E("attention.gamp_rie", dict(data=AT_DATA, damping=0.5, tol=1e-4, max_iter=20, rng=0),
-      data="data", damping="damping", tol="tol", max_iter="iter", start_variance="pos", onsager_omega="nonneg",
+      data="data", damping="damping_or_none", precision="choice", tol="tol", max_iter="iter", start_variance="pos", onsager_omega="nonneg",
       onsager_variance="pos",
       rng="rng"),
     E("attention.gd", dict(data=AT_DATA, n_inits=2, max_steps=20, lr=0.05, record_every=10, rng=0),
@@ -812,7 +817,7 @@ NOT_FUZZED = {
 }
 #: Dataclasses with these name endings are result or data containers (built by the library, not by the user).
 CONTAINERS = ("Result", "Curve", "Errors", "Simulation", "Lambda", "Sweep", "Thresholds", "FixedPoint", "Dataset",
-              "OutputGenError")
+              "OutputGenError", "Run")
 
 
 def test_every_public_function_is_in_the_table():

@@ -516,7 +516,7 @@ def test_nuclear_norm_theory_rejects(bad):
         qn.nuclear_norm_erm_theory(**args)
 
 
-@pytest.mark.parametrize(("d", "alpha", "seed"), [(30, 0.25, 0), (20, 0.3, 0)])
+@pytest.mark.parametrize(("d", "alpha", "seed"), [(80, 0.3, 0), (20, 0.3, 0)])
 def test_gamp_rie_converged_means_one_more_iteration_moves_less_than_tol(d, alpha, seed):
     """The contract of GAMP convergence: a run reported converged moves its estimate by less than ``tol`` (relative
     change) in one more iteration. The run is repeated from the same start with ``tol = 0`` for one iteration more
@@ -605,3 +605,24 @@ def test_gd_names_y_when_the_labels_are_all_zero():
     data = qn.sample(6, 0.5, kappa=0.5, rng=0)
     with pytest.raises(ValueError, match="y must not be identically zero"):
         qn.gd(dataclasses.replace(data, y=np.zeros_like(data.y)), n_inits=2, max_steps=5, rng=0)
+
+
+def test_gamp_rie_default_precision_reaches_zero_above_threshold_where_the_empirical_one_stalls():
+    """Above alpha_PR = 0.375 (kappa = 1/2) the Bayes error is 0. The default (derivative precision with the residual
+    floor) gets there; the empirical precision A = 2 sum(g^2)/d stops at a false fixed point whose own variance does
+    not match its error (Chapter 3, Sec. 'One recipe for GAMP-RIE')."""
+    data = qn.sample(40, 0.5, kappa=0.5, rng=3)
+    default = qn.gamp_rie(data, warn=False, rng=0)
+    empirical = qn.gamp_rie(data, precision="empirical", warn=False, rng=0)
+    assert default.error < 1e-7
+    assert empirical.error > 100 * default.error
+    # the variance the stalled run believes is off its actual error by more than a factor of ten
+    assert abs(math.log10(empirical.variance / empirical.error)) > 1
+    with pytest.raises(ValueError, match="precision"):
+        qn.gamp_rie(data, precision="exact", rng=0)
+
+
+def test_gamp_rie_both_precisions_agree_below_threshold():
+    errors = {p: [qn.gamp_rie(qn.sample(40, 0.3, kappa=0.5, rng=s), precision=p, warn=False, rng=s).error
+                  for s in range(3)] for p in ("derivative", "empirical")}
+    assert np.allclose(errors["derivative"], errors["empirical"], rtol=0.05)

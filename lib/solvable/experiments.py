@@ -66,8 +66,9 @@ def mean_se(values, axis=None):
     n = v.size if axis is None else v.shape[axis]
     if n == 0:
         raise ValueError("values must hold at least one measurement")
-    mean = v.mean(axis=axis)
-    se = v.std(axis=axis, ddof=1) / math.sqrt(n) if n > 1 else np.zeros_like(mean)
+    scale = float(np.max(np.abs(v))) or 1.0   # computed on v / scale: values near the float limit do not overflow
+    mean = v.mean(axis=axis) if scale <= 1.0 else (v / scale).mean(axis=axis) * scale
+    se = (v / scale).std(axis=axis, ddof=1) * (scale / math.sqrt(n)) if n > 1 else np.zeros_like(mean)
     if axis is None:
         return float(mean), float(se)
     return mean, se
