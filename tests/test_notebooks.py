@@ -256,9 +256,9 @@ def test_ignored_outputs_are_tagged_with_their_reason(notebook):
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
-        assert "NBVAL_" not in cell.source, f"{notebook.name} cell {i}: use the nbval-ignore-output tag, not a comment"
+        assert "NBVAL_" not in cell.source, f"{path.name} cell {i}: use the nbval-ignore-output tag, not a comment"
         if "nbval-ignore-output" in cell.metadata.get("tags", []):
-            assert cell.source.startswith("# ("), f"{notebook.name} cell {i}: first line should say why it is ignored"
+            assert cell.source.startswith("# ("), f"{path.name} cell {i}: first line should say why it is ignored"
 
 
 def test_landing_figures_are_the_chapters_own():
@@ -295,3 +295,34 @@ def test_figure_cells_show_only_their_figure(notebook):
             f"{path.name}: figure {name} has {len(outputs)} displayed outputs ({len(images)} images)"
         )
         assert not cell.source.rstrip().endswith(";"), f"{path.name}: figure {name} relies on a trailing ';'"
+
+
+#: The widest code line a reader sees: wider lines scroll sideways in the website's code box at 1366 px.
+MAX_CODE_WIDTH = 88
+#: At most this fraction of a chapter's visible code cells may be longer than ``LONG_CELL`` lines (d2l: 15 %).
+LONG_CELL, LONG_FRACTION = 15, 0.15
+
+
+def _visible_code(nb):
+    hidden = {"remove-cell", "remove-input"}
+    return [c for c in nb.cells if c.cell_type == "code" and not hidden & set(c.metadata.get("tags", []))]
+
+
+def test_visible_code_fits_the_page(notebook):
+    """Teaching code only: no visible line wider than the code box, few long cells."""
+    path, nb = notebook
+    cells = _visible_code(nb)
+    wide = [line for c in cells for line in c.source.splitlines() if len(line) > MAX_CODE_WIDTH]
+    assert not wide, f"{path.name}: {len(wide)} visible code lines wider than {MAX_CODE_WIDTH}: {wide[:3]}"
+    long = [c.source.splitlines()[0] for c in cells if len(c.source.splitlines()) > LONG_CELL]
+    assert len(long) <= LONG_FRACTION * len(cells), (
+        f"{path.name}: {len(long)} of {len(cells)} visible code cells exceed {LONG_CELL} lines "
+        f"(at most {LONG_FRACTION:.0%}): {long}")
+
+
+def test_pages_define_no_shared_helpers(notebook):
+    """mean_se and sweeps live in the library (solvable.experiments), not in the pages."""
+    path, nb = notebook
+    src = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    for name in ("mean_se", "sweep"):
+        assert f"def {name}(" not in src, f"{path.name} defines {name}: use solvable.experiments.{name}"

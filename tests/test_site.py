@@ -16,6 +16,7 @@ file). So a page that passes works offline. One more test opens a chapter straig
   Binder and Colab;
 - every local `href`/`src` of the page resolves (no 404), and so do its `#fragment`s;
 - on a phone (390 px wide) the page does not scroll sideways;
+- code: no line of a code cell a reader sees scrolls sideways in its box at 1366 px;
 - display equations: none wider than the page at 1366 px, at most a fifth of the book's scrolling (each in its own box
   with a cue) at 390 px, and no equation number over or before its formula;
 - per-chapter numbering ("Exercise 3.2", "Figure 3.1"); every content figure numbered, captioned and saved at twice
@@ -211,6 +212,12 @@ OPEN_COLLAPSED = """() => {
     document.querySelectorAll('details').forEach(d => { d.open = true; });
 }"""
 
+# Every code box a reader sees (a cell's input, collapsed ones opened first): does its text scroll sideways?
+CODE_BOXES = r"""() => [...document.querySelectorAll('div.cell_input pre, div.highlight pre')]
+    .filter(p => p.clientWidth > 0)
+    .map(p => ({scrolls: p.scrollWidth > p.clientWidth + 1,
+                line: p.innerText.split('\n').reduce((a, b) => (b.length > a.length ? b : a), '')}))"""
+
 # Every display equation (collapsed solutions opened first): does it scroll inside its box, does its box show the cue
 # (class set by _ext/static/solvable_site.js, shaded edge in solvable_site.css), does its number overlap the formula.
 EQUATIONS = r"""() => [...document.querySelectorAll('mjx-container[display="true"]')].map(c => {
@@ -344,6 +351,7 @@ class Visit:
             page.evaluate(OPEN_COLLAPSED)
             page.wait_for_timeout(100)
             self.equations = page.evaluate(EQUATIONS)
+            self.code_boxes = page.evaluate(CODE_BOXES)
 
             phone = context.new_page()
             phone.on("pageerror", lambda e: self.page_errors.append(f"(phone) {e}"))
@@ -559,6 +567,15 @@ def test_display_equations_fit_a_laptop_and_never_sit_under_their_number(visit, 
         assert not misplaced, f"{page_name} ({where}): equation numbers left of or above their formula: {misplaced}"
         no_cue = [e["id"] for e in equations if e["scrolls"] and not (e["cue"] and e["overflow"] == "auto")]
         assert not no_cue, f"{page_name} ({where}): equations that scroll without their own box and cue: {no_cue}"
+
+
+@pytest.mark.parametrize("page_name", sorted(CHAPTERS))
+def test_code_fits_its_box_on_a_laptop(visit, page_name):
+    """A lecturer projects the page at 1366 px: no code line may hide behind a horizontal scroll bar."""
+    seen = visit(page_name)
+    assert seen.code_boxes, f"{page_name}: no code box found (has the theme's markup changed?)"
+    wide = [box["line"][:90] for box in seen.code_boxes if box["scrolls"]]
+    assert not wide, f"{page_name}: {len(wide)} code boxes scroll sideways at {LAPTOP['width']} px, e.g. {wide[:3]}"
 
 
 def test_few_display_equations_scroll_on_a_phone(visit):
