@@ -119,7 +119,14 @@ def test_speedup_keeps_the_results_up_to_rounding():
     np.testing.assert_allclose(res.errors, BEFORE["gd_errors"], rtol=0, atol=1e-10)
     assert res.average_error == pytest.approx(BEFORE["gd_average"], abs=1e-10)
     assert res.steps.tolist() == BEFORE["gd_steps"]
-    gamp = quadratic.gamp_rie(data, rng=np.random.default_rng(13), warn=False, max_iter=30)
+    # the loop as it ran then (empirical precision, output damping 1/2), through the engine with the new adjoint
+    from solvable import amp, channels, rie
+    W0 = np.random.default_rng(13).standard_normal((data.m, data.d))
+    S0 = W0.T @ W0 / np.sqrt(data.m * data.d)
+    gamp = amp.run_gamp(quadratic.QuadraticSensingMap(data.X), channels.LinearChannel(delta=data.delta),
+                        rie.WishartRIEDenoiser(data.kappa), data.y, S0, 5.0, damping=0.5, tol=1e-5, max_iter=30,
+                        damp="output", precision="empirical", omega0=np.full(data.n, 10.0), V0=10.0,
+                        monitor=lambda S: rie.symmetric_error(S, data.S_star), warn=False)
     assert gamp.error == pytest.approx(BEFORE["gamp_error_30"], abs=1e-10)
     sp = DATA["speedup"]
     assert sp["speedup"] >= 2.0 and sp["max_rel_diff_loss"] < 1e-12
