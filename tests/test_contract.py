@@ -89,6 +89,8 @@ KINDS = {
             ("huge", "tiny", "np_scalar")),
     "nonneg": (("nan", "inf", "neginf", "negative", "string", "none", "list", *_NOT_REAL),
                ("huge", "tiny", "np_scalar")),
+    "pos_or_none": (("nan", "inf", "neginf", "negative", "zero", "string", "list", *_NOT_REAL),
+                    ("huge", "tiny", "np_scalar", "none")),                                   # > 0, or None (auto)
     "real": (("nan", "inf", "neginf", "string", "none", "list", *_NOT_REAL), ("huge", "tiny", "np_scalar")),
     "unit0": (("nan", "inf", "neginf", "negative", "above", "string", "none", *_NOT_REAL),
               ("tiny", "np_scalar")),                                                              # [0, 1]
@@ -498,6 +500,14 @@ TABLE = [
       normalisation="choice"),
     E("rie.symmetric_rie_eigenvalues", dict(eigenvalues=EIG, noise=0.5, kappa=0.5), eigenvalues="array",
       noise="nonneg", kappa="pos"),
+    E("rie.empirical_symmetric_rie", dict(Y=SYM, noise=0.5), Y="array", noise="nonneg", width="pos_or_none"),
+    E("rie.empirical_symmetric_rie_eigenvalues", dict(eigenvalues=EIG, noise=0.5), eigenvalues="array",
+      noise="nonneg", width="pos_or_none"),
+    E("rie.ledoit_peche_overlap", dict(eigenvalue=1.0, signal_eigenvalue=1.0, noise=0.5,
+                                       law=lazy(lambda: importlib.import_module("solvable.spectra").wishart_plus_goe(0.5, 0.5))),
+      eigenvalue="array_ufunc", signal_eigenvalue="array_ufunc", noise="pos", law="object"),
+    E("rie.spiked_top_overlap", dict(theta=1.5, d=50, noise=1.0, rng=0), check=error01, theta="nonneg", d="size",
+      noise="pos", rng="rng"),
     E("rie.symmetric_rie_mmse", dict(noise=0.5, kappa=0.5, n_nodes=32), check=nonneg_result,
       noise="nonneg", kappa="pos", normalisation="choice", n_nodes="int"),
     E("rie.symmetric_rie_mmse_from_density",

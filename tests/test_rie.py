@@ -777,3 +777,84 @@ def test_rectangular_parameter_fraction_at_a_subnormal_beta_is_its_limit_rho():
     from solvable import rie as _rie
     assert _rie.rectangular_parameter_fraction(1e-320, 0.5) == 0.5
     assert _rie.rectangular_parameter_fraction(1e300, 0.5) == pytest.approx(0.5, rel=1e-15)
+
+
+# --------------------------------------------------------------------------- data-driven RIE, overlaps
+
+
+def test_empirical_rie_reaches_the_mmse_knowing_only_the_noise():
+    """Chapter 2: the data-driven RIE (G of Y's own spectrum at lambda - i d^-1/2) at kappa = 1/2, noise = 0.6,
+    d = 1000, 3 draws: its error is the MMSE 0.28390 of the limiting law within 1 %, as is the library's RIE."""
+    errors, limiting = [], []
+    for g in np.random.default_rng(21).spawn(3):
+        S = rie.sample_wishart(1000, 0.5, rng=g)
+        Y = S + np.sqrt(0.6) * rie.sample_goe(1000, rng=g)
+        errors.append(rie.symmetric_error(rie.empirical_symmetric_rie(Y, 0.6), S))
+        limiting.append(rie.symmetric_error(rie.symmetric_rie(Y, 0.6, 0.5), S))
+    assert np.mean(errors) == pytest.approx(0.28390, rel=0.01)
+    assert np.mean(limiting) == pytest.approx(0.28390, rel=0.01)
+    assert np.mean(errors) > np.mean(limiting) - 1e-3  # knowing the law cannot hurt (beyond one draw's spread)
+
+
+def test_empirical_rie_map_tends_to_the_limiting_map():
+    """Inside the bulk the data-driven map approaches lambda - 2 noise Re G_Y(lambda), the error shrinking with d."""
+    law = wishart_plus_goe(0.5, 0.6)
+    gaps = []
+    for d in (250, 2000):
+        g = np.random.default_rng(d)
+        lam = np.linalg.eigvalsh(rie.sample_wishart(d, 0.5, rng=g) + np.sqrt(0.6) * rie.sample_goe(d, rng=g))
+        inner = (lam > law.edges[0] + 0.3) & (lam < law.edges[-1] - 0.3)
+        new = rie.empirical_symmetric_rie_eigenvalues(lam, 0.6)
+        gaps.append(np.sqrt(np.mean((new - (lam - 1.2 * law.stieltjes_real(lam)))[inner] ** 2)))
+    assert gaps[1] < 0.05 and gaps[1] < gaps[0] / 1.5, gaps
+
+
+def test_empirical_rie_validates_and_handles_zero_noise():
+    Y = np.diag([0.0, 1.0, 2.0])
+    assert np.array_equal(rie.empirical_symmetric_rie(Y, 0.0), Y)
+    with pytest.raises(ValueError, match="width"):
+        rie.empirical_symmetric_rie(Y, 0.5, width=0.0)
+    with pytest.raises(ValueError, match="noise"):
+        rie.empirical_symmetric_rie_eigenvalues([0.0, 1.0], -1.0)
+    with pytest.raises(ValueError, match="eigenvalues"):
+        rie.empirical_symmetric_rie_eigenvalues([1.0], 0.5)
+    # A 2 x 2 check by hand: G(x - i w) = (1/2)[1/(-i w) + 1/(x - y - i w)], Re = (1/2)(x - y)/((x - y)^2 + w^2).
+    new = rie.empirical_symmetric_rie_eigenvalues([0.0, 1.0], 0.5, width=1.0)
+    assert np.allclose(new, [0.0 + 0.5 * 0.5, 1.0 - 0.5 * 0.5])
+
+
+def test_ledoit_peche_overlap_is_normalised_and_averages_to_the_rie_map():
+    """int Omega(lambda, theta) nu_S(theta) = 1 and int Omega theta nu_S = lambda - 2 noise Re G_Y(lambda),
+    over the Marchenko-Pastur bulk by scipy's adaptive quadrature plus the atom at 0."""
+    kappa, noise = 0.5, 0.6
+    law, mp = wishart_plus_goe(kappa, noise), MarchenkoPastur(kappa)
+    (lo, hi), = mp.bulks
+    for lam in (0.5, 2.0, -0.3):
+        o = lambda t: float(rie.ledoit_peche_overlap(lam, t, noise, law)) * mp.density(t)
+        norm = quad(o, lo, hi, limit=200)[0] + (1 - kappa) * float(rie.ledoit_peche_overlap(lam, 0.0, noise, law))
+        mean = quad(lambda t: t * o(t), lo, hi, limit=200)[0]
+        assert norm == pytest.approx(1.0, abs=1e-6)
+        assert mean == pytest.approx(lam - 2 * noise * float(law.stieltjes_real(lam)), abs=1e-6)
+    with pytest.raises(TypeError, match="law"):
+        rie.ledoit_peche_overlap(0.5, 1.0, noise, object())
+
+
+def test_spiked_top_overlap_has_the_law_of_the_dense_experiment_and_the_bbp_limit():
+    rng = np.random.default_rng(5)
+    d, n = 60, 600
+    tri = [rie.spiked_top_overlap(1.5, d, 1.0, rng=g) for g in rng.spawn(n)]
+    dense = []
+    for g in rng.spawn(n):
+        v = g.standard_normal(d)
+        v /= np.linalg.norm(v)
+        u = np.linalg.eigh(1.5 * np.outer(v, v) + rie.sample_goe(d, rng=g))[1][:, -1]
+        dense.append((u @ v) ** 2)
+    se = np.hypot(np.std(tri), np.std(dense)) / np.sqrt(n)
+    assert abs(np.mean(tri) - np.mean(dense)) < 4 * se
+    big = [rie.spiked_top_overlap(2.0, 20000, 1.0, rng=g) for g in rng.spawn(20)]
+    assert np.mean(big) == pytest.approx(1 - 1 / 4, abs=0.01)  # BBP: 1 - noise/theta^2
+    assert np.mean([rie.spiked_top_overlap(0.5, 20000, 1.0, rng=g) for g in rng.spawn(5)]) < 0.01
+    with pytest.raises(ValueError, match="noise"):
+        rie.spiked_top_overlap(1.0, 10, 0.0, rng=0)
+    with pytest.raises(TypeError):
+        rie.spiked_top_overlap(1.0, 10, 1.0)
