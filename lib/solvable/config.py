@@ -84,10 +84,6 @@ class Sizes:
         Chapter 3, the over-parametrised student: GD step cap.
     quadratic_gamp_d, quadratic_gamp_seeds : int
         Chapter 4, GAMP-RIE against the Bayes-optimal error: dimension d and independent data sets per alpha.
-    quadratic_gamp_scan_d : tuple of int
-        Chapter 4, GAMP-RIE at small alpha against the size: the dimensions d.
-    quadratic_gamp_scan_seeds : int
-        Chapter 4, the same scan: data sets per d.
     quadratic_gd_d, quadratic_gd_inits, quadratic_gd_datasets : int
         Chapter 4, gradient descent on the weights: dimension, initialisations averaged, data sets per alpha.
     quadratic_erm_d, quadratic_erm_seeds : int
@@ -157,8 +153,6 @@ class Sizes:
     bsr_overparam_max_steps: int
     quadratic_gamp_d: int
     quadratic_gamp_seeds: int
-    quadratic_gamp_scan_d: tuple
-    quadratic_gamp_scan_seeds: int
     quadratic_gd_d: int
     quadratic_gd_inits: int
     quadratic_gd_datasets: int
@@ -231,8 +225,6 @@ PRESETS = {
         # Chapter 4
         quadratic_gamp_d=80,
         quadratic_gamp_seeds=6,
-        quadratic_gamp_scan_d=(60, 100, 150),
-        quadratic_gamp_scan_seeds=8,
         quadratic_gd_d=50,
         quadratic_gd_inits=32,
         quadratic_gd_datasets=6,
@@ -309,8 +301,6 @@ PRESETS = {
         # Chapter 4
         quadratic_gamp_d=200,
         quadratic_gamp_seeds=4,
-        quadratic_gamp_scan_d=(100, 200, 300),
-        quadratic_gamp_scan_seeds=6,
         quadratic_gd_d=100,
         quadratic_gd_inits=16,  # the authors used 16 or 64 inits and 2 data sets; 4 data sets give the error bars
         quadratic_gd_datasets=4,
