@@ -60,6 +60,8 @@ __all__ = [
     "NuclearNormResult",
     "NuclearNormTheoryResult",
     "QuadraticSensingMap",
+    "STRONG_DAMPING",
+    "STRONG_DAMPING_BELOW",
     "SoftThresholdResult",
     "bayes_optimal_mmse",
     "bayes_test_error",
