@@ -212,9 +212,10 @@ OPEN_COLLAPSED = """() => {
     document.querySelectorAll('details').forEach(d => { d.open = true; });
 }"""
 
-# Every code box a reader sees (a cell's input, collapsed ones opened first): does its text scroll sideways?
+# Every code box a reader sees (a cell's input or a code block of the text, collapsed ones opened first; not the
+# printed outputs): does its text scroll sideways?
 CODE_BOXES = r"""() => [...document.querySelectorAll('div.cell_input pre, div.highlight pre')]
-    .filter(p => p.clientWidth > 0)
+    .filter(p => p.clientWidth > 0 && !p.closest('.cell_output'))
     .map(p => ({scrolls: p.scrollWidth > p.clientWidth + 1,
                 line: p.innerText.split('\n').reduce((a, b) => (b.length > a.length ? b : a), '')}))"""
 
