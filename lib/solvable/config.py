@@ -313,7 +313,7 @@ PRESETS = {
         # steps, theory on 256 points; arXiv:2502.00901: Monte-Carlo state evolution with 1e5 samples)
         attention_gamp_d=150,
         attention_gamp_seeds=20,
-        attention_gamp_scan_d=(100, 150, 225),
+        attention_gamp_scan_d=(100, 150, 224),
         attention_gamp_scan_seeds=12,
         # Chapter 5 GD: the paper trains at d = 200; on 2 cores that costs about a quarter of an hour per alpha
         # and data set, so this preset keeps the 32 students (4 data sets per alpha) and trains at d = 60.
