@@ -19,7 +19,7 @@ def test_a_correct_function_passes_and_is_handed_on(capsys):
 
     verdict = exercises.check_function("sin and cos", mine, reference, CASES, outputs=("f", "df"))
     assert verdict.passed and verdict.function is mine
-    assert capsys.readouterr().out.strip() == "PASS: sin and cos: mine agrees with solvable on 1 case (to 1e-08 relative)."
+    assert capsys.readouterr().out.strip() == "PASS: sin and cos: mine agrees with solvable on 1 case (to 1e-08 relative)"
 
 
 def test_a_stub_is_not_started_and_the_library_stands_in(capsys):

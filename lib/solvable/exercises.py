@@ -20,17 +20,18 @@ from __future__ import annotations
 import functools
 import numbers
 import traceback
-from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
+
+from .results import record
 
 __all__ = ["Verdict", "check", "check_function"]
 
 _PASS, _NOT_STARTED, _NOT_YET = "pass", "not started", "not yet"
 
 
-@dataclass(frozen=True)
+@record
 class Verdict:
     """The outcome of an exercise check.
 
@@ -260,7 +261,7 @@ def check_function(name: str, function: Callable, reference: Callable,
             if problem is not None:
                 return _finish(_NOT_YET, f"NOT YET: {call}: {problem}{tail}", reference)
     return _finish(_PASS, f"PASS: {name}: {fname} agrees with solvable on {len(cases)} "
-                   f"{'case' if len(cases) == 1 else 'cases'} (to {rtol:g} relative).", function)
+                   f"{'case' if len(cases) == 1 else 'cases'} (to {rtol:g} relative)", function)
 
 
 def check(name: str, got, expected, *, rtol: float = 1e-8, atol: float = 1e-12,
@@ -294,4 +295,4 @@ def check(name: str, got, expected, *, rtol: float = 1e-8, atol: float = 1e-12,
     problem = _compare(name, got, expected, rtol=rtol, atol=atol, kwargs={}, axes=None)
     if problem is not None:
         return _finish(_NOT_YET, f"NOT YET: {problem}" + (f" Hint: {hint}" if hint else ""))
-    return _finish(_PASS, f"PASS: {name} agrees with solvable (to {rtol:g} relative).")
+    return _finish(_PASS, f"PASS: {name} agrees with solvable (to {rtol:g} relative)")
