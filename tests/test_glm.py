@@ -541,3 +541,26 @@ def test_gaussian_linear_information_at_extreme_noise():
 def test_trajectory_length_is_capped():
     with pytest.raises(ValueError, match="iterations must be at most"):
         glm.se_trajectory(1.0, iterations=10**9)
+
+
+def test_gamp_iterates_are_the_steps_of_gamp_written_out():
+    # glm.gamp_iterates keeps every iterate of the loop of glm.gamp; written out for the binary prior, eq. (eq-gamp)
+    data = glm.sample(150, 1.2, prior="rademacher", rng=np.random.default_rng(1))
+    w0 = 1e-3 * np.random.default_rng(2).standard_normal(150)
+    W = glm.gamp_iterates(data.X, data.y, w0, 5, prior="rademacher")
+    assert W.shape == (6, 150) and np.array_equal(W[0], w0)
+    assert np.allclose(W[-1], glm.gamp(data, max_iter=5, tol=0, rng=2).estimate, rtol=0, atol=1e-13)
+    F = data.X / np.sqrt(150)
+    w, c, g = w0.copy(), np.ones(150), np.zeros(data.n)
+    for t in range(1, 6):
+        V = F**2 @ c
+        omega = F @ w - V * g
+        u = data.y * omega / np.sqrt(V)
+        r = np.exp(-0.5 * u**2 - 0.5 * np.log(2 * np.pi) - log_ndtr(u))
+        g, dg = data.y * r / np.sqrt(V), -(u * r + r**2) / V
+        A = -((F**2).T @ dg)
+        w = np.tanh(F.T @ g + A * w)
+        c = 1 - w**2
+        assert np.allclose(W[t], w, rtol=1e-9, atol=1e-12), t
+    with pytest.raises(ValueError, match="w0"):
+        glm.gamp_iterates(data.X, data.y, w0[:-1], 3)

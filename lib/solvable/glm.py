@@ -35,7 +35,8 @@ from .metrics import angle_error, gibbs_classification_error
 from .priors import GaussianPrior, RademacherPrior, get_prior
 from .regression import gaussian_linear_mse
 from .results import record
-from .validation import check_in_range, check_int, check_nonnegative, check_positive, check_rng, check_size
+from .validation import (check_array, check_in_range, check_int, check_nonnegative, check_positive, check_rng,
+                         check_size)
 
 __all__ = [
     "GAMP_TOL",
@@ -54,6 +55,7 @@ __all__ = [
     "BranchCurve",
     "branch_curve",
     "gamp",
+    "gamp_iterates",
     "gamp_gen_error",
     "erm_gen_error",
     "gardner_capacity",
@@ -958,6 +960,65 @@ def gamp(data: Dataset, *, prior=None, channel=None, delta=None, damping: float 
 
     return run_gamp(DenseLinearMap(data.X, variance=variance), C, P, data.y, w0, np.full(d, P.rho),
                     damping=damping, tol=tol, max_iter=max_iter, monitor=monitor, warn=warn)
+
+
+def gamp_iterates(X, y, w0, iterations: int, *, prior="gaussian", channel="sign", delta: float = 0.0) -> np.ndarray:
+    """The undamped GAMP iterates ``w_0 .. w_T`` from a given start, to compare an implementation step by step.
+
+    Parameters
+    ----------
+    X : array_like
+        Inputs ``(n, d)``, one sample per row.
+    y : array_like
+        Labels ``(n,)``.
+    w0 : array_like
+        The start ``(d,)``; the start of the variances is the prior's ``rho`` and ``g = 0``.
+    iterations : int
+        Number ``T`` of iterations (>= 1), run without a convergence test.
+    prior : {"gaussian", "rademacher"}, optional
+        The student's prior.
+    channel : {"sign", "probit", "linear"}, optional
+        The student's channel.
+    delta : float, optional
+        The channel's noise variance.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(T + 1, d)``: row ``t`` is the estimate after ``t`` iterations, row 0 is ``w0``.
+
+    Raises
+    ------
+    ValueError
+        For a malformed input (named), or if the posterior collapses onto a point before ``T`` iterations
+        (a binary teacher recovered exactly: the loop stops there, see :func:`solvable.amp.run_gamp`).
+
+    Notes
+    -----
+    The loop of :func:`gamp` (Chapter 1, eq. ``eq-gamp``), without damping and with the exact variances.
+
+    References
+    ----------
+    Chapter 1, exercise 'Build it yourself: GAMP for binary weights'.
+    """
+    iterations = check_int("iterations", iterations)
+    X = check_array("X", X, ndim=2)
+    y = check_array("y", y, ndim=1)
+    w0 = np.array(check_array("w0", w0, ndim=1))
+    if y.shape != (X.shape[0],) or w0.shape != (X.shape[1],):
+        raise ValueError(f"X must be (n, d), y (n,) and w0 (d,), got shapes {X.shape}, {y.shape} and {w0.shape}")
+    P, C = get_prior(prior), get_channel(channel, delta)
+    kept = [w0.copy()]
+
+    def keep(w):
+        kept.append(np.array(w, dtype=float))
+        return 0.0
+
+    run_gamp(DenseLinearMap(X), C, P, y, w0, np.full(X.shape[1], P.rho), tol=0.0,
+             max_iter=iterations, monitor=keep, warn=False)
+    if len(kept) != iterations + 1:
+        raise ValueError(f"the posterior collapsed after {len(kept) - 1} of {iterations} iterations")
+    return np.array(kept)
 
 
 def gamp_gen_error(d: int, alpha: float, *, prior="gaussian", channel="sign", delta: float = 0.0, rng,
