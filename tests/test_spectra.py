@@ -498,3 +498,19 @@ def test_laws_refuse_bytes_and_bools_as_points():
             law.density(bad)
         with pytest.raises(TypeError):
             law.stieltjes(bad)
+
+
+def test_semicircle_fixed_point_iterates_converge_to_the_closed_form():
+    # G <- 1/(z - v G) from G^0 = 0: G^1 = 1/z, and the iterates tend to the root with G ~ 1/z, above and below
+    # the real axis (Im G of the opposite sign to Im z)
+    z = np.array([0.3 + 0.05j, -1.2 + 0.4j, 2.5 + 1.0j, 3.0j, 0.5 - 0.2j])
+    iterates = spectra.semicircle_stieltjes_iterates(z, 0.7, iterations=600)
+    assert iterates.shape == (601, 5)
+    assert np.all(iterates[0] == 0) and np.allclose(iterates[1], 1 / z, rtol=1e-15)
+    assert np.allclose(iterates[2], 1 / (z - 0.7 / z), rtol=1e-14)
+    assert np.allclose(iterates[-1], spectra.semicircle_stieltjes(z, 0.7), rtol=1e-9)
+    assert np.all(np.sign(iterates[-1].imag) == -np.sign(z.imag))
+    start = spectra.semicircle_stieltjes(z, 0.7)  # the fixed point is a fixed point
+    assert np.allclose(spectra.semicircle_stieltjes_iterates(z, 0.7, 3, start=start)[-1], start, rtol=1e-13)
+    with pytest.raises(ValueError, match="iterations"):
+        spectra.semicircle_stieltjes_iterates(z, 0.7, iterations=-1)

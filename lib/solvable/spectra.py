@@ -69,6 +69,7 @@ __all__ = [
     "rectangular_plus_noise",
     "semicircle_density",
     "semicircle_stieltjes",
+    "semicircle_stieltjes_iterates",
     "wishart_plus_goe",
 ]
 
@@ -494,6 +495,54 @@ def semicircle_stieltjes(z, variance: float = 1.0):
     .. [1] Chapter 2, Sec. "Three spectral laws".
     """
     return Semicircle(variance).stieltjes(z)
+
+
+def semicircle_stieltjes_iterates(z, variance: float = 1.0, iterations: int = 50, start=0.0) -> np.ndarray:
+    """The fixed-point iteration ``G <- 1/(z - v G)`` of the semicircle's self-consistent equation.
+
+    Parameters
+    ----------
+    z : complex or array_like
+        Points off the real axis (``Im z != 0``); on the real axis the iteration does not converge inside the
+        support.
+    variance : float, optional
+        Variance ``v > 0``.
+    iterations : int, optional
+        Number ``T >= 0`` of iterations.
+    start : complex or array_like, optional
+        Start ``G^0`` (broadcast against ``z``; ``0`` gives ``G^1 = 1/z``).
+
+    Returns
+    -------
+    numpy.ndarray (T + 1, *z.shape), complex
+        ``G^0, G^1, ..., G^T``.
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named).
+
+    Notes
+    -----
+    The Schur-complement (cavity) equation of a GOE matrix of variance ``v``, ``G = 1/(z - v G)``
+    (``eq-rmt-semicircle-cavity``), iterated. For ``Im z > 0`` the map sends the lower half-plane into itself
+    and contracts there, so the iterates converge to the root of :func:`semicircle_stieltjes` (the one with
+    ``G ~ 1/z``), geometrically, the slower the closer ``z`` is to the support.
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Three spectral laws", exercise "Build it: the semicircle by its fixed point".
+    """
+    v = check_positive("variance", variance)
+    z = _complex_points(z)
+    iterations = check_int("iterations", iterations, minimum=0)
+    validation.check_size("the iterates (iterations + 1, *z.shape)", iterations + 1, *z.shape)
+    G = np.broadcast_to(np.asarray(start, dtype=complex), z.shape).copy()
+    out = [G]
+    for _ in range(iterations):
+        G = 1.0 / (z - v * G)
+        out.append(G)
+    return np.stack(out)
 
 
 @record
