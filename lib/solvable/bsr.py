@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import field, replace
 
 import numpy as np
@@ -43,7 +44,7 @@ from .amp import GAMPResult, SEResult, check_tol, iterate_state_evolution, run_g
 from .channels import LinearChannel
 from .dataset import Dataset as _BaseDataset
 from .dataset import check_dataset
-from .errors import ConvergenceWarning, DivergenceError
+from .errors import ArgumentTypeError, ConvergenceWarning, DivergenceError
 from .regression import fit_ridge as _fit_ridge_dense
 from .regression import gaussian_linear_mse
 from .results import record
@@ -951,7 +952,7 @@ GAMP_INITS = ("zero", "prior")
 
 def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter: int = 500,
              init: str = "zero", precision: str = "derivative", damp: str = "output", warn: bool = True,
-             rng) -> GAMPResult:
+             callback: Callable[[np.ndarray], object] | None = None, rng) -> GAMPResult:
     """GAMP-RIE for bilinear sequence regression.
 
     Parameters
@@ -983,6 +984,10 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter
     warn : bool, optional
         Emit the :class:`~solvable.errors.ConvergenceWarning` at the cap (default); ``False`` leaves the report to
         the caller, through ``converged``.
+    callback : callable or None, optional
+        Called after every iteration ``t = 1, 2, ...`` with a copy of the estimate ``S_hat_t`` ``(d, L)`` (unit
+        scale, after the damping when it mixes the estimate); its return value is ignored. ``callback=steps.append``
+        records the trajectory (the chapter's exercise compares a reader's loop with it iterate for iterate).
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
         Used by ``init="prior"`` (keyword-only, required in any case).
 
@@ -996,7 +1001,7 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter
     Raises
     ------
     TypeError
-        If ``data`` is not a BSR :class:`Dataset`, or for a wrong type.
+        If ``data`` is not a BSR :class:`Dataset`, ``callback`` is neither None nor callable, or for a wrong type.
     ValueError
         For a malformed argument (named).
     DivergenceError
@@ -1022,6 +1027,8 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter
     init = check_choice("init", init, GAMP_INITS)
     precision = check_choice("precision", precision, ("empirical", "derivative"))
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
+    if callback is not None and not callable(callback):
+        raise ArgumentTypeError(f"callback must be None or callable, got {callback!r}")
     d, L, r = data.d, data.L, data.r
     if init == "zero":
         S0, c0, omega0 = np.zeros((d, L)), 1.0, data.y
@@ -1031,6 +1038,8 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter
     S_star = data.S_star
 
     def monitor(S):
+        if callback is not None:
+            callback(np.array(S, dtype=float, copy=True))
         return mse(S, S_star)
 
     channel = LinearChannel(data.delta, residual_floor=precision == "derivative")
