@@ -16,7 +16,7 @@ LAYERS = {
     "glm": 5, "erm": 5, "gardner": 5, "bsr": 5, "quadratic": 5, "attention": 5, "smi": 5, "ellipsoid": 5,
     "matrix_sensing": 4, "regression": 4, "experiments": 4, "dataset": 4,
     "amp": 3, "gd": 3,
-    "priors": 2, "channels": 2, "spectra": 2, "rie": 2, "denoising": 2, "metrics": 2, "integration": 2,
+    "priors": 2, "channels": 2, "convex": 2, "spectra": 2, "rie": 2, "denoising": 2, "metrics": 2, "integration": 2,
     "validation": 1, "errors": 1, "config": 1, "results": 1,
 }
 #: Which model each model module belongs to.
