@@ -78,6 +78,35 @@ def test_state_evolution_tol_zero_runs_exactly_max_iter():
     assert res.iterations == 7 and not res.converged
 
 
+def test_state_evolution_on_given_draws_is_the_same_map():
+    """draws=(z, xi) runs the iteration on the reader's Monte-Carlo sample: the same trajectory as drawing it
+    from the same generator, and one explicit step of eq. (2) by hand."""
+    gen = np.random.default_rng(3)
+    z, xi = gen.standard_normal((400, 3)), gen.standard_normal((400, 3))
+    by_rng = smi.state_evolution(0.2, 3, n_samples=400, tol=0.0, max_iter=12, warn=False, rng=3)
+    by_draws = smi.state_evolution(0.2, 3, tol=0.0, max_iter=12, warn=False, draws=(z, xi))
+    assert np.array_equal(by_rng.overlap_history, by_draws.overlap_history)
+    q0 = 0.3
+    V = 1 - q0
+    omega = q0 * z + math.sqrt(q0 * V) * xi
+    g = (z * np.tanh(np.sum(z * omega, axis=1) / V)[:, None] - omega) / V
+    qhat = 0.2 * np.mean(np.sum(g**2, axis=1))
+    one = smi.state_evolution(0.2, 3, start=q0, tol=0.0, max_iter=1, warn=False, draws=(z, xi))
+    assert one.overlap_history[1] == pytest.approx(qhat / (1 + qhat), rel=1e-13)
+
+
+@pytest.mark.parametrize("draws,error", [
+    ((np.ones((5, 2)), np.ones((5, 3))), ValueError),      # shapes differ
+    ((np.ones((5, 3)), np.ones((5, 3))), ValueError),      # T = 3 draws for T = 2
+    ((np.ones(5), np.ones(5)), ValueError),                # not (n, T)
+    ((np.full((5, 2), np.nan), np.ones((5, 2))), ValueError),
+    (np.ones((5, 2)), TypeError),                          # not a pair
+])
+def test_state_evolution_refuses_bad_draws(draws, error):
+    with pytest.raises(error, match="draws"):
+        smi.state_evolution(0.2, 2, draws=draws)
+
+
 @settings(max_examples=30, deadline=None)
 @given(alpha=st.floats(min_value=0.0, max_value=5.0), T=st.integers(min_value=2, max_value=5),
        start=st.floats(min_value=1e-6, max_value=0.999), seed=st.integers(min_value=0, max_value=2**32 - 1))

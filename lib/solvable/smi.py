@@ -333,7 +333,8 @@ def _qhat(alpha, Q, z, xi):
 
 
 def state_evolution(alpha: float, T: int, *, start: float = 1e-3, n_samples: int = 100_000, damping: float = 0.0,
-                    tol: float = 1e-7, max_iter: int = 3000, warn: bool = True, rng) -> SEResult:
+                    tol: float = 1e-7, max_iter: int = 3000, warn: bool = True, draws=None,
+                    rng=None) -> SEResult:
     """Bayes-optimal state evolution (2) of one tied rank-one softmax layer of the sequence multi-index model.
 
     Parameters
@@ -354,8 +355,14 @@ def state_evolution(alpha: float, T: int, *, start: float = 1e-3, n_samples: int
         Iteration cap, ``>= 1``.
     warn : bool, optional
         Emit a :class:`~solvable.errors.ConvergenceWarning` when ``max_iter`` is reached before ``tol``.
+    draws : tuple of two numpy.ndarray, optional
+        The Monte-Carlo sample ``(z, xi)``, two finite arrays of shape ``(n, T)`` (``z`` the teacher's
+        preactivations, ``xi`` the independent part of ``omega``, both meant to be N(0, 1)); when given,
+        ``n_samples`` and ``rng`` are not used. This makes the iteration reproducible draw for draw (the exercise
+        of Chapter 5 compares a reader's loop with it iterate for iterate).
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
-        Source of the Monte-Carlo draws, made once (common random numbers: the iteration is a deterministic map).
+        Source of the Monte-Carlo draws, made once (common random numbers: the iteration is a deterministic map);
+        required unless ``draws`` is given.
 
     Returns
     -------
@@ -382,7 +389,8 @@ def state_evolution(alpha: float, T: int, *, start: float = 1e-3, n_samples: int
 
     kept in ``[0, 1 - 1e-12]``, on the shared driver :func:`solvable.amp.iterate_fixed_point`. Below
     ``alpha_c = 1/(T(T+1))`` ``Q`` decays to 0, above it it grows to the informative fixed point (critical
-    slowing down near ``alpha_c``).
+    slowing down near ``alpha_c``). The expectation is a Monte-Carlo mean over the draws ``(z, xi)``, with
+    ``omega = Q z + sqrt(Q V) xi`` (the same joint law of ``(z, omega)``: ``Var omega = Cov(z, omega) = Q``).
 
     References
     ----------
@@ -393,16 +401,24 @@ def state_evolution(alpha: float, T: int, *, start: float = 1e-3, n_samples: int
     T = _check_T(T)
     q0 = check_in_range("start", start, 0.0, 1.0, low_open=True, high_open=True)
     n_samples = check_int("n_samples", n_samples, minimum=2)
-    check_size("the Monte-Carlo draws (n_samples, T) and one update's temporaries together",
-               _SE_ARRAYS * n_samples * T)
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
     if not isinstance(warn, (bool, np.bool_)):
         raise TypeError(f"warn must be True or False, got {warn!r}")
-    rng = check_rng(rng)
-    z = rng.standard_normal((n_samples, T))
-    xi = rng.standard_normal((n_samples, T))
+    if draws is None:
+        check_size("the Monte-Carlo draws (n_samples, T) and one update's temporaries together",
+                   _SE_ARRAYS * n_samples * T)
+        rng = check_rng(rng)
+        z = rng.standard_normal((n_samples, T))
+        xi = rng.standard_normal((n_samples, T))
+    else:
+        if not isinstance(draws, (tuple, list)) or len(draws) != 2:
+            raise TypeError(f"draws must be a pair of arrays (z, xi), got {type(draws).__name__}")
+        z, xi = check_array("draws[0] (z)", draws[0], ndim=2), check_array("draws[1] (xi)", draws[1], ndim=2)
+        if z.shape != xi.shape or z.shape[1] != T or z.shape[0] < 1:
+            raise ValueError(f"draws must be two arrays of shape (n, T = {T}), got {z.shape} and {xi.shape}")
+        check_size("one update's temporaries on the draws (n, T)", _SE_ARRAYS * z.size)
 
     def update(x):
         # min(.): at a huge alpha the conjugate overflows to inf (and inf/inf is NaN); at the largest float
