@@ -91,6 +91,8 @@ KINDS = {
                ("huge", "tiny", "np_scalar")),
     "pos_or_none": (("nan", "inf", "neginf", "negative", "zero", "string", "list", *_NOT_REAL),
                     ("huge", "tiny", "np_scalar", "none")),                                   # > 0, or None (auto)
+    "pos_or_inf": (("nan", "neginf", "negative", "zero", "string", "none", "list", *_NOT_REAL),
+                   ("huge", "tiny", "np_scalar", "inf")),                                  # > 0, inf allowed
     "real": (("nan", "inf", "neginf", "string", "none", "list", *_NOT_REAL), ("huge", "tiny", "np_scalar")),
     "unit0": (("nan", "inf", "neginf", "negative", "above", "string", "none", *_NOT_REAL),
               ("tiny", "np_scalar")),                                                              # [0, 1]
@@ -181,6 +183,7 @@ ELL_RATIOS = lazy(lambda: np.array([0.1, 0.5]))
 AT_DATA = lazy(lambda: _m("attention").sample(6, 0.5, rho=0.5, T=2, rng=0))
 X_GLM = lazy(lambda: np.random.default_rng(1).standard_normal((40, 10)))
 Y_SIGN = lazy(lambda: np.sign(np.random.default_rng(2).standard_normal(40)))
+W0_GLM = lazy(lambda: 1e-3 * np.random.default_rng(3).standard_normal(10))
 Y_SEP = lazy(lambda: np.sign(X_GLM()[:, 0] + 1e-3))              # linearly separable labels
 W10 = lazy(lambda: np.random.default_rng(3).standard_normal(10))
 
@@ -273,6 +276,12 @@ TABLE = [
       prior="choice", channel="choice", delta="nonneg", q="array"),
     E("glm.gamp", dict(data=GLM_DATA, damping=0.0, tol=1e-6, max_iter=30, init_scale=1e-3, rng=0),
       data="data", damping="damping", tol="tol", max_iter="iter", init_scale="nonneg", rng="rng"),
+    E("glm.gamp_iterates", dict(X=X_GLM, y=Y_SIGN, w0=W0_GLM, iterations=3, prior="gaussian", channel="sign",
+                                delta=0.0),
+      X="array", y="array", w0="array", iterations="iter", prior="choice", channel="choice", delta="nonneg"),
+    E("convex.nuclear_norm_statistical_dimension", dict(beta=2.0, rho=0.3), check=in01, beta="pos_or_inf",
+      rho="unit0"),
+    E("convex.psd_trace_statistical_dimension", dict(kappa=0.5), check=in01, kappa="unit0"),
     E("glm.gamp_gen_error", dict(d=20, alpha=1.0, prior="gaussian", channel="sign", delta=0.0, rng=0),
       check=in01, d="size", alpha="pos", prior="choice", channel="choice", delta="nonneg", rng="rng"),
     E("glm.erm_gen_error|erm.erm_gen_error", dict(alpha=1.0, loss="ridge", lam=0.5), check=in01,
@@ -395,7 +404,7 @@ TABLE = [
     E("bsr.low_rank_limit_mmse", dict(alpha_lr=0.8, beta=1.0, delta=0.0), check=in01,
       alpha_lr="nonneg", beta="pos", delta="nonneg"),
     E("bsr.BilinearMap", dict(X=lazy(lambda: BSR_DATA().X)), X="array"),
-    E("bsr.gamp_rie", dict(data=BSR_DATA, damping=0.5, tol=1e-4, max_iter=30, rng=0),
+    E("bsr.gamp_rie", dict(data=BSR_DATA, damping=0.5, tol=1e-4, max_iter=30, rng=0, callback=None),
       data="data", damping="damping", tol="tol", max_iter="iter", rng="rng"),
     E("bsr.fit_ridge", dict(data=BSR_DATA, lam=0.1), data="data", lam="nonneg"),
     E("bsr.min_nuclear_norm", dict(data=BSR_DATA, tol=1e-4, max_iter=200, penalty=1.0),
@@ -555,6 +564,8 @@ TABLE = [
       samples="array", density="callable", support="array", n="int"),
     E("spectra.semicircle_density", dict(x=GRID, variance=1.0), x="array_ufunc", variance="pos"),
     E("spectra.semicircle_stieltjes", dict(z=Z3, variance=1.0), z="array_ufunc", variance="pos"),
+    E("spectra.semicircle_stieltjes_iterates", dict(z=Z3, variance=1.0, iterations=3), z="array_ufunc",
+      variance="pos", iterations="iter0"),
     E("spectra.marchenko_pastur_density", dict(x=lazy(lambda: np.linspace(0.1, 4, 7)), kappa=0.5),
       x="array_ufunc", kappa="pos", normalisation="choice"),
     E("spectra.marchenko_pastur_stieltjes", dict(z=Z3, kappa=0.5), z="array_ufunc", kappa="pos",
