@@ -96,6 +96,8 @@ def test_every_exercise_is_a_stub_a_check_and_a_hidden_solution(path):
         assert solution["cell_type"] == "markdown" and ":class: dropdown" in _source(solution), ex_id
         code = _solution_code(solution)
         assert "NotImplementedError" not in code, ex_id
+        wide = [line for line in code.splitlines() if len(line) > 80]
+        assert not wide, f"{ex_id}: solution lines wider than the dropdown's code box (80 characters): {wide}"
         printed = "".join("".join(o.get("text", "")) for o in check.get("outputs", [])
                           if o.get("name") == "stdout")
         assert _verdicts(printed) and all(v.startswith("NOT STARTED") for v in _verdicts(printed)), (

@@ -514,8 +514,8 @@ def semicircle_stieltjes_iterates(z, variance: float = 1.0, iterations: int = 50
 
     Returns
     -------
-    numpy.ndarray (T + 1, *z.shape), complex
-        ``G^0, G^1, ..., G^T``.
+    numpy.ndarray, complex
+        ``G^0, G^1, ..., G^T``, of shape ``(T + 1,) + z.shape``.
 
     Raises
     ------
