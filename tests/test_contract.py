@@ -181,6 +181,7 @@ ELL_X = lazy(lambda: np.random.default_rng(8).standard_normal((6, 4)))   # 6 poi
 ELL_S = lazy(lambda: np.eye(4) / 4)
 ELL_RATIOS = lazy(lambda: np.array([0.1, 0.5]))
 AT_DATA = lazy(lambda: _m("attention").sample(6, 0.5, rho=0.5, T=2, rng=0))
+SMI2_DATA = lazy(lambda: _m("smi").two_layer_sample(10, 1.0, rng=0))
 X_GLM = lazy(lambda: np.random.default_rng(1).standard_normal((40, 10)))
 Y_SIGN = lazy(lambda: np.sign(np.random.default_rng(2).standard_normal(40)))
 W0_GLM = lazy(lambda: 1e-3 * np.random.default_rng(3).standard_normal(10))
@@ -504,6 +505,19 @@ TABLE = [
     E("smi.overlap_curve",
       dict(alphas=[0.5, 1.0], T=2, n_samples=300, tol=1e-3, max_iter=30, rng=0),
       alphas="array", T="int", start="unit0", n_samples="size", tol="tol", max_iter="iter", rng="rng"),
+    E("smi.two_layer_sample", dict(d=10, alpha=1.0, T=2, c=1.0, rng=0),
+      d="size", alpha="pos", T="int", c="pos", rng="rng"),
+    E("smi.second_layer_output", dict(y=lazy(lambda: SMI2_DATA().y)), y="array"),
+    E("smi.two_layer_state_evolution",
+      dict(alpha=0.5, T=2, c=1.0, start=0.1, n_samples=20, n_nodes=4, damping=0.0, tol=1e-3, max_iter=3, rng=0),
+      alpha="nonneg", T="int", c="pos", start="unit0", n_samples="size", n_nodes="int", damping="damping",
+      tol="tol", max_iter="iter", rng="rng"),
+    E("smi.two_layer_fisher_factors", dict(T=2, c=1.0, n_samples=20, n_nodes=4, rng=0),
+      T="int", c="pos", n_samples="size", n_nodes="int", rng="rng"),
+    E("smi.second_layer_branch", dict(overlaps=[0.3, 0.9], T=2, c=1.0, n_samples=20, n_nodes=4, rng=0),
+      overlaps="array", T="int", c="pos", n_samples="size", n_nodes="int", rng="rng"),
+    E("smi.two_layer_gamp", dict(data=SMI2_DATA, start=0.1, n_nodes=4, damping=0.0, tol=1e-3, max_iter=3, rng=0),
+      data="data", start="unit0", n_nodes="int", damping="damping", tol="tol", max_iter="iter", rng="rng"),
     # ---------------------------------------------------------------- rie
     E("rie.symmetric_rie", dict(Y=SYM, noise=0.5, kappa=0.5), Y="array", noise="nonneg", kappa="pos",
       normalisation="choice"),
