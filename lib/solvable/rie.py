@@ -102,6 +102,8 @@ __all__ = [
     "RectangularRIEDenoiser",
     "WishartRIEDenoiser",
     "eigenvalue_truncation",
+    "empirical_rectangular_rie",
+    "empirical_rectangular_rie_singular_values",
     "empirical_symmetric_rie",
     "empirical_symmetric_rie_eigenvalues",
     "identity_mse",
@@ -1025,6 +1027,132 @@ def rectangular_rie(Y, noise: float, rho: float) -> np.ndarray:
         new = np.where(np.arange(d) < rank, sv, 0.0)  # singular values come sorted, largest first
     else:
         new = rectangular_rie_singular_values(sv, noise, L / d, rho)
+    est = (U * new) @ Vt
+    return est.T if transpose else est
+
+
+def empirical_rectangular_rie_singular_values(singular_values, noise: float, beta: float, *,
+                                              width: float | None = None) -> np.ndarray:
+    """Data-driven rectangular RIE shrinkage: ``v(sigma)`` of the singular-value law estimated from the sample.
+
+    Parameters
+    ----------
+    singular_values : array_like (d,)
+        All ``d = min(d, L) >= 2`` singular values ``sigma >= 0`` of the ``(dL)^{1/4}``-scaled observation
+        (finite), in any order.
+    noise : float
+        Noise variance ``>= 0`` per entry on the unit scale (``0`` returns a copy).
+    beta : float
+        Aspect ratio ``L/d > 0`` (``beta < 1`` is read as ``1/beta``).
+    width : float, optional
+        Distance ``epsilon > 0`` below the real axis at which the empirical transform is evaluated (default
+        ``d**-0.5``, ``d`` the number of singular values).
+
+    Returns
+    -------
+    numpy.ndarray (d,)
+        The shrunk singular values, ``>= 0``, in the order of ``singular_values``.
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named): fewer than two singular values, a negative or non-finite one, a
+        negative noise, a non-positive width or beta.
+
+    Notes
+    -----
+    The map of :func:`rectangular_rie_singular_values`,
+
+    ``sigma -> max(0, sigma - (2 noise/sqrt(beta)) [(beta - 1)/(2 sigma) + v(sigma)])``,
+
+    with ``v = Re G`` of the symmetrised singular-value law (the normalisation of
+    :meth:`~solvable.spectra.RectangularPlusNoise.stieltjes_real`, ``v(x) = 2 int mu(t) x/(x^2 - t^2) dt``)
+    replaced by its estimate from the sample's own singular values, smoothed by a Cauchy kernel of width
+    ``epsilon``:
+
+    ``G_d(z) = (1/(2d)) sum_j [1/(z - sigma_j) + 1/(z + sigma_j)]``,  ``v_d(sigma_i) = Re G_d(sigma_i - i epsilon)``.
+
+    It knows the noise variance and the shape only, not the rank ratio ``rho`` nor the law of the signal. As
+    for :func:`empirical_symmetric_rie_eigenvalues`, with ``epsilon = d^-1/2`` the bias ``O(epsilon)`` and the
+    fluctuation ``O(1/(d epsilon))`` of ``v_d`` both vanish as ``d -> inf``, so the map tends to the RIE of the
+    limiting law. A zero singular value is sent to 0.
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Rectangular matrices: singular values" (the data-driven rectangular RIE).
+    .. [2] E. Troiani et al., arXiv:2203.07752 (2022).
+    .. [3] J. Bun, J.-P. Bouchaud, M. Potters, Phys. Rep. 666:1 (2017), arXiv:1610.08104, Sec. 5.
+    """
+    beta = _check_beta(beta)
+    noise = check_nonnegative("noise", noise)
+    sv = _finite_array("singular_values", singular_values, vector=True)
+    if sv.size < 2:
+        raise ValueError(f"singular_values must hold at least two singular values, got {sv.size}")
+    if np.any(sv < 0):
+        raise ValueError("singular_values must be >= 0")
+    _check_spectrum_scale("singular_values", sv)
+    width = sv.size**-0.5 if width is None else check_positive("width", width)
+    if noise == 0.0:
+        return sv.copy()
+    v = np.empty(sv.size)
+    for start in range(0, sv.size, EMPIRICAL_BLOCK):
+        z = sv[start:start + EMPIRICAL_BLOCK, None] - 1j * width
+        v[start:start + EMPIRICAL_BLOCK] = 0.5 * np.mean(1.0 / (z - sv) + 1.0 / (z + sv), axis=1).real
+    safe = np.where(sv > 0, sv, 1.0)
+    new = sv - (2.0 * noise / math.sqrt(beta)) * ((beta - 1.0) / (2.0 * safe) + v)
+    return np.where(sv > 0, np.maximum(new, 0.0), 0.0)
+
+
+def empirical_rectangular_rie(Y, noise: float, *, width: float | None = None) -> np.ndarray:
+    """Data-driven rectangular RIE of ``S`` from the scaled ``Y = S + sqrt(noise) Z``, knowing only the noise.
+
+    Parameters
+    ----------
+    Y : array_like (d, L)
+        Observation, divided by ``(dL)^{1/4}``, with ``min(d, L) >= 2``.
+    noise : float
+        Noise variance ``>= 0`` per entry on the unit scale (``0`` returns a copy of ``Y``).
+    width : float, optional
+        Smoothing width ``epsilon > 0`` of the empirical transform (default ``min(d, L)**-0.5``).
+
+    Returns
+    -------
+    numpy.ndarray (d, L)
+        The estimate ``S_hat`` (scaled like ``Y``).
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named): ``Y`` not a finite 2-d array or with ``min(d, L) < 2``, a negative
+        noise, a non-positive width.
+
+    Notes
+    -----
+    ``Y = U diag(sigma) V^T  ->  S_hat = U diag(sigma_new) V^T`` with the shrinkage of
+    :func:`empirical_rectangular_rie_singular_values` (``beta = L/d`` read from the shape). Unlike
+    :func:`rectangular_rie`, which evaluates ``v`` from the limiting law (built from the rank ratio ``rho``),
+    it uses nothing but ``Y`` and the noise variance; the two agree as ``d -> inf``. If ``d > L`` the problem
+    is solved for ``Y^T`` and the estimate transposed back.
+
+    References
+    ----------
+    .. [1] Chapter 2, Sec. "Rectangular matrices: singular values" (the data-driven rectangular RIE).
+    .. [2] E. Troiani et al., arXiv:2203.07752 (2022).
+    """
+    Y = _check_rectangular(Y)
+    noise = check_nonnegative("noise", noise)
+    if width is not None:
+        width = check_positive("width", width)
+    if min(Y.shape) < 2:
+        raise ValueError(f"Y must have at least two rows and two columns, got shape {Y.shape}")
+    if noise == 0.0:
+        return Y.copy()
+    _check_spectrum_scale("Y", Y)
+    transpose = Y.shape[0] > Y.shape[1]
+    X = Y.T if transpose else Y
+    d, L = X.shape
+    U, sv, Vt = np.linalg.svd(X, full_matrices=False)
+    new = empirical_rectangular_rie_singular_values(sv, noise, L / d, width=width)
     est = (U * new) @ Vt
     return est.T if transpose else est
 
