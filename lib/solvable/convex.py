@@ -17,17 +17,33 @@ which is tight up to O(1/sqrt(dimension)) of the ambient dimension. The two regu
 In both the subdifferential is a fixed part on the tangent space plus a unit ball (an operator-norm ball, a
 half-space of eigenvalues) on the orthogonal block, whose Gaussian is a Marchenko-Pastur (a semicircle) random
 matrix as the dimensions grow: the limits below are one-dimensional minimisations of an integral over that law.
+
+To check the thresholds at finite size, :func:`psd_trace_minimization` and :func:`nuclear_norm_minimization` solve
+the programs themselves (minimum trace over PSD matrices, minimum nuclear norm over all matrices, that fit the
+measurements) by ADMM, on NumPy and SciPy only.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
+from dataclasses import field
 
-from scipy import integrate, optimize
+import numpy as np
+from scipy import integrate, linalg, optimize
 
-from .validation import check_in_range, check_positive
+from .errors import ConvergenceWarning, DivergenceError
+from .results import record
+from .validation import check_array, check_in_range, check_int, check_positive, check_tol
 
-__all__ = ["nuclear_norm_statistical_dimension", "psd_trace_statistical_dimension"]
+__all__ = [
+    "NuclearNormMinimizationResult",
+    "TraceMinimizationResult",
+    "nuclear_norm_minimization",
+    "nuclear_norm_statistical_dimension",
+    "psd_trace_minimization",
+    "psd_trace_statistical_dimension",
+]
 
 _QUAD = dict(epsabs=1e-13, epsrel=1e-12, limit=200)
 
@@ -157,3 +173,345 @@ def psd_trace_statistical_dimension(kappa: float) -> float:
 
     tangent = kappa - kappa**2 / 2.0
     return _minimise(lambda t: tangent + kappa * t * t + (1.0 - kappa) * excess(t), R)
+
+
+# --------------------------------------------------------------------------- the program itself, at finite size
+
+
+@record
+class TraceMinimizationResult:
+    """Solution of :func:`psd_trace_minimization`.
+
+    Parameters
+    ----------
+    estimate : numpy.ndarray
+        The PSD minimiser ``S_hat`` (d, d) (the ADMM's PSD iterate).
+    certificate : numpy.ndarray
+        The dual slack ``M = I - sum_mu nu_mu Z_mu`` (d, d); at an optimum it is PSD and ``M S_hat = 0``.
+    trace : float
+        ``Tr S_hat``, the objective.
+    feasibility : float
+        ``||A(S_hat) - y|| / ||y||`` (0 when ``y = 0``), the relative violation of the measurements.
+    primal_residual : float
+        ``||S - Z||_F / max(||Z||_F, tiny)`` between the affine and the PSD iterates at the last step.
+    dual_residual : float
+        ``rho ||Z - Z_prev||_F / sqrt(d)`` at the last step (the problem normalised as in the Notes of
+        :func:`psd_trace_minimization`).
+    iterations : int
+        Iterations run.
+    converged : bool
+        Whether both residuals fell below ``tol`` before ``max_iter``.
+
+    Notes
+    -----
+    KKT conditions of ``min Tr S`` s.t. ``S >= 0``, ``A(S) = y`` (eq-qn-trace-program): ``A(S) = y``, ``S >= 0``,
+    ``M = I - A^*(nu) >= 0`` and ``Tr(M S) = 0``.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Exact recovery by convex programs', eq-qn-trace-program.
+    """
+
+    estimate: np.ndarray = field(repr=False)
+    certificate: np.ndarray = field(repr=False)
+    trace: float
+    feasibility: float
+    primal_residual: float
+    dual_residual: float
+    iterations: int
+    converged: bool
+
+
+def _check_sensing(sensing, y, *, symmetric: bool = True):
+    """``(A (n, d*L), y (n,), (d, L))`` from sensing matrices (n, d, L), symmetric if asked, and labels (n,)."""
+    Z = check_array("sensing", sensing, ndim=3)
+    y = check_array("y", y, ndim=1)
+    n, d, L = Z.shape
+    if symmetric and d != L:
+        raise ValueError(f"sensing must hold n square matrices (n, d, d), got shape {Z.shape}")
+    if y.shape[0] != n:
+        raise ValueError(f"y must hold one label per sensing matrix: {y.shape[0]} labels for n = {n} matrices")
+    dim = d * (d + 1) // 2 if symmetric else d * L
+    if n > dim:
+        raise ValueError(f"sensing: n = {n} matrices exceed the {dim} dimensions of the "
+                         f"{'symmetric ' if symmetric else ''}matrices; they cannot be linearly independent")
+    with np.errstate(all="ignore"):
+        scale = float(np.max(np.abs(Z)))
+        if not 1e-150 < scale < 1e150:
+            raise ValueError(f"sensing: the largest entry, {scale:.3g}, must be in (1e-150, 1e150)")
+        A = (Z / scale).reshape(n, d * L)
+        if symmetric and np.max(np.abs(Z - np.swapaxes(Z, 1, 2))) > 1e-10 * scale:
+            raise ValueError("sensing must hold symmetric matrices (Z_mu = Z_mu^T)")
+    return A, y / scale, (d, L)
+
+
+def _admm(A, y, shape, prox, rho, tol, max_iter, warn, name):
+    """Scaled ADMM for ``min f(S)`` s.t. ``A(S) = y``, ``f`` given by its ``prox(V, t)``; ``y`` of norm 1.
+
+    Returns ``(Z, U, rho, r, s, it, converged)``: the last ``f``-side iterate, the scaled dual, the final penalty,
+    the residuals, the iterations and whether both residuals fell below ``tol``.
+    """
+    d, L = shape
+    try:
+        chol = linalg.cho_factor(A @ A.T, lower=True)
+    except linalg.LinAlgError:
+        raise ValueError("sensing: the matrices Z_mu are linearly dependent (singular Gram matrix)") from None
+    if np.min(np.abs(np.diag(chol[0]))) < 1e-10 * np.max(np.abs(np.diag(chol[0]))):
+        raise ValueError("sensing: the matrices Z_mu are (numerically) linearly dependent")
+    if d * L <= 1600:  # the projector A^* (A A^*)^{-1} A as one (dL, dL) matrix: one product a step
+        B = linalg.solve_triangular(chol[0], A, lower=True)
+        P, q = B.T @ B, B.T @ linalg.solve_triangular(chol[0], y, lower=True)
+
+        def project(V):  # onto {A(S) = y}
+            return V - (P @ V.ravel() - q).reshape(d, L)
+    else:
+        def project(V):
+            return V - (A.T @ linalg.cho_solve(chol, A @ V.ravel() - y)).reshape(d, L)
+
+    Z, U = np.zeros((d, L)), np.zeros((d, L))
+    converged, it, r, s = False, 0, math.inf, math.inf
+    for it in range(1, max_iter + 1):
+        S = project(Z - U)
+        Z_new = prox(S + U, 1.0 / rho)
+        U = U + S - Z_new
+        r = float(np.linalg.norm(S - Z_new)) / max(float(np.linalg.norm(Z_new)), 1e-300)
+        s = rho * float(np.linalg.norm(Z_new - Z)) / math.sqrt(min(d, L))
+        Z = Z_new
+        if r < tol and s < tol:
+            converged = True
+            break
+        if it % 20 == 0 and r > 10.0 * s and rho < 1e12:  # residual balancing, every 20 steps: U is the
+            # scaled dual, rescaled with rho
+            rho, U = 2.0 * rho, U / 2.0
+        elif it % 20 == 0 and s > 10.0 * r and rho > 1e-12:
+            rho, U = rho / 2.0, 2.0 * U
+    if not (np.all(np.isfinite(Z)) and np.all(np.isfinite(U))):
+        raise DivergenceError(f"{name} produced non-finite iterates at iteration {it}")
+    if warn and not converged:
+        warnings.warn(f"{name} did not converge in {it} iterations (primal residual {r:.1e}, "
+                      f"dual residual {s:.1e}, tol {tol:.1e})", ConvergenceWarning, stacklevel=3)
+    return Z, U, rho, r, s, it, converged
+
+
+def _scaled_back(norm_y, Z, objective):
+    with np.errstate(over="ignore"):
+        estimate, value = norm_y * Z, norm_y * objective
+    if not (math.isfinite(value) and np.all(np.isfinite(estimate))):
+        raise ValueError(f"y: labels of norm {norm_y:.3g} (in units of the largest sensing entry) give a minimiser "
+                         "beyond the float range")
+    return estimate, value
+
+
+def _check_controls(rho_admm, tol, max_iter):
+    rho = check_positive("rho_admm", rho_admm)
+    if not 1e-12 <= rho <= 1e12:
+        raise ValueError(f"rho_admm must be in [1e-12, 1e12], got {rho:g}")
+    return rho, check_tol(tol), check_int("max_iter", max_iter)
+
+
+def _psd_prox(V, t):  # prox of t (Tr + PSD indicator): eigenvalues shifted down by t, clipped at 0
+    lam, O = np.linalg.eigh(0.5 * (V + V.T))
+    return (O * np.maximum(lam - t, 0.0)) @ O.T
+
+
+def _nuclear_prox(V, t):  # prox of t ||.||_*: singular values shifted down by t, clipped at 0
+    Uv, sv, Vt = np.linalg.svd(V, full_matrices=False)
+    return (Uv * np.maximum(sv - t, 0.0)) @ Vt
+
+
+def psd_trace_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 1e-5, max_iter: int = 5000,
+                           warn: bool = True) -> TraceMinimizationResult:
+    """The PSD matrix of smallest trace that fits linear measurements, by ADMM.
+
+    Solves (eq-qn-trace-program)::
+
+        min_S  Tr S    subject to  S >= 0 (PSD),   Tr(Z_mu S) = y_mu,  mu = 1..n,
+
+    the program whose exact-recovery threshold is :func:`psd_trace_statistical_dimension`: the noiseless quadratic
+    network's ERM with vanishing weight decay (``Tr S`` is the nuclear norm on the PSD cone, and
+    ``||W||_F^2 = sqrt(m' d) Tr S``). Our own dozen-line ADMM on NumPy only, so that the course needs no
+    convex-optimisation package (and its solver choices) for a check at ``d`` of a few tens.
+
+    Parameters
+    ----------
+    sensing : array_like
+        The ``n`` symmetric sensing matrices ``Z_mu``, shape ``(n, d, d)``, linearly independent (so
+        ``n <= d(d+1)/2``), finite, largest entry in ``(1e-150, 1e150)``.
+    y : array_like
+        The measurements, shape ``(n,)``, finite.
+    rho_admm : float, optional
+        Initial ADMM penalty, in ``[1e-12, 1e12]``, on the problem normalised as in the Notes; adapted by residual
+        balancing. The default converged fastest on the chapter's quadratic-network problems at ``d = 20``.
+    tol : float, optional
+        In ``[0, 1)``: stop when the primal residual ``||S - Z||_F / ||Z||_F`` and the dual residual
+        ``rho ||Z - Z_prev||_F / sqrt(d)`` both fall below ``tol``.
+    max_iter : int, optional
+        Iteration cap, ``>= 1``.
+    warn : bool, optional
+        Emit a :class:`~solvable.errors.ConvergenceWarning` when ``max_iter`` is reached before ``tol`` (the last
+        PSD iterate is returned, ``converged`` False).
+
+    Returns
+    -------
+    TraceMinimizationResult
+        The minimiser, its dual certificate, trace, feasibility, last residuals, iterations and ``converged``.
+
+    Raises
+    ------
+    TypeError
+        If ``sensing`` or ``y`` is not an array of real numbers.
+    ValueError
+        If the shapes disagree, a matrix is not symmetric, the matrices are linearly dependent (a singular Gram
+        matrix), an entry is not finite, or a control is out of its domain.
+
+    Notes
+    -----
+    The program is invariant under ``(Z_mu, y_mu) -> c (Z_mu, y_mu)`` and positively homogeneous in ``y``: it is
+    solved for ``Z / max|Z|`` and ``y / ||y||`` and the solution scaled back. With ``A(S) = (Tr(Z_mu S))_mu``,
+    scaled ADMM on the split ``S = Z`` (``S`` in the affine set, ``Z`` PSD) iterates (Boyd et al. 2011, Sec. 5)::
+
+        S <- (Z - U) - A^*( (A A^*)^{-1} (A(Z - U) - y) )        (Frobenius projection onto A(S) = y)
+        Z <- O max(Lambda - 1/rho, 0) O^T,   O Lambda O^T = S + U  (prox of Tr + PSD indicator)
+        U <- U + S - Z,
+
+    with a Cholesky factor of the ``n x n`` Gram matrix ``A A^*`` computed once. At a fixed point ``S = Z`` and
+    ``nu`` with ``A^*(nu) = rho U`` satisfy the KKT conditions: the certificate ``M = I - rho U`` is PSD and
+    orthogonal to ``Z``. Every 20 steps the penalty is doubled (halved) when the primal residual exceeds ten times
+    the dual one (or the reverse), the usual residual balancing.
+
+    References
+    ----------
+    Boyd, Parikh, Chu, Peleato, Eckstein, Found. Trends Mach. Learn. 3:1 (2011), Secs. 3.1, 3.4.1, 5;
+    Chapter 4, Sec. 'Exact recovery by convex programs', eq-qn-trace-program.
+    """
+    A, y, (d, _) = _check_sensing(sensing, y)
+    rho, tol, max_iter = _check_controls(rho_admm, tol, max_iter)
+    norm_y = float(np.linalg.norm(y))
+    if norm_y == 0.0:  # S = 0 is feasible and has the smallest trace on the PSD cone
+        return TraceMinimizationResult(estimate=np.zeros((d, d)), certificate=np.eye(d), trace=0.0,
+                                       feasibility=0.0, primal_residual=0.0, dual_residual=0.0, iterations=0,
+                                       converged=True)
+    y = y / norm_y
+    Z, U, rho, r, s, it, converged = _admm(A, y, (d, d), _psd_prox, rho, tol, max_iter, warn,
+                                           "psd_trace_minimization")
+    feasibility = float(np.linalg.norm(A @ Z.ravel() - y))
+    estimate, trace = _scaled_back(norm_y, Z, float(np.trace(Z)))
+    return TraceMinimizationResult(estimate=estimate, certificate=np.eye(d) - rho * U, trace=trace,
+                                   feasibility=feasibility, primal_residual=r, dual_residual=s, iterations=it,
+                                   converged=converged)
+
+
+@record
+class NuclearNormMinimizationResult:
+    """Solution of :func:`nuclear_norm_minimization`.
+
+    Parameters
+    ----------
+    estimate : numpy.ndarray
+        The minimiser ``X_hat`` (d, L).
+    certificate : numpy.ndarray
+        The dual matrix ``Y = sum_mu nu_mu Z_mu`` (d, L); at an optimum ``||Y||_op <= 1`` and
+        ``<Y, X_hat> = ||X_hat||_*``.
+    nuclear_norm : float
+        ``||X_hat||_*``, the objective.
+    feasibility : float
+        ``||A(X_hat) - y|| / ||y||`` (0 when ``y = 0``).
+    primal_residual : float
+        ``||S - Z||_F / max(||Z||_F, tiny)`` between the affine and the proximal iterates at the last step.
+    dual_residual : float
+        ``rho ||Z - Z_prev||_F / sqrt(min(d, L))`` at the last step (normalised problem).
+    iterations : int
+        Iterations run.
+    converged : bool
+        Whether both residuals fell below ``tol`` before ``max_iter``.
+
+    Notes
+    -----
+    KKT conditions of ``min ||X||_*`` s.t. ``A(X) = y``: ``A(X) = y`` and ``Y = A^*(nu)`` in the subdifferential,
+    ``||Y||_op <= 1``, ``<Y, X> = ||X||_*``.
+
+    References
+    ----------
+    Chapter 4, Sec. 'Exact recovery by convex programs' (the nuclear-norm threshold of Chapter 3).
+    """
+
+    estimate: np.ndarray = field(repr=False)
+    certificate: np.ndarray = field(repr=False)
+    nuclear_norm: float
+    feasibility: float
+    primal_residual: float
+    dual_residual: float
+    iterations: int
+    converged: bool
+
+
+def nuclear_norm_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 1e-5, max_iter: int = 5000,
+                              warn: bool = True) -> NuclearNormMinimizationResult:
+    """The matrix of smallest nuclear norm that fits linear measurements, by ADMM.
+
+    Solves ``min ||X||_*`` subject to ``<Z_mu, X> = y_mu``, ``mu = 1..n``, for a general ``d x L`` matrix: the
+    minimum-nuclear-norm estimator whose exact-recovery threshold is :func:`nuclear_norm_statistical_dimension`.
+    The same ADMM as :func:`psd_trace_minimization`, with the singular-value soft-threshold in place of the
+    eigenvalue one.
+
+    Parameters
+    ----------
+    sensing : array_like
+        The ``n`` sensing matrices ``Z_mu``, shape ``(n, d, L)``, linearly independent (so ``n <= dL``), finite,
+        largest entry in ``(1e-150, 1e150)``.
+    y : array_like
+        The measurements, shape ``(n,)``, finite.
+    rho_admm : float, optional
+        Initial ADMM penalty, in ``[1e-12, 1e12]``, on the normalised problem; adapted by residual balancing.
+    tol : float, optional
+        In ``[0, 1)``: stop when the primal residual ``||S - Z||_F / ||Z||_F`` and the dual residual
+        ``rho ||Z - Z_prev||_F / sqrt(min(d, L))`` both fall below ``tol``.
+    max_iter : int, optional
+        Iteration cap, ``>= 1``.
+    warn : bool, optional
+        Emit a :class:`~solvable.errors.ConvergenceWarning` when ``max_iter`` is reached before ``tol``.
+
+    Returns
+    -------
+    NuclearNormMinimizationResult
+        The minimiser, its dual certificate, nuclear norm, feasibility, last residuals, iterations and
+        ``converged``.
+
+    Raises
+    ------
+    TypeError
+        If ``sensing`` or ``y`` is not an array of real numbers.
+    ValueError
+        If the shapes disagree, the matrices are linearly dependent, an entry is not finite, or a control is out
+        of its domain.
+
+    Notes
+    -----
+    Scaled ADMM on the split ``S = Z`` (``S`` in the affine set, ``Z`` free)::
+
+        S <- (Z - U) - A^*( (A A^*)^{-1} (A(Z - U) - y) ),
+        Z <- P max(Sigma - 1/rho, 0) Q^T,   P Sigma Q^T = S + U   (prox of the nuclear norm),
+        U <- U + S - Z;
+
+    at a fixed point ``Y = rho U`` is the dual certificate.
+
+    References
+    ----------
+    Boyd, Parikh, Chu, Peleato, Eckstein, Found. Trends Mach. Learn. 3:1 (2011), Secs. 3.1, 3.4.1, 5;
+    Chapter 4, Sec. 'Exact recovery by convex programs'.
+    """
+    A, y, (d, L) = _check_sensing(sensing, y, symmetric=False)
+    rho, tol, max_iter = _check_controls(rho_admm, tol, max_iter)
+    norm_y = float(np.linalg.norm(y))
+    if norm_y == 0.0:
+        return NuclearNormMinimizationResult(estimate=np.zeros((d, L)), certificate=np.zeros((d, L)),
+                                             nuclear_norm=0.0, feasibility=0.0, primal_residual=0.0,
+                                             dual_residual=0.0, iterations=0, converged=True)
+    y = y / norm_y
+    Z, U, rho, r, s, it, converged = _admm(A, y, (d, L), _nuclear_prox, rho, tol, max_iter, warn,
+                                           "nuclear_norm_minimization")
+    feasibility = float(np.linalg.norm(A @ Z.ravel() - y))
+    estimate, value = _scaled_back(norm_y, Z, float(np.sum(np.linalg.svd(Z, compute_uv=False))))
+    return NuclearNormMinimizationResult(estimate=estimate, certificate=rho * U, nuclear_norm=value,
+                                         feasibility=feasibility, primal_residual=r, dual_residual=s,
+                                         iterations=it, converged=converged)
