@@ -135,7 +135,7 @@ def test_a_strong_skip_connection_leaves_one_softmax_layer():
     and layer 1 is invisible."""
     F, se = smi.two_layer_fisher_factors(2, c=100.0, n_samples=4000, rng=5)
     assert abs(F[1] - 6.0) < 4 * se[1] + 0.1 and F[0] < 1e-3
-    two = smi.two_layer_state_evolution(0.35, 2, 100.0, n_samples=800, n_nodes=4, max_iter=80, tol=1e-6, rng=6)
+    two = smi.two_layer_state_evolution(0.35, 2, 100.0, n_samples=800, n_nodes=6, max_iter=80, tol=1e-6, rng=6)
     one = smi.state_evolution(0.35, 2, n_samples=800, max_iter=200, tol=1e-7, rng=6)
     assert abs(two.overlap[1] - one.overlap) < 0.03 and two.overlap[0] < 1e-4
 

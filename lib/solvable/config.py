@@ -88,6 +88,8 @@ class Sizes:
         Chapter 4, gradient descent on the weights: dimension, initialisations averaged, data sets per alpha.
     quadratic_erm_d, quadratic_erm_seeds : int
         Chapter 4, ERM through its convex (nuclear-norm) twin: dimension and data sets per alpha.
+    quadratic_trace_d, quadratic_trace_seeds : int
+        Chapter 4, the min-trace PSD program solved at finite size (ADMM): dimension, data sets per alpha.
     ellipsoid_dims : tuple of int
         Chapter 4, ellipsoid fitting (SAT/UNSAT transition at n/d^2 = 1/4): the dimensions d.
     ellipsoid_instances, ellipsoid_max_iter : int
@@ -106,6 +108,11 @@ class Sizes:
     attention_curve_points, attention_mc_samples : int
         Chapter 5, points per theory curve (Bayes-optimal error against alpha) and Monte-Carlo samples of the
         sequence multi-index and hardmax state evolutions.
+    smi2_samples, smi2_nodes : int
+        Chapter 5, two tied softmax layers: Monte-Carlo draws of the state evolution, and Gauss-Hermite nodes per
+        token of its quadrature over the first layer.
+    smi2_gamp_d, smi2_gamp_seeds, smi2_gamp_nodes, smi2_gamp_iterations : int
+        Chapter 5, two-layer GAMP: dimension, data sets per alpha, quadrature nodes per token, iterations.
     """
 
     perceptron_gamp_d: int
@@ -158,6 +165,8 @@ class Sizes:
     quadratic_gd_datasets: int
     quadratic_erm_d: int
     quadratic_erm_seeds: int
+    quadratic_trace_d: int
+    quadratic_trace_seeds: int
     ellipsoid_dims: tuple
     ellipsoid_instances: int
     ellipsoid_max_iter: int
@@ -171,6 +180,12 @@ class Sizes:
     attention_gd_steps: int
     attention_curve_points: int
     attention_mc_samples: int
+    smi2_samples: int
+    smi2_nodes: int
+    smi2_gamp_d: int
+    smi2_gamp_seeds: int
+    smi2_gamp_nodes: int
+    smi2_gamp_iterations: int
 
 #: The presets by name, each a :class:`Sizes`: ``"lecture"`` (every chapter under 3 minutes on 2 cores) and
 #: ``"paper"`` (the sizes of the original figures, or as close as a laptop allows).
@@ -230,6 +245,8 @@ PRESETS = {
         quadratic_gd_datasets=6,
         quadratic_erm_d=24,
         quadratic_erm_seeds=6,
+        quadratic_trace_d=20,
+        quadratic_trace_seeds=6,
         ellipsoid_dims=(20, 30),  # about 15 s on one core
         ellipsoid_instances=12,
         ellipsoid_max_iter=10_000,
@@ -244,6 +261,12 @@ PRESETS = {
         attention_gd_steps=1000,
         attention_curve_points=64,
         attention_mc_samples=20_000,
+        smi2_samples=400,
+        smi2_nodes=16,
+        smi2_gamp_d=200,
+        smi2_gamp_seeds=3,
+        smi2_gamp_nodes=6,
+        smi2_gamp_iterations=60,
     ),
     "paper": Sizes(
         perceptron_gamp_d=10000,
@@ -272,7 +295,7 @@ PRESETS = {
         bsr_betas=(1.0, 2.0),
         bsr_gamp_L=100,
         bsr_gamp_alphas=(0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6),
-        bsr_gamp_seeds=2,
+        bsr_gamp_seeds=6,  # 2 data sets gave standard errors off by 10x (one run's spread 0.02 at L = 100)
         bsr_gamp_max_iter=500,
         bsr_gamp_trajectories=8,
         bsr_gd_L=100,
@@ -306,6 +329,8 @@ PRESETS = {
         quadratic_gd_datasets=4,
         quadratic_erm_d=60,
         quadratic_erm_seeds=4,
+        quadratic_trace_d=40,
+        quadratic_trace_seeds=20,
         ellipsoid_dims=(30, 40),  # larger d and more point sets: a sharper transition, smaller error bars
         ellipsoid_instances=40,
         ellipsoid_max_iter=20_000,
@@ -323,6 +348,12 @@ PRESETS = {
         attention_gd_steps=1000,
         attention_curve_points=256,
         attention_mc_samples=100_000,
+        smi2_samples=2000,
+        smi2_nodes=16,
+        smi2_gamp_d=400,
+        smi2_gamp_seeds=6,
+        smi2_gamp_nodes=8,
+        smi2_gamp_iterations=60,
     ),
 }
 

@@ -642,6 +642,11 @@ class TwoLayerDataset(_BaseDataset):
         return int(self.X.shape[2])
 
     @property
+    def alpha(self) -> float:
+        """Sample ratio ``n / d``."""
+        return self.n / self.d
+
+    @property
     def z(self) -> np.ndarray:
         """Teacher preactivations ``X^T W / sqrt(d)`` (n, T, 2)."""
         return np.einsum("ndt,dl->ntl", self.X, self.W_star) / math.sqrt(self.d)
@@ -1084,6 +1089,16 @@ def _two_layer_draws(n_samples, T, c, rng):
     return z, xi, _two_layer_output(z, c)
 
 
+def _mean_g2(mean, var, omega, V):
+    """``E||g_l||^2`` per layer from posterior moments ``(m, T, 2)``, by two estimators of the same expectation:
+    ``E||E[z_l | y, omega] - omega_l||^2 / V_l^2`` and its Nishimori form ``E sum_t (1/V_l - Var_l/V_l^2)``,
+    mixed with weights ``V_l`` and ``1 - V_l``. The first vanishes with ``omega`` (exactly 0 at ``Q_l = 0`` on any
+    draws); the second has a Monte-Carlo variance several times smaller once ``V_l`` is small."""
+    direct = np.mean(np.sum((mean - omega) ** 2, axis=1), axis=0) / V**2
+    nishimori = np.mean(np.sum(1.0 / V - var / V**2, axis=1), axis=0)
+    return np.maximum(V * direct + (1.0 - V) * nishimori, 0.0)
+
+
 def two_layer_state_evolution(alpha: float, T: int = 2, c: float = 1.0, *, start=1e-3, n_samples: int = 2000,
                               n_nodes: int = TWO_LAYER_NODES, damping: float = 0.0, tol: float = 1e-6,
                               max_iter: int = 400, warn: bool = True, rng) -> TwoLayerSEResult:
@@ -1142,7 +1157,9 @@ def two_layer_state_evolution(alpha: float, T: int = 2, c: float = 1.0, *, start
 
         Qhat_l = alpha E||g_l||^2,      Q_l = Qhat_l / (1 + Qhat_l),
 
-    on the shared driver :func:`solvable.amp.iterate_fixed_point`, each ``Q_l`` kept in ``[0, 1 - 1e-12]``.
+    where ``E||g_l||^2`` mixes, with weights ``V_l`` and ``1 - V_l``, its direct Monte-Carlo estimate (exactly 0 at
+    ``Q_l = 0``) and its Nishimori form ``E sum_t (1/V_l - Var[z_lt | y, omega]/V_l^2)`` (the same expectation, with
+    a Monte-Carlo variance several times smaller once ``V_l`` is small), on the shared driver :func:`solvable.amp.iterate_fixed_point`, each ``Q_l`` kept in ``[0, 1 - 1e-12]``.
     ``Q = (0, 0)`` is a fixed point; its stability is set by :func:`two_layer_fisher_factors`.
 
     References
@@ -1167,8 +1184,8 @@ def two_layer_state_evolution(alpha: float, T: int = 2, c: float = 1.0, *, start
         Q = np.asarray(Q, dtype=float)
         V = 1.0 - Q
         omega = Q * z + np.sqrt(Q * V) * xi
-        mean, _, _ = _posterior_blocks(b, omega, V, quad)
-        qhat = np.minimum(alpha * np.mean(np.sum((mean - omega) ** 2, axis=1), axis=0) / V**2, sys.float_info.max)
+        mean, var, _ = _posterior_blocks(b, omega, V, quad)
+        qhat = np.minimum(alpha * _mean_g2(mean, var, omega, V), sys.float_info.max)
         return qhat / (1.0 + qhat), qhat
 
     fp = iterate_fixed_point(update, start, damping=damping, tol=tol, max_iter=max_iter, bounds=(0.0, Q_MAX),
@@ -1317,11 +1334,13 @@ def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = 
     quadrature of :func:`two_layer_state_evolution`. With ``C`` the posterior covariance of a row of ``W``::
 
         V = C,   omega_r = (X^T w_hat/sqrt(d))_r - V g_r,   g_r = V^{-1} (E[z_r | y, omega] - omega_r),
-        A = -(1/d) sum_r dg_r/domega_r = (1/d) sum_r (V^{-1} - V^{-1} Cov[z_r | y, omega] V^{-1}),
+        A = -(1/d) sum_r dg_r/domega_r = (1/d) sum_r (V^{-1} - V^{-1} Cov[z_r | y, omega] V^{-1})  (its diagonal),
         w_hat_i = (I + A)^{-1} (sum_r F_ri g_r + A w_hat_i),   C = (I + A)^{-1}.
 
-    The state evolution keeps the overlap matrix diagonal (the two sign symmetries); at finite size GAMP keeps the
-    off-diagonal entries that the data produce. Its state evolution is eq. (5).
+    The sign symmetries make the off-diagonal entries of ``A`` and ``C`` vanish as ``d -> inf``, as in the state
+    evolution (eq. (5)); GAMP keeps the diagonal of ``A``, clipped at 0, since at finite size the off-diagonal entries
+    are noise divided by ``V_1 V_2``, which once both layers are nearly learned makes ``A`` indefinite and the
+    iteration diverge.
 
     References
     ----------
@@ -1359,7 +1378,10 @@ def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = 
         cov[..., 0, 0], cov[..., 1, 1] = var[..., 0], var[..., 1]
         cov[..., 0, 1] = cov[..., 1, 0] = cross
         A = -(np.einsum("ij,ntjk,kl->il", Vinv, cov, Vinv) - n * T * Vinv) / d  # -(1/d) sum_r dg_r/domega_r
-        A = 0.5 * (A + A.T)
+        # The precision per direction: its off-diagonal entries vanish as d -> inf by the sign symmetries, and at
+        # finite size they are noise amplified by 1/V_1 V_2 (with both layers nearly learned they make A indefinite
+        # and GAMP diverge); the diagonal is >= 0 (its average can dip below 0 at finite size).
+        A = np.diag(np.maximum(np.diag(A), 0.0))
         B = F.adjoint(g) + w @ A.T
         C_new = np.linalg.inv(eye + A)
         w_new = B @ C_new.T
@@ -1453,7 +1475,8 @@ def second_layer_branch(overlaps: Sequence[float], T: int = 2, c: float = 1.0, *
     Notes
     -----
     With ``Q_1 = 0`` (``omega_1 = 0``, ``V_1 = 1``) eq. (5) is one equation, ``Q_2 = Qhat_2/(1 + Qhat_2)`` with
-    ``Qhat_2 = alpha E||g_2||^2``: for a given ``Q_2`` it fixes ``alpha = Q_2 / ((1 - Q_2) E||g_2||^2)``, one
+    ``Qhat_2 = alpha E||g_2||^2`` (estimated as in :func:`two_layer_state_evolution`): for a given
+    ``Q_2`` it fixes ``alpha = Q_2 / ((1 - Q_2) E||g_2||^2)``, one
     quadrature per point instead of an iteration (eq-smi-two-layer-branch). Linearising eq. (5) in ``Q_1`` at
     ``Q_1 = 0``, as for :func:`two_layer_fisher_factors` but with ``omega_2`` known,
     ``Qhat_1 = alpha F_1(Q_2) Q_1``, ``F_1(Q_2) = E||E[z_1 z_1^T | y, omega_2] - I||_F^2``: the branch is unstable
@@ -1491,16 +1514,16 @@ def second_layer_branch(overlaps: Sequence[float], T: int = 2, c: float = 1.0, *
                 u0 = inverse[:, 0] * bb[:, None, 0] + inverse[:, 1] * bb[:, None, 1]
                 u1 = inverse[:, 2] * bb[:, None, 0] + inverse[:, 3] * bb[:, None, 1]
                 logw = np.broadcast_to(logw0 - 0.5 * np.sum(nodes * nodes, axis=-1), (m, nodes.shape[0]))
-                mean, _, _, w = _posterior_on_nodes(bb, om, V[1], c, np.broadcast_to(nodes, (m,) + nodes.shape),
-                                                    logw, solved=(u0, u1, logdet))
+                mean, var, _, w = _posterior_on_nodes(bb, om, V[1], c, np.broadcast_to(nodes, (m,) + nodes.shape),
+                                                   logw, solved=(u0, u1, logdet))
             else:
                 nodes = quad.grid
-                mean, _, _, w = _posterior_on_nodes(bb, om, V[1], c, np.broadcast_to(nodes, (m,) + nodes.shape),
-                                                    np.broadcast_to(np.log(quad.weights), (m, nodes.shape[0])))
+                mean, var, _, w = _posterior_on_nodes(bb, om, V[1], c, np.broadcast_to(nodes, (m,) + nodes.shape),
+                                                   np.broadcast_to(np.log(quad.weights), (m, nodes.shape[0])))
             M1 = np.einsum("mg,gs,gt->mst", w, nodes, nodes)
             F1.append(np.sum((M1 - eye) ** 2, axis=(1, 2)))
-            g2.append(np.sum((mean[..., 1] - om[..., 1]) ** 2, axis=1) / V[1] ** 2)
-        e_g2 = float(np.mean(np.concatenate(g2)))
+            g2.append(_mean_g2(mean, var, om, V)[1] * m)  # the block's sum of ||g_2||^2
+        e_g2 = float(np.sum(g2)) / n_samples
         alphas.append(Q2 / ((1.0 - Q2) * e_g2))
         factors.append(float(np.mean(np.concatenate(F1))))
     alphas, factors = np.array(alphas), np.array(factors)
