@@ -11,27 +11,36 @@ The science lives in :mod:`solvable`; this module only times, tabulates and writ
     {"paper": "<authors, title, venue>", "reference": "arXiv:XXXX.XXXXX", "sizes": "<what was run>",
      "machine": "<where it ran>", "total_wall_time_s": float,
      "figures": [{"id": "fig1", "file": "fig_1.png", "title": "...", "wall_time_s": float,
-                  "authors_time": "<their code's time for the same figure, measured or estimated, or 'not known'>",
+                  "authors_time": {"kind": "measured" | "estimated, not run" | "not known",
+                                   "how": "<what was run or how it was estimated, with sizes>"},
                   "comparisons": [{"what": "...", "kind": "theory_vs_published" | "runs_vs_published" |
                                    "runs_vs_theory", "n_points": int,
                                    "max_abs_diff": float | None, "max_abs_z": float | None}]}],
      "data": {... whatever the paper's tests read ...}}
+
+The numbers quoted in a page's prose are rendered from ``results.json``, never typed: ``<paper>/prose.py`` maps the
+results to formatted strings (``numbers(results) -> {key: text}``), the script writes them into the page's front
+matter as MyST substitutions (:func:`write_page_numbers`) and the prose says ``{{ key }}``. A test recomputes the
+strings from the committed ``results.json`` and fails if the page differs, or if the prose types a number that
+``prose.LITERALS`` does not declare as an input of the run.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import platform
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+
 from solvable.experiments import mean_se  # noqa: F401 (the scripts take it from here)
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPARISON_KINDS = ("theory_vs_published", "runs_vs_published", "runs_vs_theory")
+AUTHORS_TIME_KINDS = ("measured", "estimated, not run", "not known")
+_FRONT = "---\n"
 
 
 def machine() -> str:
@@ -90,3 +99,53 @@ def write_results(folder: Path, results: dict) -> Path:
 def load_published(folder: Path, name: str):
     """Read ``folder/published/<name>`` (a CSV with a header row) as a structured numpy array."""
     return np.genfromtxt(Path(folder) / "published" / name, delimiter=",", names=True, dtype=None, encoding="utf-8")
+
+
+def authors_time(kind: str, how: str) -> dict:
+    """The ``authors_time`` entry of a figure: how long the authors' code takes for it, and how we know.
+
+    ``kind`` is ``"measured"`` (their code was run here; ``how`` gives what, where and the sizes),
+    ``"estimated, not run"`` (``how`` gives the estimate and what it is computed from) or ``"not known"``.
+    """
+    if kind not in AUTHORS_TIME_KINDS:
+        raise ValueError(f"kind must be one of {AUTHORS_TIME_KINDS}, got {kind!r}")
+    if not isinstance(how, str) or not how.strip():
+        raise ValueError("how must say what was measured or how the time was estimated")
+    return {"kind": kind, "how": how.strip()}
+
+
+def _split_front_matter(text: str) -> tuple[dict, str]:
+    import yaml
+
+    if not text.startswith(_FRONT):
+        return {}, text
+    end = text.index("\n" + _FRONT, len(_FRONT) - 1)
+    return yaml.safe_load(text[len(_FRONT):end + 1]) or {}, text[end + 1 + len(_FRONT):]
+
+
+def read_page_numbers(page: Path) -> dict:
+    """The substitutions in the front matter of a reproduction page (``myst: substitutions:``)."""
+    front, _ = _split_front_matter(Path(page).read_text())
+    return dict((front.get("myst") or {}).get("substitutions") or {})
+
+
+def page_body(page: Path) -> str:
+    """A reproduction page without its front matter."""
+    return _split_front_matter(Path(page).read_text())[1]
+
+
+def write_page_numbers(page: Path, numbers: dict) -> None:
+    """Write ``numbers`` (key -> text) into the page's front matter, where the prose reads them as ``{{ key }}``.
+
+    The rest of the front matter and the whole body are kept as they are.
+    """
+    import yaml
+
+    bad = [k for k, v in numbers.items() if not (isinstance(k, str) and k.isidentifier() and isinstance(v, str))]
+    if bad:
+        raise ValueError(f"numbers must map identifiers to strings; offending keys: {bad}")
+    page = Path(page)
+    front, body = _split_front_matter(page.read_text())
+    front.setdefault("myst", {})["substitutions"] = {k: numbers[k] for k in sorted(numbers)}
+    head = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=100000)
+    page.write_text(_FRONT + head + _FRONT + body)

@@ -50,7 +50,9 @@ def write_timings(path: Path = HERE / "timings.md") -> None:
             continue
         res = json.loads(res_path.read_text())
         for fig in res["figures"]:
-            rows.append(f"| [{name}]({name}.md) | {fig['title']} | {fig['wall_time_s']:.0f} s | {fig['authors_time']} |")
+            theirs = fig["authors_time"]
+            rows.append(f"| [{name}]({name}.md) | {fig['title']} | {fig['wall_time_s']:.0f} s | "
+                        f"**{theirs['kind']}**: {theirs['how']} |")
         rows.append(f"| [{name}]({name}.md) | **whole page** | **{res['total_wall_time_s'] / 60:.1f} min** | |")
     machines = sorted({json.loads((HERE / n / "results.json").read_text())["machine"]
                        for n in PAPERS if (HERE / n / "results.json").exists()})

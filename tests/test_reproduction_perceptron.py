@@ -96,3 +96,12 @@ def test_uniform_variances_give_the_same_run():
     error to well within one standard error of the sweep."""
     p = DATA["profile"]
     assert abs(p["exact"]["error"] - p["uniform"]["error"]) < 2e-3
+
+
+def test_the_profile_paragraph_holds():
+    """The timing paragraph: the same number of iterations either way, uniform variances faster, and the change of
+    the error smaller than the standard error of that point of the sweep."""
+    p, f = DATA["profile"], DATA["fig2"]
+    assert p["exact"]["iterations"] == p["uniform"]["iterations"]
+    assert p["uniform"]["wall_s"] < p["exact"]["wall_s"]
+    assert abs(p["exact"]["error"] - p["uniform"]["error"]) < f["gamp_se"][f["alphas"].index(p["alpha"])]

@@ -16,8 +16,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 REPRO = ROOT / "reproductions"
 sys.path.insert(0, str(REPRO))
-from _common import COMPARISON_KINDS  # noqa: E402
-from run import PAPERS  # noqa: E402
+from _common import AUTHORS_TIME_KINDS, COMPARISON_KINDS, page_body, read_page_numbers
+from run import PAPERS
 
 TOP_KEYS = {"paper", "reference", "sizes", "machine", "total_wall_time_s", "figures", "data"}
 FIGURE_KEYS = {"id", "file", "title", "wall_time_s", "authors_time", "comparisons"}
@@ -51,7 +51,9 @@ def test_results_have_the_documented_shape(name):
     assert res["total_wall_time_s"] > 0 and res["figures"]
     for fig in res["figures"]:
         assert FIGURE_KEYS <= set(fig), (fig.get("id"), FIGURE_KEYS - set(fig))
-        assert fig["wall_time_s"] > 0 and fig["authors_time"]
+        assert fig["wall_time_s"] > 0
+        theirs = fig["authors_time"]
+        assert set(theirs) == {"kind", "how"} and theirs["kind"] in AUTHORS_TIME_KINDS and theirs["how"], theirs
         assert (REPRO / name / fig["file"]).exists(), fig["file"]
         for comp in fig["comparisons"]:
             assert comp["kind"] in COMPARISON_KINDS and comp["n_points"] >= 1
@@ -81,3 +83,66 @@ def test_every_published_table_has_its_source(name):
     # numbers from a repository carry its commit; numbers quoted from a paper's text carry the paper and its place
     assert re.search(r"\b[0-9a-f]{40}\b", readme) or re.search(r"arXiv:\d{4}\.\d{4,5}", readme), \
         "the README must give the commit (repository data) or the paper (quoted values) the numbers come from"
+
+
+def _prose_module(name):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"prose_{name}", REPRO / name / "prose.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", PAPERS)
+def test_the_page_numbers_are_rendered_from_results(name):
+    """The numbers in the front matter are what ``prose.numbers`` makes of the committed results, and the prose
+    uses every one of them and no other."""
+    page = REPRO / f"{name}.md"
+    expected = _prose_module(name).numbers(_results(name))
+    assert read_page_numbers(page) == expected, "rerun the page's reproduce.py (or fix prose.py)"
+    used = set(re.findall(r"\{\{\s*(\w+)\s*\}\}", page_body(page)))
+    assert used == set(expected), (sorted(used - set(expected)), sorted(set(expected) - used))
+
+
+# what may carry numbers without being prose: code, roles, links' targets, directive lines, ids and dates
+_NOT_PROSE = [r"```.*?```", r"`[^`\n]*`", r"\{\{\s*\w+\s*\}\}", r"\]\([^)]*\)", r"^:\w+:.*$", r"^```\{.*$",
+              r"arXiv:\d{4}\.\d{4,5}", r"\b[0-9a-f]{7,40}\b", r"\b\d{4}-\d{2}-\d{2}\b"]
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?")
+
+
+def typed_numbers(text: str) -> list[str]:
+    """Every number typed in ``text`` outside code, roles, link targets and ids (single digits excepted)."""
+    for pattern in _NOT_PROSE:
+        text = re.sub(pattern, " ", text, flags=re.DOTALL | re.MULTILINE)
+    return [n for n in _NUMBER.findall(text) if not re.fullmatch(r"\d", n)]
+
+
+def test_typed_numbers_finds_what_a_hand_would_type():
+    text = "ours is 0.0785 ± 0.0011, about 200 standard errors, $10^{-12}$, 25,000 draws, 1e-4 `d = 100` [x](a/1.5)"
+    assert typed_numbers(text) == ["0.0785", "0.0011", "200", "10", "12", "25,000", "1e-4"]
+
+
+@pytest.mark.parametrize("name", PAPERS)
+def test_no_result_is_typed_by_hand_in_the_prose(name):
+    """A number in the prose is either rendered from ``results.json`` or an input of the run declared in
+    ``prose.LITERALS`` (sizes, parameters, the paper's own grid, equation constants)."""
+    allowed = set(_prose_module(name).LITERALS)
+    stray = sorted(set(typed_numbers(page_body(REPRO / f"{name}.md"))) - allowed)
+    assert not stray, f"{name}.md types numbers that are neither substitutions nor declared inputs: {stray}"
+
+
+def test_the_readme_states_the_measured_page_times():
+    """The README's table of wall times per page is what the committed ``results.json`` measured."""
+    readme = (ROOT / "README.md").read_text()
+    labels = {"perceptron": "perceptron", "bsr": "bilinear sequence regression", "quadratic": "quadratic networks",
+              "attention": "attention-indexed models"}
+    total = 0.0
+    for name in PAPERS:
+        minutes = _results(name)["total_wall_time_s"] / 60
+        total += minutes
+        row = re.search(rf"^\| {labels[name]}[^|]*\| ([0-9.]+) min \|", readme, flags=re.MULTILINE)
+        assert row, f"no README row for {name}"
+        assert float(row.group(1)) == pytest.approx(minutes, abs=0.051), name
+    row = re.search(r"^\| all four \| ([0-9.]+) min \|", readme, flags=re.MULTILINE)
+    assert row and float(row.group(1)) == pytest.approx(total, abs=0.21)

@@ -1,7 +1,7 @@
 """Reproduce the perceptron figures of Barbier, Krzakala, Macris, Miolane, Zdeborova, PNAS 116:5451 (2019),
 arXiv:1708.03395, at the authors' size (GAMP at d = 5000; their demo runs N = 5001), with :mod:`solvable`.
 
-    python reproductions/perceptron/reproduce.py            # paper size (about 6 CPU minutes, one core)
+    python reproductions/perceptron/reproduce.py            # paper size (about 4 min on 2 cores)
     REPRO_SCALE=4 python reproductions/perceptron/reproduce.py   # d / 4, for development
 
 Figure 1: Gaussian teacher, sign channel: Bayes-optimal error (state evolution) and GAMP runs.
@@ -26,17 +26,21 @@ import numpy as np
 from scipy.special import erf
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path[:0] = [str(HERE), str(HERE.parent)]
 from _common import (
+    ROOT,
+    authors_time,
     comparison,
     load_published,
     machine,
     markdown_table,
     mean_se,
     timed,
+    write_page_numbers,
     write_results,
     z_scores,
 )
+from prose import numbers
 
 from solvable import config, glm
 from solvable import plotting as plot
@@ -184,7 +188,8 @@ def figure_2(fig_rec, data):
     table += "\n" + markdown_table(["alpha", "state evolution from q = 0 (ours)", f"GAMP d = {D} (ours)", "difference",
                                     "z", "mean iterations"], rows2)
     (HERE / "table_2.md").write_text(table)
-    data["fig2"] = {"alpha_it": it, "alpha_alg": alg, "published_alpha": pub["alpha"].tolist(),
+    last = glm.state_evolution(float(pub["alpha"][-1]), "rademacher", "sign")
+    data["fig2"] = {"alpha_it": it, "alpha_alg": alg, "se_iterations_last": int(last.iterations), "published_alpha": pub["alpha"].tolist(),
                     "published_q": pub["q"].tolist(), "ours_q": ours_pub[:, 0].tolist(),
                     "published_f_rs": pub["f_rs"].tolist(), "ours_f_rs": ours_pub[:, 1].tolist(),
                     "published_label_mse": pub["label_mse"].tolist(), "ours_label_mse": ours_pub[:, 2].tolist(),
@@ -210,24 +215,30 @@ def main():
     t0 = time.perf_counter()
     data = {"d": D, "seeds": SEEDS, "gamp": GAMP}
     figs = [{"id": "fig1", "file": "fig_1.png", "title": "Gaussian teacher: Bayes-optimal error and GAMP",
-             "authors_time": "not published; estimated 10-25 min: their Matlab GAMP demo runs 100 iterations of "
-                             "4 dense products at N = 5001 (about 10-20 s per run at alpha = 1.5), x 50 runs"},
+             "authors_time": authors_time(
+                 "estimated, not run", "10-25 min: their Matlab GAMP demo runs 100 iterations of 4 dense products "
+                 "with the n x N design at N = 5001, taken as 10-20 s per run at alpha = 1.5, for 50 runs (Matlab is "
+                 "not installed here)")},
             {"id": "fig2", "file": "fig_2.png", "title": "binary teacher: free entropy, errors, alpha_IT and alpha_alg",
-             "authors_time": "not published; estimated 15-30 min: GAMP as for fig1 x 90 runs, plus their Julia "
-                             "state evolution on 1591 alphas (adaptive quadrature, not timed)"}]
+             "authors_time": authors_time(
+                 "estimated, not run", "15-30 min for the 90 GAMP runs, per run as for the Gaussian teacher; their "
+                 "Julia state evolution on 1591 alphas (adaptive quadrature) is not timed in their notebook and was "
+                 "not run here")}]
     for fig, make in zip(figs, (figure_1, figure_2)):
         c0 = time.process_time()
         make(fig, data)
         fig["cpu_time_s"] = round(time.process_time() - c0, 2)
     profile(data)
-    write_results(HERE, {
+    results = {
         "paper": "Barbier, Krzakala, Macris, Miolane, Zdeborova, Optimal errors and phase transitions in "
                  "high-dimensional generalized linear models, PNAS 116:5451 (2019)",
         "reference": "arXiv:1708.03395",
         "sizes": f"GAMP at d = {D}, n = alpha d, {SEEDS} independent data sets per alpha; state evolution on a "
                  "0.01 grid in alpha (Gaussian: 100 points in [0.05, 5])",
         "machine": machine(), "total_wall_time_s": round(time.perf_counter() - t0, 2),
-        "cpu_time_s": round(time.process_time(), 2), "figures": figs, "data": data})
+        "cpu_time_s": round(time.process_time(), 2), "figures": figs, "data": data}
+    write_results(HERE, results)
+    write_page_numbers(ROOT / "reproductions" / "perceptron.md", numbers(results))
 
 
 if __name__ == "__main__":
