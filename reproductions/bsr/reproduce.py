@@ -1,16 +1,22 @@
 """Reproduce the key figures of Erba, Troiani, Biggio, Maillard, Zdeborova, "Bilinear sequence regression: a model
 for learning from long sequences of high-dimensional tokens", arXiv:2410.18858, with :mod:`solvable`.
 
-    python reproductions/bsr/reproduce.py                  # the authors' size, d = L = 100 (5 min CPU; 14 min wall on a loaded 2-core machine)
-    REPRO_SCALE=4 python reproductions/bsr/reproduce.py    # d / 4, for development
+    python reproductions/bsr/reproduce.py                  # the authors' sizes (about 6 min on 2 cores)
+    REPRO_SCALE=4 python reproductions/bsr/reproduce.py    # smaller and fewer runs, for development
 
 Figure "theory": the Bayes-optimal MMSE against alpha (their Fig. 1, beta = 1 and 2, rho = 0.1 ... 2, Delta = 0, and
 their noisy Fig. 1, Delta = 0.1) against the authors' published curves (``published/fig1_theory.csv``).
 Figure "gamp": GAMP-RIE at d = L = 100 (beta = 1, rho = 0.2, Delta = 0) against the theory and their AMP runs.
+Figure "mnne": the minimum-nuclear-norm estimator at d = L = 50 against their 16 runs per alpha.
 Figure "gd": gradient descent at d = L = 100 (lr 0.1, prior initialisation, K = 64 initialisations per data set):
 single runs and averaged GD against the theory and their GD / AGD points; and one single run at alpha = 0.3 followed
-step by step (the published single-GD runs at alpha = 0.3 and 0.33 ended with a training error of 0.06-0.12).
-Writes fig_*.png, table_*.md and results.json next to this file.
+at every step (the published single-GD runs at alpha = 0.3 and 0.33 ended with a training error of 0.06-0.12).
+Figure "steps": 16 single GD runs at d = L = 50, alpha = 0.44, step 0.1, followed at every step for 10^4 steps,
+beside the authors' 16 runs of the same protocol (their ``lr_figure``).
+Figure "gd50": their single-GD protocol at d = L = 50, alpha = 0.2 (a fixed 5e4 steps in float32), and the
+variants that could explain their lower single-GD errors (larger steps, the best error along the run, a full-width
+student).
+Writes fig_*.png, table_*.md and results.json next to this file, and the page's numbers into ``../bsr.md``.
 """
 
 from __future__ import annotations
@@ -28,13 +34,18 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+import prose  # this folder's prose.py: the numbers the page quotes
 from _common import (
+    ROOT,
+    authors_time,
     comparison,
     load_published,
     machine,
     markdown_table,
     mean_se,
     timed,
+    write_page_numbers,
     write_results,
     z_scores,
 )
@@ -54,13 +65,36 @@ GAMP = {"damping": 0.3, "damp": "estimate", "max_iter": 500, "tol": 1e-3}  # the
 GD_ALPHAS = (0.05, 0.1, 0.15, 0.2)
 GD_DATASETS = (3, 3, 2, 2)       # per alpha (cost grows with alpha: about 0.2 s per step at alpha = 0.2)
 GD = {"n_inits": 64, "lr": 0.1, "tol": 1e-6, "max_steps": 50_000, "dtype": np.float32}  # their lr, init, K
-PROBE_ALPHA, PROBE_STEPS = 0.3, 6000  # one single run followed step by step (their budget: 5e4 steps)
+PROBE_ALPHA, PROBE_STEPS = 0.3, 6000  # one single run followed at every step (their budget: 5e4 steps)
+THEIR_GD_SETS = {"single": 3, "averaged": 4}  # `samples` in standard_rect.py / averaged_rect.py
+THEIR_GD_STEPS = 50_000                        # `T` in both scripts
+THEIR_AGD_INITS = 64                           # `averages` in averaged_rect.py
+# their CSVs give a standard deviation over those data sets; the script that made them is not published, so the
+# ddof is not known: we take NumPy's default ddof = 0 (their notebook's own error bars use it), i.e. the standard
+# error is std / sqrt(n - 1) (with ddof = 1 it would be std / sqrt(n), 18 % / 13 % smaller for n = 3 / 4)
+THEIR_DDOF = 0
+D50 = 50 // SCALE                # the authors' d = L = 50 runs (minimum nuclear norm, lr_figure)
+MN_SETS = 8 if SCALE == 1 else 2  # data sets per alpha (theirs: 16)
+MN_TOL = 1e-6
+STEP_RUNS = 16 if SCALE == 1 else 4   # their lr_figure: 16 runs (one data set each) x 10^4 steps
+STEP_ALPHA, STEP_LR, STEP_COUNT = 0.44, 0.1, 10_000 if SCALE == 1 else 1000
+STEP_MARKS = (1, 10, 100, 200, 9999 if SCALE == 1 else 999)
+CK_ALPHA, CK_INITS, CK_SETS = 0.2, 8, 4 if SCALE == 1 else 2
+CK_STEPS = 50_000 if SCALE == 1 else 5000   # their fixed budget
+CK_EVERY = CK_STEPS // 10                   # checkpoints 5000, 10000, ..., 50000
+CK_LRS = (0.1, 0.3, 0.5)
 ALPHA_PR = bsr.perfect_recovery_threshold(1.0, RHO)
 warnings.simplefilter("ignore", category=RuntimeWarning)
 
 
 def _nan_to_none(values):
     return [None if np.isnan(v) else float(v) for v in values]
+
+
+def _span(values):
+    """``a to b`` for the smallest and largest of ``values`` at 4 decimals, or one number if they print alike."""
+    lo, hi = f"{np.min(values):.4f}", f"{np.max(values):.4f}"
+    return lo if lo == hi else f"{lo} to {hi}"
 
 
 def _f(x):
@@ -103,7 +137,8 @@ def fig_theory(fig_rec):
     fig_rec["comparisons"] = comps
     return {"theory_alpha": pub["alpha"].tolist(), "theory_beta": pub["beta"].tolist(),
             "theory_rho": pub["rho"].tolist(), "theory_delta": pub["delta"].tolist(),
-            "theory_ours": ours.tolist(), "theory_published": pub["mmse"].tolist()}
+            "theory_ours": ours.tolist(), "theory_published": pub["mmse"].tolist(),
+            "theory_ridge_max_diff": float(rdiff.max())}
 
 
 def fig_gamp(fig_rec):
@@ -159,7 +194,9 @@ def fig_gamp(fig_rec):
     return {"gamp_alphas": list(GAMP_ALPHAS), "gamp_mean": mean.tolist(), "gamp_se": se.tolist(),
             "gamp_sd": sd.tolist(), "gamp_theory": theory.tolist(), "gamp_published": theirs.tolist(),
             "gamp_z_theory": _nan_to_none(z_th), "gamp_z_published": _nan_to_none(z_pub),
-            "gamp_iterations": iters.tolist(), "gamp_converged": conv.tolist(), "gamp_seeds": GAMP_SEEDS}
+            "gamp_iterations": iters.tolist(), "gamp_converged": conv.tolist(), "gamp_seeds": GAMP_SEEDS,
+            "gamp_max_iter": GAMP["max_iter"], "gamp_tol": GAMP["tol"], "gamp_damping": GAMP["damping"],
+            "gamp_published_alphas": pub["alpha"].tolist(), "gamp_published_all": pub["mse"].tolist()}
 
 
 def gd_runs():
@@ -183,21 +220,28 @@ def gd_runs():
 
 
 def gd_probe():
-    """One single prior-init run at alpha = 0.3, its training and test error every 50 steps."""
+    """One single prior-init run at alpha = 0.3, its training and test error at every step, and its time per step."""
     rng = np.random.default_rng(7)
     data = bsr.sample(D, PROBE_ALPHA, beta=1.0, rho=R / D, rng=rng)
-    res = bsr.gd(data, n_inits=1, lr=GD["lr"], tol=1e-9, max_steps=PROBE_STEPS, record_every=50, warn=False,
+    t0 = time.perf_counter()
+    res = bsr.gd(data, n_inits=1, lr=GD["lr"], tol=1e-9, max_steps=PROBE_STEPS, record_every=1, warn=False,
                  dtype=np.float32, rng=rng)
+    seconds = time.perf_counter() - t0
     # their "train error" is the mean squared residual sum(res^2)/n = 4 loss/n = 4 (relative loss) mean(y^2)
     train = 4.0 * res.loss_history[:, 0] * float(np.mean(data.y ** 2))
-    return np.arange(len(train)) * 50, train, res.error_history[:, 0], int(res.steps[0])
+    return np.arange(len(train)), train, res.error_history[:, 0], int(res.steps[0]), seconds / int(res.steps[0])
+
+
+def _their_se(std, n):
+    """Their standard deviation over n data sets (ddof THEIR_DDOF) as a standard error of the mean (ddof = 1)."""
+    return np.asarray(std) / np.sqrt(n - 1 + THEIR_DDOF)
 
 
 def fig_gd(fig_rec):
     t0 = time.perf_counter()
     single, avg, steps, losses, seconds = gd_runs()
     t_runs = time.perf_counter() - t0
-    probe_steps, probe_train, probe_err, probe_n = gd_probe()
+    probe_steps, probe_train, probe_err, probe_n, probe_step_s = gd_probe()
     t_probe = time.perf_counter() - t0 - t_runs
     s_mean, s_se = map(np.array, zip(*(mean_se(v) for v in single)))
     a_mean, a_se = map(np.array, zip(*(mean_se(v) for v in avg)))
@@ -206,12 +250,12 @@ def fig_gd(fig_rec):
     pa = load_published(HERE, "gd_averaged_beta1_rho0.2_delta0.csv")
     pt = load_published(HERE, "gd_single_train_beta1_rho0.2_delta0.csv")
 
-    def pick(tab, col, n):  # their std over n data sets -> standard error std/sqrt(n)
+    def pick(tab, col, n):  # their std over n data sets -> standard error
         idx = [int(np.flatnonzero(np.isclose(tab["alpha"], a))[0]) for a in GD_ALPHAS]
-        return tab[col][idx], tab[col.replace("mean", "std")][idx] / np.sqrt(n)
+        return tab[col][idx], _their_se(tab[col.replace("mean", "std")][idx], n)
 
-    ts_mean, ts_se = pick(ps, "gen_error_mean", 3)
-    ta_mean, ta_se = pick(pa, "gen_error_mean", 4)
+    ts_mean, ts_se = pick(ps, "gen_error_mean", THEIR_GD_SETS["single"])
+    ta_mean, ta_se = pick(pa, "gen_error_mean", THEIR_GD_SETS["averaged"])
     z_s_pub, z_a_pub = z_scores(s_mean, s_se, ts_mean, ts_se), z_scores(a_mean, a_se, ta_mean, ta_se)
     z_a_th = (a_mean - theory) / np.maximum(a_se, 1e-12)
     z_s_th = (s_mean - 2 * theory) / np.maximum(s_se, 1e-12)
@@ -223,26 +267,29 @@ def fig_gd(fig_rec):
     plot.theory_curve(grid, 2 * bo, label="2 × MMSE (one posterior sample)", ax=ax, color="C0", linestyle="--")
     plot.experiment_points(GD_ALPHAS, s_mean, s_se, label="ours, single GD", ax=ax, color="C1")
     plot.experiment_points(GD_ALPHAS, a_mean, a_se, label="ours, averaged GD (K = 64)", ax=ax, color="C2")
-    ax.errorbar(ps["alpha"], ps["gen_error_mean"], ps["gen_error_std"], fmt="s", mfc="none", color="C1", capsize=3,
-                label="authors' single GD")
-    ax.errorbar(pa["alpha"], pa["gen_error_mean"], pa["gen_error_std"], fmt="D", mfc="none", color="C2", capsize=3,
-                label="authors' averaged GD")
+    ax.errorbar(ps["alpha"], ps["gen_error_mean"], _their_se(ps["gen_error_std"], THEIR_GD_SETS["single"]), fmt="s",
+                mfc="none", color="C1", capsize=3, label="authors' single GD")
+    ax.errorbar(pa["alpha"], pa["gen_error_mean"], _their_se(pa["gen_error_std"], THEIR_GD_SETS["averaged"]),
+                fmt="D", mfc="none", color="C2", capsize=3, label="authors' averaged GD")
     plot.threshold_line(ALPHA_PR, ax=ax)
     plot.finish(ax, xlabel=r"$\alpha$", ylabel="test error (MSE)", fontsize=8,
                 title=rf"GD, $d = L = {D}$, $\rho = 0.2$, $\Delta = 0$, lr 0.1")
     ax = axes[1]
-    ax.loglog(np.maximum(probe_steps, 1), probe_train, color="C3", label="ours: training error")
-    ax.loglog(np.maximum(probe_steps, 1), probe_err, color="C1", label="ours: test error")
+    ax.loglog(probe_steps[1:], probe_train[1:], color="C3", label="ours: training error")
+    ax.loglog(probe_steps[1:], probe_err[1:], color="C1", label="ours: test error")
     i3 = int(np.flatnonzero(np.isclose(pt["alpha"], PROBE_ALPHA))[0])
     j3 = int(np.flatnonzero(np.isclose(ps["alpha"], PROBE_ALPHA))[0])
-    ax.plot([5e4], [pt["train_error_mean"][i3]], "s", color="C3", mfc="none", markersize=8,
-            label="authors: training error after 5e4 steps")
-    ax.plot([5e4], [ps["gen_error_mean"][j3]], "s", color="C1", mfc="none", markersize=8,
-            label="authors: test error after 5e4 steps")
+    ax.errorbar([THEIR_GD_STEPS], [pt["train_error_mean"][i3]],
+                [_their_se(pt["train_error_std"][i3], THEIR_GD_SETS["single"])], fmt="s", color="C3", mfc="none",
+                markersize=8, capsize=3, label="authors: training error after 5e4 steps")
+    ax.errorbar([THEIR_GD_STEPS], [ps["gen_error_mean"][j3]],
+                [_their_se(ps["gen_error_std"][j3], THEIR_GD_SETS["single"])], fmt="s", color="C1", mfc="none",
+                markersize=8, capsize=3, label="authors: test error after 5e4 steps")
     ax.axhline(2 * bsr.bayes_optimal_mmse(PROBE_ALPHA, 1.0, RHO), color="C0", linestyle="--", linewidth=1)
     plot.finish(ax, xlabel="GD step", ylabel="error", fontsize=8,
                 title=rf"one single GD run, $\alpha = {PROBE_ALPHA}$, $d = L = {D}$")
     fig.savefig(HERE / "fig_gd.png", dpi=150)
+    keep = (probe_steps <= 500) | (probe_steps % 50 == 0) | (probe_steps == probe_steps[-1])  # stored in results
     tr = [pt["train_error_mean"][int(np.flatnonzero(np.isclose(pt["alpha"], a))[0])] for a in GD_ALPHAS]
     rows = []
     for k, a in enumerate(GD_ALPHAS):
@@ -268,44 +315,292 @@ def fig_gd(fig_rec):
             "gd_single_published_se": ts_se.tolist(), "gd_avg_published": ta_mean.tolist(),
             "gd_avg_published_se": ta_se.tolist(), "gd_steps": steps, "gd_final_rel_loss": losses,
             "gd_seconds_per_alpha": seconds,
-            "probe_alpha": PROBE_ALPHA, "probe_steps": probe_steps.tolist(), "probe_train": probe_train.tolist(),
-            "probe_test": probe_err.tolist(), "probe_steps_taken": probe_n,
-            "probe_min_test": float(np.min(probe_err)), "probe_final_test": float(probe_err[-1])}
+            "gd_their_ddof": THEIR_DDOF, "gd_their_sets": THEIR_GD_SETS,
+            "gd_single_train_published": [float(x) for x in tr],
+            "probe_alpha": PROBE_ALPHA, "probe_steps": probe_steps[keep].tolist(),
+            "probe_train": probe_train[keep].tolist(), "probe_test": probe_err[keep].tolist(),
+            "probe_train_at_min": float(probe_train[np.argmin(probe_err)]),
+            "probe_first_step_train_below": {f"{x:.0e}": int(np.flatnonzero(probe_train < x)[0])
+                                             for x in (1e-2, 1e-4, 1e-6) if np.any(probe_train < x)},
+            "probe_steps_taken": probe_n, "probe_seconds_per_step": probe_step_s,
+            "probe_min_test": float(np.min(probe_err)), "probe_argmin_test": int(np.argmin(probe_err)),
+            "probe_final_test": float(probe_err[-1]), "probe_theory": float(bsr.bayes_optimal_mmse(PROBE_ALPHA, 1.0, RHO)),
+            "probe_published_test": float(ps["gen_error_mean"][j3]),
+            "probe_published_train": float(pt["train_error_mean"][i3]),
+            "gd_published_alphas": ps["alpha"].tolist(), "gd_published_train_alphas": pt["alpha"].tolist(),
+            "gd_published_train_all": pt["train_error_mean"].tolist(),
+            "gd_single_published_all": ps["gen_error_mean"].tolist(),
+            "gd_avg_published_alphas": pa["alpha"].tolist(), "gd_avg_published_all": pa["gen_error_mean"].tolist()}
+
+
+
+def _runs(tab, prefix="run_"):
+    """The run columns ``run_00, run_01, ...`` of a published table, as an array (rows, runs)."""
+    names = [c for c in tab.dtype.names if c.startswith(prefix)]
+    return np.column_stack([tab[c] for c in names])
+
+
+def fig_mnne(fig_rec):
+    """The minimum-nuclear-norm estimator at d = L = 50 against their 16 runs per alpha (data_min_norm/)."""
+    pub = load_published(HERE, "mnne_D50_rho0.2_beta1.csv")
+    theirs_runs = _runs(pub)
+    alphas = pub["alpha"]
+    # their size: n = int(alpha d L) samples (min_norm.py); ours draws round(alpha d L), so pass alpha = n/(dL)
+    ns = np.floor(alphas * D50 * D50 + 1e-9).astype(int)
+    children = np.random.default_rng(2026).spawn(len(alphas) * MN_SETS)
+    err = np.zeros((len(alphas), MN_SETS))
+    iters = np.zeros_like(err, dtype=int)
+    conv = np.zeros_like(err, dtype=bool)
+    for i, n in enumerate(ns):
+        for s in range(MN_SETS):
+            rng = children[i * MN_SETS + s]
+            data = bsr.sample(D50, n / D50**2, beta=1.0, rho=round(RHO * D50) / D50, rng=rng)
+            res = bsr.min_nuclear_norm(data, tol=MN_TOL, warn=False)
+            err[i, s], iters[i, s], conv[i, s] = bsr.mse(res.estimate, data), res.iterations, res.converged
+    mean, se = mean_se(err, axis=1)
+    t_mean, t_se = mean_se(theirs_runs, axis=1)
+    theory = np.array([bsr.bayes_optimal_mmse(a, 1.0, RHO) for a in alphas])
+    threshold = bsr.nuclear_norm_threshold(1.0, RHO)
+    # z where the error is not yet zero on both sides (above the threshold both are zero up to the solvers'
+    # precision: theirs SCS, ours ADMM at a relative residual of MN_TOL)
+    live = (mean > 1e-3) & (t_mean > 1e-3)
+    z = z_scores(mean[live], se[live], t_mean[live], t_se[live])
+    grid = np.round(np.arange(0.0, 0.6501, 0.005), 4)
+    fig, ax = plot.new_axes(width=6.4, height=4.2)
+    plot.theory_curve(grid, [bsr.bayes_optimal_mmse(a, 1.0, RHO) for a in grid], label="Bayes-optimal MMSE",
+                      ax=ax, color="C0")
+    ax.errorbar(alphas, t_mean, t_se, fmt="s", mfc="none", color="C3", capsize=3, markersize=6,
+                label=f"authors' minimum nuclear norm ($d = L = 50$, {theirs_runs.shape[1]} data sets)")
+    plot.experiment_points(alphas, mean, se, label=f"ours, $d = L = {D50}$ ({MN_SETS} data sets)", ax=ax, color="k")
+    plot.threshold_line(threshold, label=r"$\alpha_{\rm NN}$ (large-size threshold)", ax=ax)
+    plot.finish(ax, xlabel=r"$\alpha$", ylabel="MSE", loc="upper right", fontsize=8,
+                title=r"minimum nuclear norm, $\beta = 1$, $\rho = 0.2$, $\Delta = 0$")
+    fig.savefig(HERE / "fig_mnne.png", dpi=150)
+    zfull = np.full(len(alphas), np.nan)
+    zfull[live] = z
+    rows = [[f"{a:.4f}", int(n), _f(th), f"{_f(m)} ± {_f(e)}", f"{_f(tm)} ± {_f(te)}",
+             "—" if np.isnan(zz) else f"{zz:+.1f}", f"{int(c.sum())}/{MN_SETS}"]
+            for a, n, th, m, e, tm, te, zz, c in zip(alphas, ns, theory, mean, se, t_mean, t_se, zfull, conv)]
+    (HERE / "table_mnne.md").write_text(markdown_table(
+        ["$\\alpha$", "$n$", "Bayes MMSE", "ours (mean ± s.e.)", "authors' (mean ± s.e.)", "z", "converged"], rows))
+    fig_rec["comparisons"] = [
+        comparison("minimum nuclear norm (ours) vs authors' runs, error above 1e-3", "runs_vs_published",
+                   diffs=(mean - t_mean)[live], z=z),
+        comparison("minimum nuclear norm (ours) vs authors' runs, error below 1e-3 (difference)",
+                   "runs_vs_published", diffs=(mean - t_mean)[~live]),
+    ]
+    return {"mn_alphas": alphas.tolist(), "mn_n": ns.tolist(), "mn_sets": MN_SETS, "mn_mean": mean.tolist(),
+            "mn_se": se.tolist(), "mn_published_mean": t_mean.tolist(), "mn_published_se": t_se.tolist(),
+            "mn_published_sets": int(theirs_runs.shape[1]), "mn_theory": theory.tolist(),
+            "mn_z": _nan_to_none(zfull), "mn_threshold": threshold, "mn_iterations": iters.tolist(),
+            "mn_converged": conv.tolist(), "mn_tol": MN_TOL, "mn_d": D50}
+
+
+def fig_steps(fig_rec):
+    """16 single GD runs at d = L = 50, alpha = 0.44, step 0.1, followed at every step, beside their lr_figure."""
+    pub = load_published(HERE, "gd_steps_D50_alpha0.44_lr0.1.csv")
+    their_steps = pub["step"].astype(int)
+    theirs = _runs(pub)                      # (their stored steps, 16 runs)
+    ours = np.zeros((STEP_COUNT + 1, STEP_RUNS))
+    t0 = time.perf_counter()
+    for k, child in enumerate(np.random.default_rng(440).spawn(STEP_RUNS)):
+        data = bsr.sample(D50, STEP_ALPHA, beta=1.0, rho=round(RHO * D50) / D50, rng=child)
+        res = bsr.gd(data, n_inits=1, lr=STEP_LR, tol=0.0, max_steps=STEP_COUNT, record_every=1, warn=False,
+                     dtype=np.float32, rng=child)
+        ours[:, k] = res.error_history[:, 0]
+        del data, res
+    step_s = (time.perf_counter() - t0) / (STEP_RUNS * STEP_COUNT)
+    shown = their_steps[their_steps <= STEP_COUNT]
+    fig, ax = plot.new_axes(width=6.4, height=4.4)
+    x = np.arange(1, STEP_COUNT + 1)
+    ax.semilogx(x, ours[1:], color="C1", alpha=0.25, linewidth=0.7)
+    ax.semilogx(shown[1:], theirs[1:len(shown)], color="C3", alpha=0.25, linewidth=0.7, linestyle="--")
+    ax.semilogx(x, np.median(ours[1:], axis=1), color="C1", linewidth=2.2,
+                label=f"ours: median and each of {STEP_RUNS} runs")
+    ax.semilogx(shown[1:], np.median(theirs[1:len(shown)], axis=1), color="C3", linewidth=2.2, linestyle="--",
+                label=f"authors' lr_figure: median and each of {theirs.shape[1]} runs")
+    ax.axhline(bsr.bayes_optimal_mmse(STEP_ALPHA, 1.0, RHO), color="C0", linewidth=1, label="Bayes-optimal MMSE")
+    plot.finish(ax, xlabel="GD step", ylabel="test error (MSE)", fontsize=8,
+                title=rf"single GD, $d = L = {D50}$, $\alpha = {STEP_ALPHA}$, $\rho = 0.2$, step {STEP_LR}")
+    fig.savefig(HERE / "fig_steps.png", dpi=150)
+    marks = [m for m in STEP_MARKS if m in set(shown)]
+    rows, rec = [], {"steps": marks, "median_ours": [], "median_theirs": [], "mean_ours": [], "se_ours": [],
+                     "mean_theirs": [], "se_theirs": [], "z": []}
+    for m in marks:
+        o = ours[m]
+        t = theirs[int(np.flatnonzero(their_steps == m)[0])]
+        (mo, so), (mt, st) = mean_se(o), mean_se(t)
+        z = float(z_scores(mo, so, mt, st))
+        for key, v in zip(("median_ours", "median_theirs", "mean_ours", "se_ours", "mean_theirs", "se_theirs", "z"),
+                          (np.median(o), np.median(t), mo, so, mt, st, z)):
+            rec[key].append(float(v))
+        rows.append([m, f"{np.median(o):.3f}", f"{np.median(t):.3f}", f"{mo:.3f} ± {so:.3f}", f"{mt:.3f} ± {st:.3f}",
+                     f"{z:+.1f}"])
+    last = marks[-1]
+    t_last = theirs[int(np.flatnonzero(their_steps == last)[0])]
+    rec["recovered_ours"] = int(np.sum(ours[last] < 1e-3))
+    rec["recovered_theirs"] = int(np.sum(t_last < 1e-3))
+    (HERE / "table_steps.md").write_text(markdown_table(
+        ["GD step", "median, ours", "median, authors", "ours (mean ± s.e.)", "authors (mean ± s.e.)", "z"], rows))
+    fig_rec["comparisons"] = [comparison("single GD trajectories (ours) vs authors' lr_figure runs, mean at steps "
+                                         + ", ".join(map(str, marks)), "runs_vs_published",
+                                         diffs=np.array(rec["mean_ours"]) - np.array(rec["mean_theirs"]),
+                                         z=np.array(rec["z"]))]
+    keep = np.isin(np.arange(STEP_COUNT + 1), shown)
+    return {"steps_runs": STEP_RUNS, "steps_count": STEP_COUNT, "steps_alpha": STEP_ALPHA, "steps_lr": STEP_LR,
+            "steps_d": D50, "steps_published_runs": int(theirs.shape[1]), "steps_seconds_per_step": step_s,
+            "steps_theory": float(bsr.bayes_optimal_mmse(STEP_ALPHA, 1.0, RHO)),
+            "steps_stored": np.arange(STEP_COUNT + 1)[keep].tolist(), "steps_ours": ours[keep].T.tolist(),
+            **{f"steps_{k}": v for k, v in rec.items()}}
+
+
+def fig_gd50(fig_rec):
+    """Their single-GD protocol at d = L = 50, alpha = 0.2: a fixed 5e4 steps in float32 on one data set, and, to
+    the training tolerance on CK_SETS data sets, steps 0.1 / 0.3 / 0.5 and a full-width student."""
+    rho = round(RHO * D50) / D50
+    children = np.random.default_rng(2020).spawn(CK_SETS)
+    sets = [bsr.sample(D50, CK_ALPHA, beta=1.0, rho=rho, rng=c) for c in children]
+    mmse = bsr.bayes_optimal_mmse(CK_ALPHA, 1.0, RHO)
+    # 1. their protocol: fixed CK_STEPS steps, no stopping rule, float32, the first data set, CK_INITS inits
+    t0 = time.perf_counter()
+    fixed = bsr.gd(sets[0], n_inits=CK_INITS, lr=0.1, tol=0.0, max_steps=CK_STEPS, record_every=1, warn=False,
+                   dtype=np.float32, rng=np.random.default_rng(1))
+    fixed_s = time.perf_counter() - t0
+    hist = fixed.error_history                     # (CK_STEPS + 1, CK_INITS)
+    checkpoints = np.arange(CK_EVERY, CK_STEPS + 1, CK_EVERY)
+    at_checks = hist[checkpoints].mean(axis=1)     # mean over the inits at each checkpoint
+    train_final = 4.0 * fixed.losses * float(np.mean(sets[0].y ** 2))
+    # 2. to the training tolerance, on every data set: the variants
+    variants = [(f"step {lr:g}, student width r", {"lr": lr}) for lr in CK_LRS]
+    variants.append((f"step 0.1, full-width student (width d = {D50})", {"lr": 0.1, "width": D50}))
+    var_rows, var_rec = [], []
+    for name, kw in variants:
+        final, best = [], []
+        for k, data in enumerate(sets):
+            res = bsr.gd(data, n_inits=CK_INITS, tol=1e-6, max_steps=CK_STEPS, record_every=1, warn=False,
+                         dtype=np.float32, rng=np.random.default_rng(10 + k), **kw)
+            final.append(float(res.errors.mean()))
+            best.append(float(res.error_history.min(axis=0).mean()))  # each run's best test error along the way
+        (fm, fs), (bm, bs) = mean_se(final), mean_se(best)
+        var_rec.append({"what": name, "final_mean": fm, "final_se": fs, "best_mean": bm, "best_se": bs,
+                        "final_ratio": fm / mmse, "best_ratio": bm / mmse})
+        var_rows.append([name, f"{fm:.3f} ± {fs:.3f}", f"{fm / mmse:.2f}", f"{bm:.3f} ± {bs:.3f}", f"{bm / mmse:.2f}"])
+    ps = load_published(HERE, "gd_single_beta1_rho0.2_delta0.csv")
+    j = int(np.flatnonzero(np.isclose(ps["alpha"], CK_ALPHA))[0])
+    their = float(ps["gen_error_mean"][j])
+    their_ratio = their / mmse
+    fig, ax = plot.new_axes(width=6.4, height=4.4)
+    steps = np.arange(1, CK_STEPS + 1)
+    ax.semilogx(steps, hist[1:], color="C1", alpha=0.3, linewidth=0.7)
+    ax.semilogx(steps, hist[1:].mean(axis=1), color="C1", linewidth=2.2,
+                label=f"ours: mean and each of {CK_INITS} runs (one data set)")
+    ax.plot(checkpoints, at_checks, "o", color="k", markersize=4, label="checkpoints")
+    ax.axhline(mmse, color="C0", linewidth=1, label="Bayes-optimal MMSE")
+    ax.axhline(2 * mmse, color="C0", linewidth=1, linestyle="--", label="2 × MMSE")
+    ax.axhline(their_ratio * mmse, color="C3", linewidth=1.2, linestyle=":",
+               label=f"authors' single GD at $d = 100$: {their_ratio:.2f} × MMSE")
+    plot.finish(ax, xlabel="GD step", ylabel="test error (MSE)", fontsize=7, loc="lower right", frameon=True,
+                framealpha=0.9,
+                title=rf"single GD, their protocol, $d = L = {D50}$, $\alpha = {CK_ALPHA}$, step 0.1, float32")
+    fig.savefig(HERE / "fig_gd50.png", dpi=150)
+    var_rows.insert(0, [(f"step 0.1, a fixed {CK_STEPS} steps (their protocol; one data set, checkpoints every "
+                         f"{CK_EVERY})"), _span(at_checks),
+                        f"{at_checks.min() / mmse:.2f}", f"{hist.min(axis=0).mean():.3f}",
+                        f"{hist.min(axis=0).mean() / mmse:.2f}"])
+    (HERE / "table_gd50.md").write_text(markdown_table(
+        ["single GD run", "test error at the end (mean ± s.e.)", "÷ MMSE", "best test error along the run",
+         "÷ MMSE"], var_rows))
+    lowest = min(min(v["final_ratio"], v["best_ratio"]) for v in var_rec)
+    fig_rec["comparisons"] = [comparison("single GD at d = 50 (ours, every variant) vs 2 x MMSE, ratio",
+                                         "runs_vs_theory", diffs=[v["final_ratio"] - 2 for v in var_rec])]
+    return {"ck_d": D50, "ck_alpha": CK_ALPHA, "ck_inits": CK_INITS, "ck_sets": CK_SETS, "ck_steps": CK_STEPS,
+            "ck_checkpoints": checkpoints.tolist(), "ck_at_checkpoints": at_checks.tolist(),
+            "ck_fixed_best": float(hist.min(axis=0).mean()), "ck_fixed_train_final": train_final.tolist(),
+            "ck_fixed_seconds": fixed_s, "ck_mmse": mmse, "ck_variants": var_rec,
+            "ck_published_d100": their, "ck_published_ratio": their_ratio, "ck_lowest_ratio": lowest}
+
+
+def _authors_times(data):
+    """The ``authors_time`` of each figure, some computed from the step times measured in this run."""
+    single = THEIR_GD_SETS["single"] * THEIR_GD_STEPS
+    averaged = THEIR_AGD_INITS * THEIR_GD_SETS["averaged"] * THEIR_GD_STEPS
+    hours = (single + averaged) * data["probe_seconds_per_step"] / 3600
+    cuda = ("their PyTorch script uses CUDA when it is present (torch.device('cuda' if torch.cuda.is_available() "
+            "else 'cpu')); which device ran the published numbers is not stated")
+    return {
+        "theory": authors_time("not known", "their Julia fixed-point solver (main.jl, finalplots.jl) was not run: "
+                                            "Julia is not installed here"),
+        "gamp": authors_time("not known", "their AMP.jl (Julia) was not run: Julia is not installed here; it loops "
+                                          "over the entries of the n x dL design in Julia with no BLAS call, so its "
+                                          "time per iteration cannot be read off ours"),
+        "mnne": authors_time("not known", "their min_norm.py (CVXPY with the SCS solver) was not run: CVXPY is not "
+                                          "installed here"),
+        "gd": authors_time("estimated, not run", (
+            f"their step count times our step time: their scripts run one initialisation at a time for a fixed "
+            f"{THEIR_GD_STEPS} steps, {THEIR_GD_SETS['single']} x {THEIR_GD_STEPS} = {single:.2e} steps (single GD) "
+            f"and {THEIR_AGD_INITS} x {THEIR_GD_SETS['averaged']} x {THEIR_GD_STEPS} = {averaged:.2e} steps "
+            f"(averaged GD) per alpha; at the {1e3 * data['probe_seconds_per_step']:.1f} ms that one step of one "
+            f"run at d = L = {D}, alpha = {PROBE_ALPHA} took here (NumPy, float32, this CPU), about {hours:.0f} h "
+            f"per alpha; {cuda}")),
+        "steps": authors_time("estimated, not run", (
+            f"{data['steps_published_runs']} runs x {STEP_COUNT} steps at the "
+            f"{1e3 * data['steps_seconds_per_step']:.2f} ms per step of ours (d = L = {D50}, NumPy, float32, this "
+            f"CPU): about {data['steps_published_runs'] * STEP_COUNT * data['steps_seconds_per_step']:.0f} s; "
+            f"the script that made lr_figure is not published; {cuda}")),
+        "gd50": authors_time("estimated, not run", (
+            f"one initialisation at a time: {CK_INITS} x {CK_STEPS} steps at the "
+            f"{1e3 * data['ck_fixed_seconds'] / CK_STEPS / CK_INITS:.2f} ms per step and run of ours (in our "
+            f"batch of {CK_INITS} runs, d = L = {D50}, alpha = {CK_ALPHA}), about "
+            f"{data['ck_fixed_seconds']:.0f} s; {cuda}")),
+    }
 
 
 def main():
     t_start, cpu_start = time.perf_counter(), time.process_time()
     specs = [("theory", "fig_theory.png", "Bayes-optimal MMSE, their Fig. 1 (beta = 1, 2) and noisy Fig. 1",
-              fig_theory, "not measured (Julia fixed-point solver, finalplots.jl; not run here)"),
-             ("gamp", "fig_gamp.png", f"GAMP-RIE at d = L = {D}", fig_gamp,
-              "not measured; the same dense n x dL products per iteration (Julia AMP.jl), so comparable"),
-             ("gd", "fig_gd.png", f"single and averaged GD at d = L = {D}", fig_gd,
-              ("estimate: a fixed 5e4 steps per run, run one init at a time: 3 x 5e4 steps (single GD) and "
-               "64 x 4 x 5e4 = 1.3e7 steps (averaged GD) per alpha, about 100 h per alpha at the 30 ms of one "
-               "d = 100 step on this CPU; they used a GPU"))]
+              fig_theory),
+             ("gamp", "fig_gamp.png", f"GAMP-RIE at d = L = {D}", fig_gamp),
+             ("mnne", "fig_mnne.png", f"minimum nuclear norm at d = L = {D50}", fig_mnne),
+             ("gd", "fig_gd.png", f"single and averaged GD at d = L = {D}", fig_gd),
+             ("steps", "fig_steps.png", f"single GD step by step at d = L = {D50}, alpha = {STEP_ALPHA}", fig_steps),
+             ("gd50", "fig_gd50.png", f"single GD, their protocol and variants, d = L = {D50}, alpha = {CK_ALPHA}",
+              fig_gd50)]
     figures, data = [], {}
-    for fid, fname, title, fn, theirs in specs:
-        rec = {"id": fid, "file": fname, "title": title, "authors_time": theirs}
+    for fid, fname, title, fn in specs:
+        rec = {"id": fid, "file": fname, "title": title}
         c0 = time.process_time()
         with timed(rec):
             data.update(fn(rec))
         rec["cpu_time_s"] = round(time.process_time() - c0, 1)
         figures.append(rec)
         print(f"{fid}: {rec['wall_time_s']} s", flush=True)
+    theirs = _authors_times(data)
+    for rec in figures:
+        rec["authors_time"] = theirs[rec["id"]]
     results = {
         "paper": "Erba, Troiani, Biggio, Maillard, Zdeborova, Bilinear sequence regression: a model for learning "
                  "from long sequences of high-dimensional tokens, arXiv:2410.18858",
         "reference": "arXiv:2410.18858",
         "sizes": (f"theory at the published alphas; GAMP-RIE d = L = {D}, {GAMP_SEEDS} data sets x "
-                  f"{len(GAMP_ALPHAS)} alphas; GD d = L = {D}, K = {GD['n_inits']} inits, data sets {GD_DATASETS} "
-                  f"at alphas {GD_ALPHAS}; one single-GD run at alpha = {PROBE_ALPHA}"),
+                  f"{len(GAMP_ALPHAS)} alphas; minimum nuclear norm d = L = {D50}, {MN_SETS} data sets x 16 alphas; "
+                  f"GD d = L = {D}, K = {GD['n_inits']} inits, data sets {GD_DATASETS} at alphas {GD_ALPHAS}; one "
+                  f"single-GD run at alpha = {PROBE_ALPHA}; {STEP_RUNS} single GD runs at d = L = {D50}, "
+                  f"alpha = {STEP_ALPHA}, {STEP_COUNT} steps; single GD at d = L = {D50}, alpha = {CK_ALPHA}: "
+                  f"{CK_INITS} inits x {CK_STEPS} steps, and {CK_SETS} data sets x {CK_INITS} inits per variant"),
         "machine": machine(),
         "total_wall_time_s": round(time.perf_counter() - t_start, 1),
         "total_cpu_time_s": round(time.process_time() - cpu_start, 1),
         "figures": figures,
         "data": data,
     }
+    rows = [[rec["title"], f"{rec['wall_time_s']:.0f} s ({rec['cpu_time_s']:.0f} s)",
+             f"**{rec['authors_time']['kind']}**: {rec['authors_time']['how']}"] for rec in figures]
+    rows.append(["**whole page**", (f"**{results['total_wall_time_s'] / 60:.1f} min "
+                                    f"({results['total_cpu_time_s'] / 60:.1f} min)**"), ""])
+    (HERE / "table_time.md").write_text(markdown_table(
+        ["figure", "wall time here (CPU time)", "the authors' code"], rows))
     write_results(HERE, results)
+    write_page_numbers(ROOT / "reproductions" / "bsr.md", prose.numbers(results))
     print(f"total {results['total_wall_time_s']} s wall, {results['total_cpu_time_s']} s CPU")
 
 
