@@ -41,18 +41,35 @@ def test_theory_agrees_with_the_authors_smooth_curves(kappa, delta):
 
 
 def test_the_authors_noiseless_curve_at_kappa_0_1_has_glitches_ours_is_continuous():
-    """Where we differ (the page's "Where we differ"): their kappa = 0.1 noiseless curve jumps below ours at isolated
-    alphas (by 4.3e-3 at alpha = 0.0706, 7e-4 at 0.0602 and 0.0750) while its neighbours agree to 1e-5; our noiseless
-    branch equals our noisy equation at Delta = 1e-9 to 1e-7 there, and their own noisy curve agrees with ours."""
+    """Where we differ (the page's theory section): their kappa = 0.1 noiseless curve lies below ours by more than
+    1e-4 at isolated alphas (4.3e-3 at alpha = 0.0706) while the median difference is below 1e-5; our noiseless
+    branch equals our noisy equation at Delta = 1e-9 to 1e-7 there."""
     t = _theory(0.1, 0.0)
     a, ours, pub = (np.array(t[k]) for k in ("alpha", "ours", "published"))
     tiny = np.array(t["ours_delta_1e-9"])
     diff = ours - pub
     i = int(np.argmax(np.abs(diff)))
     assert a[i] == pytest.approx(0.0706, abs=1e-4) and diff[i] == pytest.approx(4.29e-3, abs=1e-4)
-    assert np.sum(np.abs(diff) > 1e-4) == 7 and np.median(np.abs(diff)) < 1e-5
+    off = np.abs(diff) > 1e-4
+    assert np.sum(off) == 7 and np.sum(diff[off] > 0) >= 6  # theirs below ours at all but one
+    assert np.median(np.abs(diff)) < 1e-5
     below = a < a.max()  # at alpha_PR itself the noisy branch stays above 0 (3.8e-5 at Delta = 1e-9)
     assert np.max(np.abs(tiny - ours)[below]) < 1e-7  # the O(Delta) shift: 2e-8 next to alpha_PR
+
+
+def test_the_authors_committed_theory_script_does_not_reproduce_the_glitches():
+    """Their Theory_no_noise.py, rerun by time_authors.py at the kept kappa = 0.1 alphas: within about 1e-3 of ours
+    below alpha_PR, and at the three largest glitches of their file closer to ours than their file is (the largest:
+    four times closer)."""
+    t, script = _theory(0.1, 0.0), DATA["authors_timing"]["theory_kappa0.1"]
+    a, ours, pub = (np.array(t[k]) for k in ("alpha", "ours", "published"))
+    np.testing.assert_allclose(script["alpha"], a, rtol=0, atol=1e-12)
+    theirs = np.array(script["mmse"])
+    below = a < a.max()
+    assert np.max(np.abs(theirs - ours)[below]) < 2e-3
+    top = np.argsort(-np.abs(ours - pub))[:3]
+    assert np.all(np.abs(theirs - ours)[top] < np.abs(pub - ours)[top])
+    assert abs(theirs[top[0]] - ours[top[0]]) < abs(pub[top[0]] - ours[top[0]]) / 4
 
 
 # finite-size allowances for GAMP-RIE against the asymptotic MMSE (quadratic.gamp_rie's docstring, chapter 4):
@@ -80,6 +97,64 @@ def test_gamp_runs_agree_with_the_authors_runs(i):
     assert np.max(np.abs(np.array(g["mean"]) - np.array(g["published_mean"]))) < 0.06
 
 
+def test_gamp_agrees_with_the_authors_within_two_standard_errors_below_alpha_pr():
+    # the page: "within two combined standard errors at every noisy point and every noiseless point below alpha_PR";
+    # at and above alpha_PR (noiseless) ours end below theirs (their 100-iteration cap); a few hundredths above the MMSE
+    for g in DATA["gamp"]:
+        a, z = np.array(g["alpha"]), np.abs(g["z_published"])
+        above = (a >= quadratic.perfect_recovery_threshold(g["kappa"]) - 1e-12) if g["delta"] == 0 else (a < 0)
+        assert np.all(z[~above] < 2.0)
+        assert np.all(np.array(g["mean"])[above] < np.array(g["published_mean"])[above])
+    g = next(g for g in DATA["gamp"] if g["d"] == 100 and g["kappa"] == 0.5 and g["delta"] == 0)
+    for key in ("mean", "published_mean"):
+        assert 0.01 < np.max(np.array(g[key]) - np.array(g["theory"])) < 0.06
+
+
+def test_gd_against_the_authors_runs():
+    """The page's "Where we differ" of the GD section, on the numbers in results.json."""
+    g = next(g for g in DATA["gd"] if g["kappa"] == 0.5)
+    pub, adam = g["published"], g["adam"]
+    ours_single = np.array(g["single"]).mean(axis=1)
+    ours_avg = np.array(g["averaged"]).mean(axis=1)
+    # averaged GD (64 initialisations on both sides): within 2 s.e. at most alphas, never far apart; the largest |z|
+    # where their standard error (two data sets) is smallest
+    za = np.abs(pub["z_averaged"])
+    assert np.sum(za < 2) >= 3 and np.max(np.abs(ours_avg - np.array(pub["averaged_mean"]))) < 0.03
+    assert np.argmax(za) == np.argmin(pub["averaged_se"])
+    # single runs: theirs (Adam, last stored step) clearly above ours (plain GD) at the smallest alpha, the gap
+    # closing towards alpha_PR (within 2 s.e. at the largest alpha)
+    gap = np.array(pub["single_mean"]) - ours_single
+    z = np.array(pub["z_single"])
+    assert gap[0] > 0.2 and z[0] < -3 and abs(z[-1]) < 2 and np.all(np.diff(gap) < 0)
+    # their single-run error rises between step 999 and their last step at every alpha of the panel
+    assert np.all(np.array(pub["rise_last_minus_step999"]) > 0)
+    # our Adam (their committed learning rate): above our GD everywhere, static between steps 1000 and 3000, at
+    # their step-999 value at the smallest alpha (within 2 s.e.) and above their runs at the larger alphas
+    a1000, a3000 = (np.array(adam[k]).mean(axis=1) for k in ("after_1000", "after_3000"))
+    assert np.all(a3000 > ours_single) and np.max(np.abs(a3000 - a1000)) < 0.01
+    se = np.array(adam["se_3000"])
+    assert abs(a3000[0] - pub["single_mean_step999"][0]) < 2 * np.hypot(se[0], pub["single_se"][0])
+    assert np.all(a3000[1:] > np.array(pub["single_mean"])[1:])
+
+
+def test_gd_kappa_0_1_runs_reached_the_loss_target():
+    g = next(g for g in DATA["gd"] if g["kappa"] == 0.1)
+    assert g["max_steps_taken"] < 20_000
+
+
+def test_beyond_the_paper_the_excess_at_alpha_0_1_does_not_shrink_beyond_d_200():
+    s = DATA["sizes"]
+    k = s["alpha"].index(0.1)
+    excess = {int(d): r["mean"][k] - s["mmse"][k] for d, r in s["runs"].items()}
+    assert all(excess[d] > 0.01 for d in (100, 200, 400)) and excess[400] > 0.8 * excess[200]
+    for g in DATA["gamp"]:  # "the authors' d = 100 and d = 200 points show the same excess at alpha = 0.1"
+        if g["kappa"] == 0.5 and g["delta"] == 0:
+            i = g["alpha"].index(0.1)
+            assert g["published_mean"][i] - g["theory"][i] > 0
+    k = s["alpha"].index(0.3)
+    assert s["runs"]["400"]["mean"][k] - s["mmse"][k] < s["runs"]["50"]["mean"][k] - s["mmse"][k]
+
+
 def test_beyond_the_paper_the_excess_shrinks_with_d():
     s = DATA["sizes"]
     mmse = np.array(s["mmse"])
@@ -94,9 +169,11 @@ def test_gd_single_and_averaged_against_the_posterior_sampler_picture():
     g = gd[0.5]
     single, avg = (np.array(g[k]).mean(axis=-1) for k in ("single", "averaged"))
     mmse = np.array(g["mmse"])
-    # kappa = 0.5, d = 100: one GD run ~ one posterior sample (2 MMSE; measured 2.0-2.5 MMSE, rising towards
-    # alpha_PR); the average of K = 16 runs ~ (1 + 1/K) MMSE = 1.06 MMSE plus the finite-d excess (measured 1.09-1.19)
+    # kappa = 0.5, d = 100: one GD run ~ one posterior sample (2 MMSE at the two smallest alphas, rising towards
+    # alpha_PR); the average of K = 64 runs ~ (1 + 1/K) MMSE plus the finite-d excess
     assert np.all((single > 1.9 * mmse) & (single < 2.7 * mmse))
+    assert np.all((single[:2] / mmse[:2] > 1.9) & (single[:2] / mmse[:2] < 2.2))
+    assert single[-1] / mmse[-1] > np.max(single[:2] / mmse[:2])
     assert np.all((avg > 1.0 * mmse) & (avg < 1.3 * mmse))
     # kappa = 0.1 (m = 10): the picture holds at alpha = 0.03 only; at 0.06 and 0.08 (alpha_PR = 0.095) single runs
     # reach the loss target at an error of about 2, the average at 1.5-2 MMSE (the page's "Where we differ")
