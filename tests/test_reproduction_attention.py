@@ -57,52 +57,115 @@ def test_hardmax_state_evolution_disagreement_is_pinned():
 
 
 def test_hardmax_gamp_runs_sit_on_our_state_evolution_and_below_the_published_one():
-    # d = 100 (the authors' AMP size), 8 data sets per alpha. Finite-size allowance 3/d = 0.03 on top of 3 s.e.
-    # (the chapter measured biases up to ~2/d at d = 80-150); the Monte-Carlo error of our SE (~1e-3) is smaller.
-    # The first three alphas (0.22, 0.54, 1.10). At the fourth (2.27) the runs (at most 500 iterations) stop on the
-    # library's absolute tolerance while still improving, at 0.146 +- 0.010 against our SE 0.019 (let go on with
-    # tol 1e-12, the first data set settles at 0.0215: the page says so): pinned as such, above our curve and below
-    # the published AMP.
+    # d = 100 (the authors' AMP size), 8 data sets per alpha, at most 500 iterations (their AMP_hardmax.py cap).
+    # The page: the runs sit above our SE by a finite-size offset of order 1/d (allowance 3/d on top of 3 s.e.; the
+    # Monte-Carlo error of our SE, ~1e-3, is smaller), and far below the published SE and AMP.
     h = DATA["hardmax"]
     mean, se, ours, theirs = (np.array(h[k]) for k in ("amp_mean", "amp_se", "ours_se_at_amp", "theirs_se_at_amp"))
-    assert np.all(np.abs(mean[:3] - ours[:3]) < 3 * se[:3] + 3.0 / h["d"])
+    assert h["amp_cap"] == 500 and h["d"] == 100
+    assert np.all(np.abs(mean - ours) < 3 * se + 3.0 / h["d"])
     # An achieved error below a curve proves that the curve is not the minimal (Bayes-optimal) error:
-    assert np.all((theirs[:3] - mean[:3]) / se[:3] > 20)
-    assert 0.08 < mean[3] < 0.2 and mean[3] - ours[3] > 5 * se[3] and mean[3] < h["their_amp_mean"][3]
+    assert np.all((theirs - mean) / se > 10)
+    z_their_amp = (np.array(h["their_amp_mean"]) - mean) / np.hypot(se, h["their_amp_se"])
+    assert np.all(z_their_amp > 5)
+
+
+def test_the_authors_score_shrinks_e_g2_and_explains_their_curve():
+    # Their E||g||^2 (phi2/Phi2 in place of the score) over the exact one at q = 0.3, 0.8, 1.2, 1.4 (rho = 0.5):
+    # below 1 and decreasing with q (the audit's 0.66 / 0.51 / 0.37 / 0.22 within 0.03).
+    s = DATA["hardmax_score"]
+    ratio, err = np.array(s["ratio"]), np.array(s["ratio_se"])
+    assert s["q"] == [0.3, 0.8, 1.2, 1.4]
+    assert np.all(np.diff(ratio) < 0) and np.all(ratio < 1) and np.all(err < 0.01)
+    assert np.allclose(ratio, [0.66, 0.51, 0.37, 0.22], atol=0.03)
+    # At their fixed point, their error at alpha is ours at alpha x ratio: the page says "at most X apart" and
+    # "a 1.8-5 times smaller sample ratio" (rendered); pinned: within 0.01 at all six alphas, factors between 1.5 and 6.
+    ours, theirs = np.array(s["check_ours_at_scaled"]), np.array(s["check_theirs"])
+    assert np.max(np.abs(ours - theirs)) < 0.01
+    factor = 1.0 / np.array(s["check_ratio"])
+    assert np.all(np.diff(factor) > 0) and 1.5 < factor.min() and factor.max() < 6
+    assert np.allclose(theirs, _pub("se_hardmax_rho0.5.csv")["mmse"][[8, 12, 16, 20, 24, 28]])
+
+
+def test_the_score_factor_quoted_on_the_page():
+    h = DATA["hardmax"]
+    ratio = np.array(h["score_density"]) / np.array(h["score_exact"])
+    assert 2.0 < ratio.max() < 3.0 and h["score_k"][int(np.argmax(ratio))] < 0  # "up to 2.6 at negative margins"
+
+
+def _amp_rows():
+    for T in (2, 3, 4):
+        a = DATA[f"amp_T{T}"]
+        for i in range(len(a["alpha"])):
+            yield T, a, i
 
 
 def test_softmax_gamp_runs_against_theory_and_published_runs():
-    # d = 150, 10 data sets per alpha: mean within 3 s.e. + 3/d (= 0.02, finite-size allowance: single runs at
-    # d ~ 100 plateau a few 1/d above the theory, science/attention.md Sec. 3) of the Bayes-optimal MMSE.
+    # d = 150, 10 data sets per alpha, after 100 iterations (the cap of their AMP_softmax.py) and 500.
     for T in (2, 3, 4):
         a = DATA[f"amp_T{T}"]
-        mean, se, th = np.array(a["mean"]), np.array(a["se"]), np.array(a["theory"])
-        assert np.all(np.abs(mean - th) < 3 * se + 3.0 / a["d"]), T
+        assert a["cap_short"] == 100 and a["cap_long"] == 500 and a["d"] == 150
+        long = [c == 500 for c in a["cap"]]
+        assert long == [T == 4 and al == 0.04 for al in a["alpha"]]
+        # a run capped at 100 ends where the long runs stood at iteration 100
+        short = ~np.array(long)
+        np.testing.assert_array_equal(np.array(a["errors"])[short], np.array(a["errors_100"])[short])
+        th = np.array(a["theory"])
         for i, al in enumerate(a["alpha"][:2]):
             assert at.bayes_optimal_mmse(al, RHO, T) == pytest.approx(th[i], abs=1e-9)
-        # Ours against theirs (same d = 150): never above theirs beyond the noise; where ours is clearly below
-        # (T = 4, alpha = 0.04: 0.0275 +- 0.0010 against 0.0341 +- 0.0009, z = -4.7, with our 500-iteration cap),
-        # ours is the one closer to the theory: both sit above it by a finite-size offset, theirs by more.
-        theirs = np.array(a["their_mean"])
-        z = (mean - theirs) / np.hypot(se, np.array(a["their_se"]))
-        assert np.max(z) < 2.5, (T, z)
-        below = z < -2.5
-        assert np.all(np.abs(mean - th)[below] < np.abs(theirs - th)[below]), (T, z)
+        for key, se_key in (("mean_100", "se_100"), ("mean", "se")):
+            mean, se = np.array(a[key]), np.array(a[se_key])  # "mean": at each run's cap
+            # above the Bayes-optimal MMSE by a finite-size offset (allowance 3 s.e. + 5/d)
+            assert np.all(mean - th > -3 * se) and np.all(mean - th < 3 * se + 5.0 / a["d"]), (T, key)
 
 
-def test_gd_runs_against_published_runs():
-    # Adam at d = 200 (theirs), 3 data sets per alpha. Single runs: the error of one student (spread set by the
-    # initialisation and the data); averaged: S averaged over 32 students, above the Bayes MMSE (0.97 at 0.0071).
-    g = DATA["gd"]
-    z_single = (np.array(g["single_mean"]) - np.array(g["their_single"])) / np.hypot(g["single_se"],
-                                                                                     g["their_single_se"])
-    assert np.max(np.abs(z_single)) < 4, z_single
-    z_avg = (g["averaged_mean"] - g["their_averaged"]) / math.hypot(g["averaged_se"], g["their_averaged_se"])
-    assert abs(z_avg) < 4, z_avg
-    assert g["averaged_mean"] > g["theory"][0] and g["single_mean"][0] > g["averaged_mean"]
-    assert g["theory"][0] == pytest.approx(at.bayes_optimal_mmse(g["alpha"][0], RHO, 2), abs=1e-9)
+def test_softmax_gamp_claims_of_the_page():
+    # The page: after 100 iterations (their cap) ours and theirs agree within 2 combined s.e. except at T = 4,
+    # alpha = 0.04, where ours is lower (2-3.5 s.e.) and closer to the theory; there the error still falls between
+    # 100 and 500 iterations (about half of the gap to theirs after 500).
+    a4 = DATA["amp_T4"]
+    k = a4["alpha"].index(0.04)
+    zs = {}
+    for T in (2, 3, 4):
+        a = DATA[f"amp_T{T}"]
+        for i, al in enumerate(a["alpha"]):
+            comb = math.hypot(a["se_100"][i], a["their_se"][i])
+            zs[(T, al)] = ((a["mean_100"][i] - a["their_mean"][i]) / comb,
+                           (a["mean"][i] - a["their_mean"][i]) / math.hypot(a["se"][i], a["their_se"][i]))
+    z100, z500 = zs.pop((4, 0.04))
+    assert -3.5 < z100 < -2 and z500 < z100
+    assert all(abs(z[0]) < 2 for z in zs.values())
+    m100, m500, theirs, th = a4["mean_100"][k], a4["mean"][k], a4["their_mean"][k], a4["theory"][k]
+    assert abs(m100 - th) < abs(theirs - th) and m500 < m100
+    assert 0.3 < (m100 - m500) / (theirs - m500) < 0.7
+    # both sit above the theory; ours after 100 iterations by the most at T = 2, alpha = 0.056
+    offsets = {}
+    for T in (2, 3, 4):
+        a = DATA[f"amp_T{T}"]
+        assert np.all(np.array(a["mean_100"]) > np.array(a["theory"]))
+        assert np.all(np.array(a["their_mean"]) > np.array(a["theory"]))
+        for i, al in enumerate(a["alpha"]):
+            offsets[(T, round(al, 3))] = a["mean_100"][i] - a["theory"][i]
+    assert max(offsets, key=offsets.get) == (2, 0.056)
 
 
 def test_tables_and_figures_are_written():
     for fig in RES["figures"]:
         assert (HERE / fig["file"]).exists() and (HERE / f"table_{fig['id']}.md").exists()
+
+
+def test_timings_and_the_authors_code_labels():
+    # The page renders its timings from results.json; the authors' SE scripts were run here (time_authors.py), the
+    # rest is estimated. The CPU time bounds the page on 2 idle cores (< 15 min).
+    kinds = {f["id"]: f["authors_time"]["kind"] for f in RES["figures"]}
+    assert kinds == {"se": "measured", "hardmax": "measured", "amp": "estimated, not run",
+                     "gd": "estimated, not run"}
+    timing = DATA["authors_timing"]
+    soft, hard = timing["runs"]
+    assert soft["script"] == "SE_softmax.py" and hard["script"] == "SE_hardmax.py"
+    assert hard["iterations_finished"] >= 1 and hard["cpu_s"] > 0
+    assert RES["cpu_time_s"] < 2 * 900
+    g = DATA["gd"]
+    # one Adam student-step at alpha = 0.103: 4 n T d r FLOP, 0.6-1 GFLOP (the issue's estimate)
+    assert g["step_flop"] == 4 * g["step_n"] * 2 * g["d"] * (g["d"] // 2)
+    assert 0.6e9 < g["step_flop"] < 1e9

@@ -1,8 +1,8 @@
 """Reproduce the key figures of Boncoraglio, Troiani, Erba, Zdeborova, "Bayes optimal learning of attention-indexed
 models" (arXiv:2506.01582) at the paper's sizes, beside the authors' published numbers (``published/``).
 
-    python reproductions/attention/reproduce.py          # paper sizes (about 10 minutes on 2 cores)
-    REPRO_DEV=1 python reproductions/attention/reproduce.py   # every d divided by 4, 2 data sets: a smoke test
+    python reproductions/attention/reproduce.py          # paper sizes (about 10 min on 2 cores)
+    REPRO_DEV=1 python reproductions/attention/reproduce.py   # every d about a quarter (even), 2 data sets: a smoke test
 
 Writes fig_*.png, table_*.md and results.json next to this file (see ``reproductions/_common.py``). The science is
 in :mod:`solvable.attention`; this is wiring. Independent runs (one data set each) go to a pool of
@@ -11,7 +11,9 @@ in :mod:`solvable.attention`; this is wiring. Independent runs (one data set eac
 
 from __future__ import annotations
 
+import json
 import math
+import multiprocessing
 import os
 import sys
 import time
@@ -27,13 +29,18 @@ from scipy.stats import multivariate_normal, norm
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+import prose  # this folder's: the numbers the page quotes
 from _common import (
+    ROOT,
+    authors_time,
     comparison,
     load_published,
     machine,
     markdown_table,
     mean_se,
     timed,
+    write_page_numbers,
     write_results,
     z_scores,
 )
@@ -46,13 +53,20 @@ DEV = os.environ.get("REPRO_DEV") == "1"
 SCALE = 4 if DEV else 1
 WORKERS = int(os.environ.get("REPRO_WORKERS", "2"))
 RHO = 0.5
-MAX_ITER = 1000  # GAMP-RIE iteration cap: the library default, which lets the hardmax runs at alpha = 2.27 reach their fixed point
+# GAMP-RIE iteration caps, those of the authors' scripts: AMP_softmax.py runs 100 iterations, AMP_hardmax.py 500.
+# At the softmax points of LONG (T, alpha) the runs go on to SOFT_LONG iterations; their error after 100 iterations
+# (history[99], what a run capped at 100 returns, the iteration being deterministic) is kept beside the last one.
+SOFT_CAP, SOFT_LONG, HARD_CAP = 100, 500, 500
+LONG = ((4, 0.04),)
 # GAMP-RIE, softmax: d = 150 as the authors (config "paper" preset); a subset of their alphas, 10 data sets each.
-AMP_D, AMP_SETS = PRESETS["paper"].attention_gamp_d // SCALE, 2 if DEV else 10
+AMP_D, AMP_SETS = 2 * (PRESETS["paper"].attention_gamp_d // (2 * SCALE)), 2 if DEV else 10
 AMP_ROWS_T2 = (1, 4, 6, 8, 10)  # rows of their T = 2 file (alpha = 0.056 ... 0.165)
 AMP_ALPHAS_T34 = {3: (0.03, 0.05, 0.07), 4: (0.02, 0.03, 0.04)}
 # Hardmax (T = 2): their AMP size d = 100; four of their alphas, 8 data sets; Monte-Carlo SE with 1e5 draws.
-HARD_D, HARD_SETS, HARD_ROWS, HARD_MC = 100 // SCALE, 2 if DEV else 8, (5, 10, 14, 18), 100_000
+HARD_D, HARD_SETS, HARD_ROWS, HARD_MC = 2 * (50 // SCALE), 2 if DEV else 8, (5, 10, 14, 18), 100_000
+# Their hardmax score (phi2/Phi2 in place of d log Phi2/dk) against the exact one: E||g||^2 at these overlaps q,
+# 5e5 Monte-Carlo draws each; and their published SE at these rows against ours at alpha x (the ratio).
+SCORE_Q, SCORE_MC, SCORE_ROWS = (0.3, 0.8, 1.2, 1.4), 500_000, (8, 12, 16, 20, 24, 28)
 # Adam (lr 0.1, 1000 full-batch steps, W ~ N(0, 1)) at the authors' d = 200, T = 2: averaged GD (32 students per
 # data set) at their alpha grid row 10, single GD at row 25 (plus the 96 students of row 10).
 GD_D, GD_STEPS, GD_K = 200 // SCALE, 1000, 32
@@ -62,28 +76,95 @@ THEIRS = {"mfc": "white", "color": "C3", "capsize": 2}
 
 
 def amp_job(job):
-    T, alpha, d, output, seed = job
+    """One data set, one GAMP-RIE run (every run is kept, converged or not): the last error, the iterations, whether
+    it converged, and the error after SOFT_CAP iterations (the last one if it stopped before)."""
+    T, alpha, d, output, seed, cap = job
     rng = np.random.default_rng(seed)
     data = at.sample(d, alpha, rho=RHO, T=T, output=output, rng=rng)
-    res = at.gamp_rie(data, max_iter=MAX_ITER, rng=rng, warn=False)  # every run is kept, converged or not
-    return res.error, res.iterations, res.converged
+    res = at.gamp_rie(data, max_iter=cap, rng=rng, warn=False)
+    return res.error, res.iterations, res.converged, float(res.history[min(SOFT_CAP, res.history.size) - 1])
 
 
 def gd_job(job):
     alpha, d, K, seed = job
     rng = np.random.default_rng(seed)
+    cpu0 = time.process_time()
     res = at.gd(at.sample(d, alpha, rho=RHO, T=2, rng=rng), optimiser="adam", n_inits=K, max_steps=GD_STEPS, lr=0.1,
                 record_every=GD_STEPS, warn=False, rng=rng)
-    return res.errors.tolist(), res.average_error, res.losses.tolist()
+    return res.errors.tolist(), res.average_error, res.losses.tolist(), time.process_time() - cpu0
 
 
 def hard_se_job(alpha):
     return at.hardmax_state_evolution(alpha, RHO, n_samples=HARD_MC, rng=2506, warn=False).error
 
 
-def their_se(std, n_runs):
-    """Their files give the population std over n_runs runs; its standard error is std/sqrt(n_runs - 1)."""
-    return np.asarray(std) / math.sqrt(n_runs - 1)
+def score_ratio(q, n=SCORE_MC, seed=2507, chunk=250_000):
+    """E||g||^2 of the hardmax channel with the authors' score over the exact one, at overlap q (rho = RHO).
+
+    The draws are those of the state evolution (:func:`solvable.attention.hardmax_state_evolution`, tau units):
+    ``omega ~ N(0, 2q)`` per component, ``V = 2(Q0 - q)``, ``y`` the signs of ``z = omega + sqrt(V) u``. The exact
+    ``g`` is the library channel's (``D_i = phi(k_i) Phi(c_i)/Phi2``); the authors' scripts use the bivariate density
+    ``B = phi2(k1, k2; r)/Phi2`` for both ``D_i``, which is ``D_1 phi(c_1)/(Phi(c_1) sqrt(1 - r^2))``. Returns the
+    ratio of the two means and its standard error (delta method), over ``n`` draws.
+    """
+    from scipy.special import log_ndtr
+
+    from solvable.channels import HardmaxChannel
+
+    ch, rng, Q0 = HardmaxChannel(), np.random.default_rng(seed), 1.0 + RHO
+    V = 2.0 * (Q0 - q)
+    sigma, sr = math.sqrt(1.5 * V), math.sqrt(8.0) / 3.0
+    exact, theirs = [], []
+    for start in range(0, n, chunk):
+        m = min(chunk, n - start)
+        omega = math.sqrt(2.0 * q) * rng.standard_normal((m, 3))
+        y = ch.signs_of(omega + math.sqrt(V) * rng.standard_normal((m, 3)))
+        g, _ = ch.g_out(y, omega, V)
+        s1, s2 = y[:, 0], y[:, 2]
+        k1 = s1 * (omega[:, 0] - math.sqrt(0.5) * omega[:, 1]) / sigma
+        k2 = s2 * (omega[:, 2] - math.sqrt(0.5) * omega[:, 1]) / sigma
+        c1 = (k2 - s1 * s2 / 3.0 * k1) / sr
+        B = g[:, 0] * s1 * sigma * np.exp(norm.logpdf(c1) - log_ndtr(c1)) / sr
+        exact.append(np.sum(g * g, axis=1))
+        theirs.append(B * B * (3.0 + s1 * s2) / sigma**2)  # ||B (s1 a1 + s2 a2)||^2 / sigma^2
+    exact, theirs = np.concatenate(exact), np.concatenate(theirs)
+    ratio = theirs.mean() / exact.mean()
+    se = np.std(theirs - ratio * exact, ddof=1) / exact.mean() / math.sqrt(n)
+    return float(ratio), float(se)
+
+
+def hardmax_score(pool, pub_se, data):
+    """The authors' E||g||^2 over the exact one at SCORE_Q, and their published SE against ours at alpha x ratio.
+
+    Their recursion is ours with qhat = 4 alpha E||g_theirs||^2 = 4 (alpha x ratio(q)) E||g||^2: at its fixed point
+    q (their error m = Q0 - q), their error at alpha is our state evolution's at alpha x ratio(q).
+    """
+    ratios = [score_ratio(q) for q in SCORE_Q]
+    rows = list(SCORE_ROWS)
+    alphas, theirs = pub_se["alpha"][rows], pub_se["mmse"][rows]
+    at_fp = [score_ratio(1.0 + RHO - m, seed=2508 + i) for i, m in enumerate(theirs)]
+    scaled = alphas * np.array([r for r, _ in at_fp])
+    ours_scaled = np.array(list(pool.map(hard_se_job, scaled)))
+    data["hardmax_score"] = {
+        "q": list(SCORE_Q), "ratio": [r for r, _ in ratios], "ratio_se": [e for _, e in ratios], "mc": SCORE_MC,
+        "check_alpha": alphas.tolist(), "check_theirs": theirs.tolist(),
+        "check_ratio": [r for r, _ in at_fp], "check_ratio_se": [e for _, e in at_fp],
+        "check_scaled_alpha": scaled.tolist(), "check_ours_at_scaled": ours_scaled.tolist()}
+    return comparison("their SE at alpha vs our SE at alpha x ratio (6 of their alphas)", "theory_vs_published",
+                      diffs=ours_scaled - theirs)
+
+
+# Their runs per point and the ddof of their spread. AMP_softmax.py prints numpy's errors.std() (ddof = 0). The
+# aggregation of AMP_hardmax.py's per-run files and of GD_softmax_averaged.py's MSE_list ("Save MSE_list how you
+# prefer!") is not in their repository: we take ddof = 0 there too, the larger of the two standard errors (by
+# sqrt(16/15) - 1 = 3 %).
+THEIR_RUNS = {"amp_softmax": 20, "amp_hardmax": 16, "gd": 16}
+THEIR_DDOF = {"amp_softmax": 0, "amp_hardmax": 0, "gd": 0}
+
+
+def their_se(std, n_runs, ddof):
+    """Standard error of their mean from their spread std (computed with ``ddof``) over n_runs runs."""
+    return np.asarray(std) * math.sqrt((n_runs - ddof) / (n_runs - 1) / n_runs)
 
 
 def fmt(x, digits=4):
@@ -127,10 +208,15 @@ def fig_hardmax(pool, data):
     se_alphas = np.concatenate([pub_se["alpha"], amp_alphas])
     se = np.array(list(pool.map(hard_se_job, se_alphas)))
     ours_se, ours_at_amp = se[: pub_se.size], se[pub_se.size:]
-    jobs = [(2, a, HARD_D, "hardmax", (2, i, s)) for i, a in enumerate(amp_alphas) for s in range(HARD_SETS)]
-    errs = np.array([r[0] for r in pool.map(amp_job, jobs)]).reshape(len(amp_alphas), HARD_SETS)
+    jobs = [(2, a, HARD_D, "hardmax", (2, i, s), HARD_CAP) for i, a in enumerate(amp_alphas)
+            for s in range(HARD_SETS)]
+    runs = list(pool.map(amp_job, jobs))
+    errs = np.array([r[0] for r in runs]).reshape(len(amp_alphas), HARD_SETS)
+    iters = np.array([r[1] for r in runs]).reshape(len(amp_alphas), HARD_SETS)
+    conv = np.array([r[2] for r in runs]).reshape(len(amp_alphas), HARD_SETS)
     mean, sem = mean_se(errs, axis=1)
-    their_mean, their_sem = pub_amp["mmse"][list(HARD_ROWS)], their_se(pub_amp["mmse_std"][list(HARD_ROWS)], 16)
+    their_mean = pub_amp["mmse"][list(HARD_ROWS)]
+    their_sem = their_se(pub_amp["mmse_std"][list(HARD_ROWS)], THEIR_RUNS["amp_hardmax"], THEIR_DDOF["amp_hardmax"])
     their_se_at_amp = np.interp(np.log(amp_alphas), np.log(pub_se["alpha"]), pub_se["mmse"])
 
     fig, (ax, ax2) = plot.new_axes(ncols=2, width=5.2, height=4.0)
@@ -139,7 +225,9 @@ def fig_hardmax(pool, data):
                       color="C3", linestyle="--")
     plot.experiment_points(amp_alphas, mean, sem, ax=ax, fmt="s", **OURS,
                            label=f"GAMP-RIE (ours), d = {HARD_D}, {HARD_SETS} data sets")
-    plot.experiment_points(pub_amp["alpha"], pub_amp["mmse"], their_se(pub_amp["mmse_std"], 16), ax=ax, fmt="^",
+    plot.experiment_points(pub_amp["alpha"], pub_amp["mmse"],
+                           their_se(pub_amp["mmse_std"], THEIR_RUNS["amp_hardmax"], THEIR_DDOF["amp_hardmax"]),
+                           ax=ax, fmt="^",
                            label="AMP (Boncoraglio et al.), d = 100, 16 runs", **THEIRS)
     ax.set_xscale("log")
     plot.finish(ax, r"$\alpha = n/d^2$", r"$\|\hat S - S^*\|_F^2/d$", title=r"hardmax, T = 2, $\rho$ = 0.5",
@@ -161,11 +249,13 @@ def fig_hardmax(pool, data):
                        "theirs_se": pub_se["mmse"].tolist(), "amp_alpha": amp_alphas.tolist(),
                        "ours_se_at_amp": ours_at_amp.tolist(), "theirs_se_at_amp": their_se_at_amp.tolist(),
                        "amp_errors": errs.tolist(), "amp_mean": mean.tolist(), "amp_se": sem.tolist(),
+                       "amp_iterations": iters.tolist(), "amp_converged": conv.tolist(), "amp_cap": HARD_CAP,
                        "their_amp_mean": their_mean.tolist(), "their_amp_se": their_sem.tolist(), "d": HARD_D,
                        "mc_samples": HARD_MC, "score_k": k.tolist(), "score_exact": exact.tolist(),
-                       "score_density": dens.tolist()}
+                       "score_density": dens.tolist(), "their_amp_runs": 16, "their_amp_ddof": 0}
+    score = hardmax_score(pool, pub_se, data)
     tiny = np.full_like(sem, 1e-12)  # the SE's Monte-Carlo error (~1e-3) is neglected next to the runs' s.e.
-    return [comparison("hardmax SE: ours vs published (33 alphas, 0.02-10)", "theory_vs_published",
+    return [score, comparison("hardmax SE: ours vs published (33 alphas, 0.02-10)", "theory_vs_published",
                        diffs=ours_se - pub_se["mmse"]),
             comparison(f"hardmax GAMP-RIE (d = {HARD_D}) vs their AMP (d = 100)", "runs_vs_published",
                        z=z_scores(mean, sem, their_mean, their_sem)),
@@ -176,40 +266,67 @@ def fig_hardmax(pool, data):
 
 
 def fig_amp(pool, data):
-    """GAMP-RIE at the authors' d = 150 (rho = 0.5, T = 2, 3, 4) against their AMP points and the theory."""
+    """GAMP-RIE at the authors' d = 150 (rho = 0.5, T = 2, 3, 4) against their AMP points and the theory: the error
+    after their cap of 100 iterations (like for like) and after 500."""
     pub = load_published(HERE, "amp_softmax_rho0.5.csv")
     alphas = {2: pub["alpha"][pub["T"] == 2][list(AMP_ROWS_T2)], **AMP_ALPHAS_T34}
-    jobs = [(T, a, AMP_D, "softmax", (3, T, i, s)) for T, als in alphas.items() for i, a in enumerate(als)
+    caps = {T: [SOFT_LONG if (T, round(float(a), 6)) in LONG else SOFT_CAP for a in als] for T, als in alphas.items()}
+    jobs = [(T, a, AMP_D, "softmax", (3, T, i, s), caps[T][i]) for T, als in alphas.items() for i, a in enumerate(als)
             for s in range(AMP_SETS)]
     out = iter(pool.map(amp_job, jobs))
     fig, ax = plot.new_axes(width=6.4, height=4.2)
     comps = []
     for T, color in ((2, "C0"), (3, "C1"), (4, "C2")):
         als = np.asarray(alphas[T], dtype=float)
-        errs = np.array([next(out)[0] for _ in range(als.size * AMP_SETS)]).reshape(als.size, AMP_SETS)
+        runs = [next(out) for _ in range(als.size * AMP_SETS)]
+        errs = np.array([r[0] for r in runs]).reshape(als.size, AMP_SETS)
+        errs100 = np.array([r[3] for r in runs]).reshape(als.size, AMP_SETS)
+        iters = np.array([r[1] for r in runs]).reshape(als.size, AMP_SETS)
+        conv = np.array([r[2] for r in runs]).reshape(als.size, AMP_SETS)
         mean, sem = mean_se(errs, axis=1)
+        mean100, sem100 = mean_se(errs100, axis=1)
         theory = np.array([at.bayes_optimal_mmse(a, RHO, T) for a in als])
         mine = pub[pub["T"] == T]
         rows = [int(np.argmin(np.abs(mine["alpha"] - a))) for a in als]
-        their_mean, their_sem = mine["mmse"][rows], their_se(mine["mmse_std"][rows], 20)
+        their_mean = mine["mmse"][rows]
+        their_sem = their_se(mine["mmse_std"][rows], THEIR_RUNS["amp_softmax"], THEIR_DDOF["amp_softmax"])
         grid = np.linspace(0.002, 0.3, 300)
         plot.theory_curve(grid, [at.bayes_optimal_mmse(a, RHO, T) for a in grid], f"Bayes-optimal, T = {T}", ax=ax,
                           color=color)
-        plot.experiment_points(als, mean, sem, ax=ax, fmt="o", color=color,
-                               label=f"GAMP-RIE (ours), T = {T}, d = {AMP_D}, {AMP_SETS} data sets")
-        plot.experiment_points(mine["alpha"], mine["mmse"], their_se(mine["mmse_std"], 20), ax=ax, fmt="^",
-                               mfc="white", color=color, capsize=2, label=f"AMP (Boncoraglio et al.), T = {T}")
-        comps += [comparison(f"T = {T}: GAMP-RIE vs Bayes-optimal theory", "runs_vs_theory", diffs=mean - theory,
-                             z=z_scores(mean, sem, theory, np.full_like(sem, 1e-12))),
-                  comparison(f"T = {T}: GAMP-RIE vs their AMP (same alphas, d = 150)", "runs_vs_published",
-                             z=z_scores(mean, sem, their_mean, their_sem))]
+        plot.experiment_points(als, mean100, sem100, ax=ax, fmt="o", color=color,
+                               label=f"GAMP-RIE (ours), {SOFT_CAP} iterations, T = {T}, d = {AMP_D}, "
+                                     f"{AMP_SETS} data sets")
+        long = np.array(caps[T]) == SOFT_LONG
+        if long.any():
+            plot.experiment_points(als[long] * 1.03, mean[long], sem[long], ax=ax, fmt="x", color=color,
+                                   markersize=5, label=f"the same runs after {SOFT_LONG} iterations")
+        plot.experiment_points(mine["alpha"], mine["mmse"],
+                               their_se(mine["mmse_std"], THEIR_RUNS["amp_softmax"], THEIR_DDOF["amp_softmax"]),
+                               ax=ax, fmt="^", mfc="white", color=color, capsize=2,
+                               label=f"AMP (Boncoraglio et al.), {SOFT_CAP} iterations, T = {T}")
+        tiny = np.full_like(sem, 1e-12)
+        comps += [comparison(f"T = {T}: GAMP-RIE ({SOFT_CAP} iterations) vs their AMP ({SOFT_CAP} iterations, "
+                             f"d = {AMP_D})", "runs_vs_published", z=z_scores(mean100, sem100, their_mean, their_sem)),
+                  comparison(f"T = {T}: GAMP-RIE ({SOFT_CAP} iterations) vs Bayes-optimal theory", "runs_vs_theory",
+                             diffs=mean100 - theory, z=z_scores(mean100, sem100, theory, tiny))]
+        if long.any():
+            where = ", ".join(f"{a:g}" for a in als[long])
+            comps += [comparison(f"T = {T}, alpha = {where}: GAMP-RIE ({SOFT_LONG} iterations) vs their AMP",
+                                 "runs_vs_published", z=z_scores(mean[long], sem[long], their_mean[long],
+                                                                  their_sem[long])),
+                      comparison(f"T = {T}, alpha = {where}: GAMP-RIE ({SOFT_LONG} iterations) vs Bayes-optimal "
+                                 "theory", "runs_vs_theory", diffs=mean[long] - theory[long],
+                                 z=z_scores(mean[long], sem[long], theory[long], tiny[long]))]
         data[f"amp_T{T}"] = {"alpha": als.tolist(), "errors": errs.tolist(), "mean": mean.tolist(),
-                             "se": sem.tolist(), "theory": theory.tolist(), "their_mean": their_mean.tolist(),
-                             "their_se": their_sem.tolist(), "d": AMP_D}
+                             "se": sem.tolist(), "errors_100": errs100.tolist(), "mean_100": mean100.tolist(),
+                             "se_100": sem100.tolist(), "iterations": iters.tolist(), "converged": conv.tolist(),
+                             "theory": theory.tolist(), "their_mean": their_mean.tolist(),
+                             "their_se": their_sem.tolist(), "d": AMP_D, "cap_short": SOFT_CAP,
+                             "cap_long": SOFT_LONG, "cap": caps[T]}
     for T in (2, 3, 4):
         plot.threshold_line(at.perfect_recovery_threshold(RHO, T), ax=ax, linewidth=1)
     plot.finish(ax, r"$\alpha = n/d^2$", r"$\|\hat S - S^*\|_F^2/d$", title=r"softmax, $\rho$ = 0.5 "
-                "(dotted: $\\alpha_{PR}$)", fontsize=7)
+                "(dotted: $\\alpha_{PR}$)", fontsize=6)
     fig.savefig(HERE / "fig_amp.png", dpi=150)
     return comps
 
@@ -225,20 +342,26 @@ def fig_gd(pool, data):
     avg = np.array([r[1] for r in res[:GD_SETS]])
     single_hi = np.array([r[0][0] for r in res[GD_SETS:]])
     losses = [max(r[2]) for r in res]
+    # CPU seconds of one Adam student-step at the larger alpha (the single students: 1 student, GD_STEPS steps)
+    # and its FLOP count, 4 n T d r: the forward product X W and the gradient X^T Q (the rest is O(n T^2 r)).
+    step_cpu = float(np.median([r[3] for r in res[GD_SETS:]])) / GD_STEPS
+    n_single = round(a_single * GD_D**2)
+    step_flop = 4.0 * n_single * 2 * GD_D * int(RHO * GD_D)
     alphas = np.array([a_avg, a_single])
     single_mean, single_sem = (np.array(x) for x in zip(mean_se(per_set_single), mean_se(single_hi)))
     avg_mean, avg_sem = mean_se(avg)
     theory = np.array([at.bayes_optimal_mmse(a, RHO, 2) for a in alphas])
     rows = [GD_AVG_ROW, GD_SINGLE_ROW]
-    th_single, th_single_sem = pub["single_mmse"][rows], their_se(pub["single_std"][rows], 16)
-    th_avg, th_avg_sem = pub["averaged_mmse"][GD_AVG_ROW], their_se(pub["averaged_std"][GD_AVG_ROW], 16)
+    gd_se = {"n_runs": THEIR_RUNS["gd"], "ddof": THEIR_DDOF["gd"]}
+    th_single, th_single_sem = pub["single_mmse"][rows], their_se(pub["single_std"][rows], **gd_se)
+    th_avg, th_avg_sem = pub["averaged_mmse"][GD_AVG_ROW], their_se(pub["averaged_std"][GD_AVG_ROW], **gd_se)
 
     fig, ax = plot.new_axes(width=6.4, height=4.2)
     grid = np.geomspace(1e-3, 0.3, 200)
     plot.theory_curve(grid, [at.bayes_optimal_mmse(a, RHO, 2) for a in grid], "Bayes-optimal", ax=ax, color="k")
-    plot.experiment_points(pub["alpha"], pub["single_mmse"], their_se(pub["single_std"], 16), ax=ax, fmt="^",
+    plot.experiment_points(pub["alpha"], pub["single_mmse"], their_se(pub["single_std"], **gd_se), ax=ax, fmt="^",
                            mfc="white", color="C3", capsize=2, label="single GD (Boncoraglio et al.), 16 runs")
-    plot.experiment_points(pub["alpha"], pub["averaged_mmse"], their_se(pub["averaged_std"], 16), ax=ax, fmt="v",
+    plot.experiment_points(pub["alpha"], pub["averaged_mmse"], their_se(pub["averaged_std"], **gd_se), ax=ax, fmt="v",
                            mfc="white", color="C1", capsize=2, label="averaged GD, 32 students (Boncoraglio et al.)")
     plot.experiment_points(alphas, single_mean, single_sem, ax=ax, fmt="o", color="C3", markersize=7,
                            label=f"single Adam (ours), {GD_SETS} data sets")
@@ -255,7 +378,8 @@ def fig_gd(pool, data):
                   "theory": theory.tolist(), "their_single": th_single.tolist(),
                   "their_single_se": th_single_sem.tolist(), "their_averaged": float(th_avg),
                   "their_averaged_se": float(th_avg_sem), "max_relative_loss": float(max(losses)), "d": GD_D,
-                  "students": GD_K, "steps": GD_STEPS}
+                  "students": GD_K, "steps": GD_STEPS, "step_cpu_s": step_cpu, "step_flop": step_flop,
+                  "step_n": n_single, "their_sets": 16, "their_ddof": 0}
     return [comparison("single GD vs theirs (alpha = 0.0071, 0.103)", "runs_vs_published",
                        z=z_scores(single_mean, single_sem, th_single, th_single_sem)),
             comparison("averaged GD vs theirs (alpha = 0.0071)", "runs_vs_published",
@@ -264,19 +388,57 @@ def fig_gd(pool, data):
                        diffs=[avg_mean - theory[0]])]
 
 
+def authors_times(data) -> dict:
+    """The ``authors_time`` of each figure: their SE scripts as timed here by ``time_authors.py`` (measured), the
+    rest estimated from those measurements and from our own step times."""
+    path = HERE / "authors_timing.json"
+    timing = json.loads(path.read_text()) if path.exists() else None
+    if timing is None:
+        data["authors_timing"] = None
+        return {fid: authors_time("not known", "time_authors.py has not been run") for fid in ("se", "hardmax",
+                                                                                            "amp", "gd")}
+    soft, hard = timing["runs"]
+    hard_iter = hard["cpu_s"] / hard["iterations_finished"]  # CPU seconds per iteration (the start included)
+    per_draw = hard_iter / hard["mc_draws_per_iteration"]
+    n_hard = round(data["hardmax"]["amp_alpha"][-1] * 100**2)
+    their_amp_iter = 3 * n_hard * per_draw  # gOut: one scipy CDF per sample, called 3 times per iteration
+    g = data["gd"]
+    gd_point = g["their_sets"] * GD_K * GD_STEPS * g["step_cpu_s"]
+    data["authors_timing"] = {**timing, "se_hardmax_s_per_iteration": hard_iter, "per_draw_s": per_draw,
+                              "their_hardmax_amp_iteration_s": their_amp_iter, "their_hardmax_amp_n": n_hard,
+                              "their_gd_point_s": gd_point}
+    where = f"{timing['machine']}, Python {timing['versions']['python']}, {timing['date']}"
+    soft_how = (f"their SE_softmax.py run unmodified here ({where}): " +
+                (f"the whole curve, {soft['grid_size']} alphas, in {soft['wall_s']:.0f} s"
+                 if soft["finished"] else
+                 f"{soft['alphas_finished']} of its {soft['grid_size']} alphas in the {soft['cap_s']:.0f} s cap") +
+                f" ({soft['cpu_s']:.0f} s of CPU)")
+    hard_how = (f"their SE_hardmax.py run unmodified here at one alpha ({hard['alpha']:.3g}; {where}), stopped after "
+                f"{hard['wall_s']:.0f} s: {hard['iterations_finished']} iteration(s) of "
+                f"{hard['mc_draws_per_iteration']} draws in {hard['cpu_s']:.0f} s of CPU, {hard_iter:.1f} s each; it runs "
+                f"at least {hard['min_iterations']}, so at least "
+                f"{hard['min_iterations'] * hard_iter / 60:.0f} min per alpha (estimated from the measured iteration). "
+                f"Their AMP (not run) calls one scipy CDF per sample 3 times per iteration: at the measured "
+                f"{per_draw * 1e3:.2f} ms per draw, about {their_amp_iter:.0f} s per iteration at alpha = 2.27 "
+                f"(n = {n_hard}), estimated")
+    amp_how = ("their AMP_softmax.py builds the n x d x d x T x T design in float64 (1.6 GB at "
+               "d = 150, T = 2, alpha = 0.1, and as much again for the test set) and reads it at least 3 times per "
+               "iteration; at 10 GB/s that is at least 0.5 s per iteration, 50 s per run of 100 iterations, "
+               "17 min per alpha of 20 runs")
+    gd_how = (f"one Adam student-step at alpha = 0.103 (n = {g['step_n']}) is "
+              f"4 n T d r = {g['step_flop'] / 1e9:.2f} GFLOP and took {g['step_cpu_s'] * 1e3:.0f} ms of CPU here "
+              f"(ours, float64, one thread); their averaged point, 16 data sets x {GD_K} students x {GD_STEPS} "
+              f"steps, at that rate: {gd_point / 3600:.1f} h of CPU per alpha (their PyTorch float32 code on a CPU, "
+              "which is what their script uses, may be up to twice as fast)")
+    return {"se": authors_time("measured", soft_how), "hardmax": authors_time("measured", hard_how),
+            "amp": authors_time("estimated, not run", amp_how), "gd": authors_time("estimated, not run", gd_how)}
+
+
 FIGURES = [
-    ("se", "fig_se.png", "Softmax Bayes-optimal MMSE vs published SE (T = 2, rho = 0.5 and 2)", fig_se,
-     ("their SE_softmax.py: a damped iteration with a scipy quad integral per step (not timed; minutes per curve, "
-     "estimated)")),
-    ("hardmax", "fig_hardmax.png", "Hardmax state evolution and GAMP-RIE (T = 2, rho = 0.5, d = 100)", fig_hardmax,
-     ("estimated hours: their SE loops in Python over 25,000 draws with one scipy bivariate-normal CDF each, for at "
-     "least 150 iterations per alpha; their AMP the same per sample and iteration")),
-    ("amp", "fig_amp.png", "GAMP-RIE at d = 150 vs their AMP (T = 2, 3, 4)", fig_amp,
-     ("estimated hours: their AMP materialises the n x d x d x T x T design (1.6 GB at d = 150, T = 2, alpha = 0.1) "
-     "and denoises eigenvalue by eigenvalue in Python, 20 runs per alpha")),
-    ("gd", "fig_gd.png", "Single and averaged Adam at d = 200 (T = 2): subset of alphas", fig_gd,
-     ("estimated from the FLOPs (about 2 GFLOP per student-step at alpha = 0.1): their averaged point costs "
-     "32 students x 16 runs x 1000 steps, hours per alpha on CPU")),
+    ("se", "fig_se.png", "Softmax Bayes-optimal MMSE vs published SE (T = 2, rho = 0.5 and 2)", fig_se),
+    ("hardmax", "fig_hardmax.png", "Hardmax state evolution and GAMP-RIE (T = 2, rho = 0.5, d = 100)", fig_hardmax),
+    ("amp", "fig_amp.png", "GAMP-RIE at d = 150 vs their AMP (T = 2, 3, 4)", fig_amp),
+    ("gd", "fig_gd.png", "Single and averaged Adam at d = 200 (T = 2): subset of alphas", fig_gd),
 ]
 
 
@@ -290,21 +452,28 @@ def main():
                         + (" [DEV: d / 4]" if DEV else "")}
     data = {}
     warnings.simplefilter("ignore")
-    with ProcessPoolExecutor(max_workers=WORKERS) as pool:
-        for fid, file, title, make, authors in FIGURES:
-            fig = {"id": fid, "file": file, "title": title, "authors_time": authors}
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"  # the workers, started afresh (spawn), run one BLAS thread each
+    with ProcessPoolExecutor(max_workers=WORKERS, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for fid, file, title, make in FIGURES:
+            fig = {"id": fid, "file": file, "title": title}
             with timed(fig):
                 comps = make(pool, data)
             fig["comparisons"] = comps
             table(HERE, f"table_{fid}.md", comps)
             results["figures"].append(fig)
             print(f"{fid}: {fig['wall_time_s']:.0f} s", flush=True)
+    theirs = authors_times(data)
+    for fig in results["figures"]:
+        fig["authors_time"] = theirs[fig["id"]]
     results["data"] = data
     results["total_wall_time_s"] = round(time.perf_counter() - t0, 2)
     import resource
     results["cpu_time_s"] = round(time.process_time() + resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
                                   + resource.getrusage(resource.RUSAGE_CHILDREN).ru_stime, 2)
+    results["workers"] = WORKERS
     write_results(HERE, results)
+    write_page_numbers(ROOT / "reproductions" / "attention.md", prose.numbers(results))
     print(f"total {results['total_wall_time_s']:.0f} s wall, {results['cpu_time_s']:.0f} s CPU")
 
 
