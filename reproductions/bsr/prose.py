@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from _format import sci
+
 LITERALS = {
     "0.05": "alpha, a value of the authors' GD grid",
     "0.1": "rho of Fig. 1, Delta of the noisy Fig. 1, the learning rate, an alpha of the GD grid",
@@ -32,23 +34,10 @@ LITERALS = {
 }
 
 
-def _sci(x: float, digits: int = 1) -> str:
-    """``x`` as ``$m\\cdot10^{e}$`` (or ``0``), for the prose."""
-    if x == 0:
-        return "0"
-    e = math.floor(math.log10(abs(x)))
-    m = round(x / 10**e, digits)
-    if abs(m) >= 10:
-        m, e = m / 10, e + 1
-    if m == 1:
-        return f"$10^{{{e}}}$"
-    return f"${m:.{digits}f}\\cdot10^{{{e}}}$"
-
-
 def _num(x: float) -> str:
     """A number as the prose shows it: 3 significant figures from 1e-3 up, powers of ten below."""
     if x != 0 and abs(x) < 1e-3:
-        return _sci(x)
+        return sci(x)
     return f"{x:.3g}" if abs(x) < 100 else f"{x:.0f}"
 
 
@@ -79,15 +68,15 @@ def theory_numbers(d: dict) -> dict:
     diff = [abs(o - p) for *_, o, p in rows]
     away = [abs(a - _alpha_pr(b, r)) > 0.011 for a, b, r, *_ in rows]
     top = sorted(range(len(rows)), key=lambda i: -diff[i])[:3]
-    out = {"th_points": str(len(rows)), "th_away": _sci(max(x for x, w in zip(diff, away) if w)),
-           "th_ridge": _sci(d["theory_ridge_max_diff"])}
+    out = {"th_points": str(len(rows)), "th_away": sci(max(x for x, w in zip(diff, away) if w)),
+           "th_ridge": sci(d["theory_ridge_max_diff"])}
     for k, i in enumerate(top, 1):
         a, b, r, *_ = rows[i]
-        out[f"th_top{k}"] = f"{_sci(diff[i])} ($\\beta = {b:g}$, $\\rho = {r:g}$, $\\alpha = {a:g}$)"
+        out[f"th_top{k}"] = f"{sci(diff[i])} ($\\beta = {b:g}$, $\\rho = {r:g}$, $\\alpha = {a:g}$)"
     theirs = sorted(rows[i][5] for i in top)
     ours = max(rows[i][4] for i in top)
-    out["th_their_top"] = f"{_sci(theirs[0])} to {_sci(theirs[-1])}"
-    out["th_ours_top"] = "0 at every one of them" if ours == 0 else f"at most {_sci(ours)}"
+    out["th_their_top"] = f"{sci(theirs[0])} to {sci(theirs[-1])}"
+    out["th_ours_top"] = "0 at every one of them" if ours == 0 else f"at most {sci(ours)}"
     return out
 
 
@@ -106,13 +95,13 @@ def gamp_numbers(d: dict) -> dict:
     return {
         "gamp_seeds": str(d["gamp_seeds"]), "gamp_n_alphas": str(len(a)),
         "gamp_damping": f"{d['gamp_damping']:g}", "gamp_max_iter": str(d["gamp_max_iter"]),
-        "gamp_tol": _sci(d["gamp_tol"]), "alpha_pr": f"{pr:.2f}",
+        "gamp_tol": sci(d["gamp_tol"]), "alpha_pr": f"{pr:.2f}",
         "gamp_zth_max": f"{max(zth):.1f}", "gamp_zpub_max": f"{max(zpub):.1f}",
-        "gamp_ours_above": _sci(above_ours), "gamp_their_above": f"{_sci(min(above_theirs))}-"
-                                                                  f"{_sci(max(above_theirs))}",
+        "gamp_ours_above": sci(above_ours), "gamp_their_above": f"{sci(min(above_theirs))}-"
+                                                                  f"{sci(max(above_theirs))}",
         "gamp_cap_count": str(cap), "gamp_iter_range": f"{min(small)}-{max(small)}",
         "gamp_div_alphas": _list([f"{x:g}" for x, _ in div]),
-        "gamp_div_errors": _list([_sci(v, 0) if v > 100 else f"{v:.2g}" for _, v in div]),
+        "gamp_div_errors": _list([sci(v, 1) if v > 100 else f"{v:.2g}" for _, v in div]),
     }
 
 
@@ -125,13 +114,13 @@ def mnne_numbers(d: dict) -> dict:
     first_pr = next(i for i, x in enumerate(d["mn_alphas"]) if x >= _alpha_pr(1.0, 0.2))
     return {
         "mn_sets": str(d["mn_sets"]), "mn_their_sets": str(d["mn_published_sets"]),
-        "mn_n_alphas": str(len(d["mn_alphas"])), "mn_tol": _sci(d["mn_tol"], 0),
+        "mn_n_alphas": str(len(d["mn_alphas"])), "mn_tol": sci(d["mn_tol"], 1),
         "mn_threshold": f"{d['mn_threshold']:.3f}",
         "mn_n_live": str(len(live)), "mn_within2": str(within2),
         "mn_zmax": _z(d["mn_z"][worst]), "mn_zmax_alpha": f"{d['mn_alphas'][worst]:.3f}",
         "mn_dmax": f"{max(abs(d['mn_mean'][i] - d['mn_published_mean'][i]) for i in live):.3f}",
         "mn_dead_from": f"{min(d['mn_alphas'][i] for i in dead):.3f}" if dead else "none",
-        "mn_dead_max": _sci(max(max(d["mn_mean"][i], d["mn_published_mean"][i]) for i in dead)) if dead else "none",
+        "mn_dead_max": sci(max(max(d["mn_mean"][i], d["mn_published_mean"][i]) for i in dead)) if dead else "none",
         "mn_pr_alpha": f"{d['mn_alphas'][first_pr]:.3f}", "mn_at_pr": _pm(d["mn_mean"][first_pr], d["mn_se"][first_pr]),
         "mn_at_pr_theirs": _pm(d["mn_published_mean"][first_pr], d["mn_published_se"][first_pr]),
     }
@@ -172,7 +161,7 @@ def gd_numbers(d: dict) -> dict:
         "gd_ratio_02": f"{sm[i02] / th[i02]:.2f}",
         "gd_spread_ours": f"{sm[i02] - am[i02]:.2f}",
         "gd_spread_theirs": f"{tm[i02]:.2f} − {their_avg_02:.2f} = {tm[i02] - their_avg_02:.2f}",
-        "gd_their_train_max": _sci(max(t for x, t in zip(pta, ptrain) if x <= 0.2 + 1e-9)),
+        "gd_their_train_max": sci(max(t for x, t in zip(pta, ptrain) if x <= 0.2 + 1e-9)),
         "gd_their_train_03": f"{at(pta, ptrain, 0.3):.3f}", "gd_their_train_033": f"{at(pta, ptrain, 0.33):.3f}",
         "gd_their_test_03": f"{at(palpha, ptest, 0.3):.2f}", "gd_their_test_033": f"{at(palpha, ptest, 0.33):.2f}",
         "gd_steps_02": str(max(d["gd_steps"][i02])),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from _format import sci
+
 # typed numbers of the page that are inputs of the run, the authors' settings or the paper's own grid and brackets
 LITERALS = {
     "116": "PNAS volume", "5451": "PNAS page", "2019": "year of the paper", "5001": "the authors' N",
@@ -16,19 +18,6 @@ LITERALS = {
     "1.493": "the authors' bracket", "0.5": "their damping", "1.25": "an alpha of their grid",
     "1.48": "an alpha of their grid", "270": "their iteration count at alpha = 1.492, printed in their output",
 }
-
-
-def sci(x: float, digits: int = 2) -> str:
-    """``x`` in scientific notation as inline maths: 5.3e-4 -> ``$5.3 \\times 10^{-4}$``."""
-    if x == 0:
-        return "0"
-    exp = math.floor(math.log10(abs(x)))
-    mant = round(x / 10**exp, digits - 1)
-    if abs(mant) >= 10:
-        mant, exp = mant / 10, exp + 1
-    mant_s = f"{mant:.{digits - 1}f}".rstrip("0").rstrip(".")
-    times = "" if mant_s == "1" else mant_s + r" \times "
-    return f"${times}10^{{{exp}}}$"
 
 
 def numbers(results: dict) -> dict[str, str]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+from _format import sci
+
 LITERALS = {
     "0.1": "kappa and alpha values of the runs (inputs)",
     "0.5": "kappa = 0.5, the damping 1/2 (inputs)",
@@ -43,17 +45,6 @@ LITERALS = {
 }
 
 
-def _sci(x: float, digits: int = 1) -> str:
-    """``4.3e-05`` as ``$4.3\\times10^{-5}$``."""
-    if x == 0:
-        return "0"
-    e = math.floor(math.log10(abs(x)))
-    m = round(x / 10**e, digits)
-    if abs(m) >= 10:
-        m, e = m / 10, e + 1
-    return f"${m:.{digits}f}\\times10^{{{e}}}$"
-
-
 def _f(x: float, p: int = 3) -> str:
     return f"{x:.{p}f}"
 
@@ -81,15 +72,15 @@ def numbers(results: dict) -> dict:
     smooth = [t for t in th if t["kappa"] != 0.1]
     diffs = {id(t): [o - p for o, p in zip(t["ours"], t["published"])] for t in th}
     out["theory_points_range"] = _range([len(t["alpha"]) for t in th], p=0)
-    out["theory_first_max"] = _sci(max(abs(diffs[id(t)][0]) for t in smooth))
-    out["theory_rest_max"] = _sci(max(abs(x) for t in smooth for x in diffs[id(t)][1:]))
+    out["theory_first_max"] = sci(max(abs(diffs[id(t)][0]) for t in smooth))
+    out["theory_rest_max"] = sci(max(abs(x) for t in smooth for x in diffs[id(t)][1:]))
     noiseless = [t for t in th if t["delta"] == 0]
 
     def tiny(t):
         amax = max(t["alpha"])
         return max(abs(a - b) for a, b, al in zip(t["ours_delta_1e-9"], t["ours"], t["alpha"]) if al < amax)
 
-    out["theory_tiny_max"] = _sci(max(tiny(t) for t in noiseless))
+    out["theory_tiny_max"] = sci(max(tiny(t) for t in noiseless))
     k01 = next(t for t in th if t["kappa"] == 0.1)
     d01 = diffs[id(k01)]
     order = sorted(range(len(d01)), key=lambda i: -abs(d01[i]))
@@ -97,12 +88,12 @@ def numbers(results: dict) -> dict:
     out["k01_n_off"] = str(sum(abs(x) > 1e-4 for x in d01))
     out["k01_n_off_below"] = str(sum(x > 1e-4 for x in d01))  # theirs below ours
     for r, i in enumerate(order[:3], start=1):
-        out[f"k01_top{r}"] = _sci(abs(d01[i]))
+        out[f"k01_top{r}"] = sci(abs(d01[i]))
         out[f"k01_top{r}_alpha"] = _f(k01["alpha"][i], 4)
     srt = sorted(abs(x) for x in d01)
     n = len(srt)
-    out["k01_median"] = _sci(srt[n // 2] if n % 2 else 0.5 * (srt[n // 2 - 1] + srt[n // 2]))
-    out["k01_tiny"] = _sci(tiny(k01))
+    out["k01_median"] = sci(srt[n // 2] if n % 2 else 0.5 * (srt[n // 2 - 1] + srt[n // 2]))
+    out["k01_tiny"] = sci(tiny(k01))
     script = data["authors_timing"]["theory_kappa0.1"]
     i = order[0]
     j = min(range(len(script["alpha"])), key=lambda k: abs(script["alpha"][k] - k01["alpha"][i]))
@@ -110,11 +101,11 @@ def numbers(results: dict) -> dict:
     out["k01_ours_top1"] = _f(k01["ours"][i], 4)
     out["k01_pub_top1"] = _f(k01["published"][i], 4)
     below = [k for k, a in enumerate(k01["alpha"]) if a < max(k01["alpha"])]
-    out["k01_script_max"] = _sci(max(abs(script["mmse"][k] - k01["ours"][k]) for k in below))
+    out["k01_script_max"] = sci(max(abs(script["mmse"][k] - k01["ours"][k]) for k in below))
 
     # ---------------------------------------------------------------- GAMP-RIE
     gs = data["gamp_settings"]
-    out["gamp_tol"] = _sci(gs["tol"], 0).replace("1\\times", "")
+    out["gamp_tol"] = sci(gs["tol"], 1)
     out["gamp_max_iter"] = str(gs["max_iter"])
     out["gamp_strong_damping"] = f"{gs['strong_damping']:g}"
     out["gamp_strong_below"] = f"{gs['strong_below_fraction_of_alpha_pr']:g}"
@@ -128,8 +119,8 @@ def numbers(results: dict) -> dict:
     out["gamp_n_points"] = str(len(zs))
     top = [(m, p) for g in gamp for a, m, p in zip(g["alpha"], g["mean"], g["published_mean"]) if above(g, a)]
     out["gamp_n_above"] = str(len(top))
-    out["gamp_ours_above_max"] = _sci(max(m for m, _ in top)) if max(m for m, _ in top) > 0 else "0"
-    out["gamp_theirs_above_range"] = _sci(min(p for _, p in top)) + " to " + _sci(max(p for _, p in top))
+    out["gamp_ours_above_max"] = sci(max(m for m, _ in top)) if max(m for m, _ in top) > 0 else "0"
+    out["gamp_theirs_above_range"] = sci(min(p for _, p in top)) + " to " + sci(max(p for _, p in top))
     g100 = next(g for g in gamp if g["d"] == 100 and g["kappa"] == 0.5 and g["delta"] == 0)
     out["gamp_ours_excess"] = _f(max(m - t for m, t in zip(g100["mean"], g100["theory"])))
     out["gamp_theirs_excess"] = _f(max(m - t for m, t in zip(g100["published_mean"], g100["theory"])))
@@ -172,7 +163,7 @@ def numbers(results: dict) -> dict:
     a1000 = mean(adam["after_1000"])
     a3000 = mean(adam["after_3000"])
     change = max(abs(b - a) for a, b in zip(a1000, a3000))
-    out["gd_adam_change"] = _sci(change) if change > 0 else "0"
+    out["gd_adam_change"] = sci(change) if change > 0 else "0"
     g1 = gd[0.1]
     s1, a1, m1 = mean(g1["single"]), mean(g1["averaged"]), g1["mmse"]
     out["gd1_single"] = _range(s1[1:], p=1)
