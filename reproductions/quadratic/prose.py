@@ -6,8 +6,6 @@ says ``{{ key }}``. ``LITERALS`` lists the numbers the prose may type: inputs of
 
 from __future__ import annotations
 
-import math
-
 from _format import sci
 
 LITERALS = {
