@@ -13,3 +13,80 @@ def test_spectrum_histogram_carries_the_fraction_of_values_it_shows():
     heights = np.array([patch.get_height() for patch in ax.patches])
     assert abs(np.sum(heights * np.diff(edges)) - 0.5) < 1e-12  # 300 of 600 values
     plt.close(fig)
+
+
+# One figure style that prints (issue: legends at 9 pt or more at print width). The PDF includes a figure at its
+# pixel size (75 bp per inch of figure at 100 dpi) or shrunk to the text block (plotting.PRINT_WIDTH_IN).
+
+import io
+import json
+import re
+from pathlib import Path
+
+import matplotlib.text
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
+
+
+def _code(path):
+    return [c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+            for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+
+
+def _figure_shapes() -> set[tuple[int, float, float]]:
+    """(ncols, width, height) of every plot.new_axes call of the chapters, with the library's defaults."""
+    shapes = {(1, 6.4, 4.0)}
+    for path in CHAPTERS:
+        for source in _code(path):
+            for call in re.findall(r"new_axes\(([^)]*)\)", source):
+                args = dict(re.findall(r"(ncols|width|height)\s*=\s*([\d.]+)", call))
+                shapes.add((int(args.get("ncols", 1)), float(args.get("width", 6.4)), float(args.get("height", 4.0))))
+    return shapes
+
+
+@pytest.mark.parametrize("ncols, width, height", sorted(_figure_shapes()))
+def test_every_text_of_a_figure_prints_at_9_pt_or_more(ncols, width, height):
+    """A figure of each shape the chapters draw, with a legend, title, labels and ticks, saved as a notebook saves it
+    (tight bounding box): its smallest text prints at plotting.MIN_PRINTED_PT or more in the PDF."""
+    fig, axes = plot.new_axes(ncols=ncols, width=width, height=height)
+    for ax in np.atleast_1d(axes):
+        plot.theory_curve([0, 1], [0, 1], "theory", ax=ax)
+        plot.experiment_points([0.5], [0.5], [0.1], "GAMP", ax=ax)
+        plot.finish(ax, r"$\alpha$", "error", title="a title", loc="upper left")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    from PIL import Image
+
+    saved_width = Image.open(io.BytesIO(buffer.getvalue())).size[0] / 100
+    sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip()]
+    plt.close(fig)
+    printed = plot.printed_size(min(sizes), saved_width)
+    assert printed >= plot.MIN_PRINTED_PT, (
+        f"{ncols} x {width} in: text of {min(sizes)} pt prints at {printed:.1f} pt in a {saved_width:.1f} in figure")
+
+
+def test_font_size_grows_with_the_width_of_the_figure():
+    assert plot.font_size(6.0) == plot.BASE_PT
+    for width in (8.0, 10.4, 12.6, 16.0):
+        assert plot.printed_size(plot.font_size(width), width) >= plot.MIN_PRINTED_PT
+    with pytest.raises(ValueError, match="width"):
+        plot.font_size(0.0)
+    with pytest.raises(ValueError, match="width"):
+        plot.printed_size(10.0, -1.0)
+
+
+#: Calls that would set a text size or make a figure outside plot.new_axes (which sizes the text from the width).
+TEXT_SIZE_OVERRIDES = re.compile(r"\b(fontsize|labelsize|titlesize|prop)\s*=|\bsize\s*=\s*\d|"
+                                 r"\bplt\.(subplots|figure|subplot)\(|set_size\(|\brcParams\b")
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_chapters_leave_text_size_to_the_style(path):
+    """The chapters draw every figure with plot.new_axes and never set a text size themselves."""
+    found = [line.strip() for source in _code(path) for line in source.splitlines()
+             if TEXT_SIZE_OVERRIDES.search(line)]
+    assert not found, f"{path.name}: text sizes or figures outside plot.new_axes: {found[:5]}"
+    widgets = (ROOT / "lib" / "solvable" / "widgets.py").read_text(encoding="utf-8")
+    assert "plt.subplots(" not in widgets, "the explorers make figures outside plot.new_axes"

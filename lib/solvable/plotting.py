@@ -3,6 +3,10 @@
 Theory is a line, an algorithm at finite size is a marker with error bars, a threshold is a dotted
 vertical line. Figures get an opaque white background so that they stay legible in the website's
 dark mode. Nothing in the science modules imports this one.
+
+Every figure is drawn by :func:`new_axes`, which sets its text size from its width: the PDF prints a
+figure wider than the text block shrunk to the text block, so a wide multi-panel figure needs larger
+type to print, legends included, at :data:`MIN_PRINTED_PT` or more (:func:`font_size`).
 """
 
 from __future__ import annotations
@@ -12,7 +16,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 __all__ = [
+    "PRINT_WIDTH_IN",
+    "MIN_PRINTED_PT",
+    "BASE_PT",
     "use_course_style",
+    "font_size",
+    "printed_size",
     "new_axes",
     "theory_curve",
     "experiment_points",
@@ -21,6 +30,77 @@ __all__ = [
     "spectrum_histogram",
     "finish",
 ]
+
+#: Width of the PDF's text block in inches: A4 paper (8.27 in) less two margins of 1 in (``_config.yml``).
+PRINT_WIDTH_IN = 8.27 - 2.0
+#: Smallest size, in points, of any text of a figure (tick labels, legends, titles) as printed in the PDF.
+MIN_PRINTED_PT = 9.0
+#: Base text size in points of a figure narrow enough to print at its own size.
+BASE_PT = 11.0
+# The PDF includes a notebook figure at its pixel size, one pixel being 0.75 bp (Sphinx's \sphinxpxdimen), at
+# figure.dpi = 100 pixels per inch: 1 in of figure is 75 bp = 75/72 in of paper, until the text block caps it.
+_PAPER_PER_FIGURE_IN = 75 / 72
+# A notebook saves a figure with a tight bounding box padded by savefig.pad_inches (0.1 in) on each side.
+_SAVED_PAD_IN = 2 * 0.1
+
+
+def printed_size(points: float, width: float) -> float:
+    """The size in points at which text of ``points`` points prints in a figure ``width`` inches wide.
+
+    Parameters
+    ----------
+    points : float
+        Text size in the figure, in points.
+    width : float
+        Width of the whole figure, in inches.
+
+    Returns
+    -------
+    float
+        ``points * min(75/72, PRINT_WIDTH_IN / width)``: the PDF includes a figure at 75/72 of its size,
+        or shrunk to the text block if that is narrower.
+
+    Raises
+    ------
+    ValueError
+        If ``width`` is not positive.
+    """
+    if not width > 0:
+        raise ValueError(f"width must be positive, got {width!r}")
+    return points * min(_PAPER_PER_FIGURE_IN, PRINT_WIDTH_IN / width)
+
+
+def font_size(width: float) -> float:
+    """The text size, in points, of a figure ``width`` inches wide: :data:`BASE_PT`, or larger for a figure
+    wider than the text block, so that it prints at :data:`MIN_PRINTED_PT` or more.
+
+    Parameters
+    ----------
+    width : float
+        Width of the whole figure, in inches.
+
+    Returns
+    -------
+    float
+        ``max(BASE_PT, MIN_PRINTED_PT * (width + 0.2) / PRINT_WIDTH_IN)``, rounded up to half a point: the
+        notebook saves the figure with a margin of 0.1 in on each side.
+
+    Raises
+    ------
+    ValueError
+        If ``width`` is not positive.
+    """
+    if not width > 0:
+        raise ValueError(f"width must be positive, got {width!r}")
+    return max(BASE_PT, np.ceil(2 * MIN_PRINTED_PT * (width + _SAVED_PAD_IN) / PRINT_WIDTH_IN) / 2)
+
+
+def _text_sizes(points: float) -> dict:
+    """Every text of a figure at one size (a legend as large as the tick labels), titles one point larger."""
+    return {"font.size": points, "legend.fontsize": points, "legend.title_fontsize": points,
+            "xtick.labelsize": points, "ytick.labelsize": points, "axes.labelsize": points,
+            "axes.titlesize": points + 1, "figure.titlesize": points + 1}
+
 
 COURSE_STYLE = {
     "figure.facecolor": "white",
@@ -34,8 +114,8 @@ COURSE_STYLE = {
     "axes.spines.top": False,
     "axes.spines.right": False,
     "legend.frameon": False,
-    "font.size": 11,
     "lines.linewidth": 2.0,
+    **_text_sizes(BASE_PT),
 }
 
 
@@ -84,8 +164,19 @@ def new_axes(ncols: int = 1, nrows: int = 1, width: float = 6.4, height: float =
         The figure, with a constrained layout.
     axes : matplotlib.axes.Axes or array of Axes
         One axes, or an array of them, as ``matplotlib.pyplot.subplots`` returns.
+
+    Raises
+    ------
+    ValueError
+        If the figure's width is not positive.
+
+    Notes
+    -----
+    The text of the figure (and of what is drawn on it until the next call) is set to
+    :func:`font_size` of its width ``width * ncols``, so that it prints at :data:`MIN_PRINTED_PT` or more.
     """
     use_course_style()
+    mpl.rcParams.update(_text_sizes(font_size(width * ncols)))
     fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), layout="constrained", **kwargs)
     return fig, axes
 
@@ -249,7 +340,7 @@ def finish(ax, xlabel=None, ylabel=None, title=None, legend=True, **legend_kwarg
     legend : bool, default True
         Whether to add a legend.
     **legend_kwargs
-        Passed to ``Axes.legend`` (e.g. ``loc``, ``fontsize``).
+        Passed to ``Axes.legend`` (e.g. ``loc``, ``ncol``); its text size is the figure's (:func:`new_axes`).
     """
     if xlabel:
         ax.set_xlabel(xlabel)

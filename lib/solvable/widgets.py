@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 import matplotlib.pyplot as plt
 from matplotlib.animation import FuncAnimation
 
-from .plotting import use_course_style
+from .plotting import new_axes
 
 __all__ = ["interactive_explorer", "static_slider", "StaticExplorer", "LIVE_EXPLORER_TEXT"]
 
@@ -53,8 +53,7 @@ def interactive_explorer(draw: Callable, figsize=(7.0, 4.2), **controls):
 
 
     def update(**values):
-        use_course_style()
-        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+        _, ax = new_axes(width=figsize[0], height=figsize[1])
         draw(ax, **values)
         plt.show()
 
@@ -131,8 +130,7 @@ def static_slider(draw: Callable, values: Sequence, figsize=(7.0, 4.2), interval
     if isinstance(shown, bool) or not isinstance(shown, int) or not 0 <= shown < len(values):
         raise ValueError(f"printed_frame must be an integer frame index in [0, {len(values)}), got {printed_frame!r}")
 
-    use_course_style()
-    fig, ax = plt.subplots(figsize=figsize, layout="constrained")
+    fig, ax = new_axes(width=figsize[0], height=figsize[1])
 
     def frame(i):
         ax.clear()
