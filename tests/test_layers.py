@@ -12,7 +12,7 @@ LIB = Path(__file__).resolve().parents[1] / "lib" / "solvable"
 
 #: Layer of every module, top (views) to bottom (base). The perceptron's glm, erm and gardner are one model.
 LAYERS = {
-    "widgets": 6, "plotting": 6, "exercises": 6,
+    "widgets": 6, "plotting": 6, "exercises": 6, "quote": 6,
     "glm": 5, "erm": 5, "gardner": 5, "bsr": 5, "quadratic": 5, "attention": 5, "smi": 5, "ellipsoid": 5,
     "matrix_sensing": 4, "regression": 4, "experiments": 4, "dataset": 4,
     "amp": 3, "gd": 3,
