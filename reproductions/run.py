@@ -42,8 +42,12 @@ def _run(name: str, threads: int, timeout: int) -> tuple[str, float, int, str]:
 
 
 def write_timings(path: Path = HERE / "timings.md") -> None:
-    """The table of the index page: every figure's wall time here against the authors' code, per paper."""
-    rows = ["| paper | figure | wall time here | the authors' code |", "|---|---|---|---|"]
+    """The table of the index page: every figure's wall time here against the authors' code, per paper (a MyST
+    ``{table}`` with column widths, written by ``_common.markdown_table`` so that it prints within the margins)."""
+    sys.path.insert(0, str(HERE))
+    from _common import markdown_table
+
+    rows = []
     for name in PAPERS:
         res_path = HERE / name / "results.json"
         if not res_path.exists():
@@ -51,12 +55,13 @@ def write_timings(path: Path = HERE / "timings.md") -> None:
         res = json.loads(res_path.read_text())
         for fig in res["figures"]:
             theirs = fig["authors_time"]
-            rows.append(f"| [{name}]({name}.md) | {fig['title']} | {fig['wall_time_s']:.0f} s | "
-                        f"**{theirs['kind']}**: {theirs['how']} |")
-        rows.append(f"| [{name}]({name}.md) | **whole page** | **{res['total_wall_time_s'] / 60:.1f} min** | |")
+            rows.append([f"[{name}]({name}.md)", fig["title"], f"{fig['wall_time_s']:.0f} s",
+                         f"**{theirs['kind']}**: {theirs['how']}"])
+        rows.append([f"[{name}]({name}.md)", "**whole page**", f"**{res['total_wall_time_s'] / 60:.1f} min**", ""])
     machines = sorted({json.loads((HERE / n / "results.json").read_text())["machine"]
                        for n in PAPERS if (HERE / n / "results.json").exists()})
-    path.write_text("\n".join(rows) + "\n\nMeasured on: " + "; ".join(machines) + ".\n")
+    table = markdown_table(["paper", "figure", "wall time here", "the authors' code"], rows, longtable=True)
+    path.write_text(table + "\nMeasured on: " + "; ".join(machines) + ".\n")
 
 
 def main(argv=None) -> int:

@@ -16,7 +16,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 REPRO = ROOT / "reproductions"
 sys.path.insert(0, str(REPRO))
-from _common import AUTHORS_TIME_KINDS, COMPARISON_KINDS, page_body, read_page_numbers
+from _common import (
+    AUTHORS_TIME_KINDS,
+    COMPARISON_KINDS,
+    markdown_table,
+    page_body,
+    read_page_numbers,
+    tex_cell,
+)
 from run import PAPERS
 
 TOP_KEYS = {"paper", "reference", "sizes", "machine", "total_wall_time_s", "figures", "data"}
@@ -25,6 +32,33 @@ FIGURE_KEYS = {"id", "file", "title", "wall_time_s", "authors_time", "comparison
 
 def _results(name):
     return json.loads((REPRO / name / "results.json").read_text())
+
+
+def test_tables_are_written_with_maths_markup_and_column_widths():
+    """``markdown_table`` writes a ``{table}`` directive whose ``:widths:`` has one entry per column, and puts signs,
+    error bars, powers of ten and symbols in maths, so that print neither splits a minus sign from its number nor
+    prints a column over the next one."""
+    assert tex_cell("-0.31") == "$-0.31$" and tex_cell("+1.2") == "$+1.2$" and tex_cell("-") == "—"
+    assert tex_cell("0.8599 ± 0.0127") == tex_cell("0.8599 +- 0.0127") == "$0.8599 \\pm 0.0127$"
+    assert tex_cell("4.6e-06") == "$4.6 \\times 10^{-6}$" and tex_cell("0.0e+00") == "$0$"
+    assert tex_cell("alpha") == "$\\alpha$" and tex_cell("d = L = 100, kappa = 0.5") == "$d = L = 100$, $\\kappa = 0.5$"
+    assert (tex_cell("rho = 0.5: 1e-4 < alpha < 0.9 alpha_PR")
+            == "$\\rho = 0.5$: $10^{-4} < \\alpha < 0.9 \\alpha_{\\rm PR}$")
+    assert tex_cell("Python 3.11.7, float32, [bsr](bsr.md), `a-1`") == "Python 3.11.7, float32, [bsr](bsr.md), `a-1`"
+    for cell in ("-0.31", "0.86 ± 0.01", "alpha_IT", "n x d x d", "10-25 min"):
+        assert tex_cell(tex_cell(cell)) == tex_cell(cell), cell
+    table = markdown_table(["alpha", "z"], [["0.1", "-1.3"]])
+    assert table.startswith("```{table}\n:widths: ") and "| $\\alpha$ | $z$ |" in table and "| 0.1 | $-1.3$ |" in table
+    files = sorted(REPRO.glob("*/table_*.md")) + [REPRO / "timings.md"]
+    for path in files:
+        text = path.read_text()
+        blocks = re.findall(r"^```\{table\}\n:widths: ([\d ]+)\n(?::class: longtable\n)?\n(\|.*?)\n```$", text,
+                            flags=re.MULTILINE | re.DOTALL)
+        assert blocks and len(blocks) == text.count("```{table}"), path.name
+        for widths, body in blocks:
+            n_cols = len(re.split(r"(?<!\\)\|", body.splitlines()[0].strip()[1:-1]))
+            assert len(widths.split()) == n_cols, path.name
+        assert not re.search(r"(?<![\w.$-])-\d|\+-", re.sub(r"\$[^$]*\$|`[^`]*`|\]\([^)]*\)", "", text)), path.name
 
 
 def test_every_paper_and_the_index_are_in_the_table_of_contents():
