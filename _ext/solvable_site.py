@@ -45,16 +45,8 @@ Out of the box, a Jupyter Book 1.x page loads MathJax and the ipywidgets manager
    pdflatex`, which writes `_build/latex/solvable-models-of-learning.pdf`), the HTML build copies it to the root of
    the site, where the landing page links it.
 
-9. **Exercise references in the PDF.** sphinx-exercise writes an exercise's LaTeX label as `exercise:<label>`, while a
-   `{ref}`/`{numref}` to it from another chapter points at Sphinx's `<docname>:<label>`: it printed as "Exercise ??".
-   After the LaTeX build (before latexmk runs), the second label is added next to the first.
-
-10. **Chapter numbers in the PDF are the website's.** The website numbers only the "Chapters" part of `_toc.yml`; in
-    LaTeX every page after the landing page is a chapter, so the notation page would be chapter 1 and the perceptron
-    chapter 2 (while its exercises, numbered by Sphinx, say "Exercise 1.1"). The notation page becomes chapter 0.
-
 `tests/test_site.py` checks all of this in headless Chromium with every request outside localhost blocked, and
-`tests/test_pdf.py` the PDF (items 8-10).
+`tests/test_pdf.py` the PDF (item 8). The print edition of the PDF is `_ext/solvable_print.py`.
 """
 
 from __future__ import annotations
@@ -221,31 +213,6 @@ def publish_pdf(app: Sphinx, exception: Exception | None) -> None:
         logger.info(f"PDF of the book copied from {pdf} to the root of the site")
 
 
-FIRST_NUMBERED_PAGE = "notation"  # the one page before the numbered chapters (item 10 above)
-
-
-def fix_latex_numbering(app: Sphinx, exception: Exception | None) -> None:
-    """Give every exercise and solution its `<docname>:<label>` LaTeX label too (item 9 above), and make the notation
-    page chapter 0 (item 10)."""
-    if exception is not None or app.builder.name != "latex":
-        return
-    registry = getattr(app.env, "sphinx_exercise_registry", {})
-    notation = f"\\label{{\\detokenize{{{FIRST_NUMBERED_PAGE}::doc}}}}"
-    for tex in Path(app.outdir).glob("*.tex"):
-        text = tex.read_text(encoding="utf-8")
-        for label, entry in registry.items():
-            text = text.replace(
-                f"\\label{{exercise:{label}}}",
-                f"\\label{{exercise:{label}}}\\label{{\\detokenize{{{entry['docname']}:{label}}}}}",
-            )
-        start = text.find(notation)
-        chapter = text.rfind("\\chapter{", 0, start) if start >= 0 else -1
-        if chapter < 0:
-            raise ExtensionError(f"{tex.name}: no \\chapter for {FIRST_NUMBERED_PAGE} (see _ext/solvable_site.py, item 10)")
-        text = text[:chapter] + "\\setcounter{chapter}{-1}\n" + text[chapter:]
-        tex.write_text(text, encoding="utf-8")
-
-
 def add_static_files(app: Sphinx) -> None:
     """The extension's own CSS (explorers, equations and tables on narrow screens) and script (solutions that open on
     a click of their title), copied into the site's _static/."""
@@ -261,5 +228,4 @@ def setup(app: Sphinx) -> dict:
     app.connect("build-finished", copy_mathjax)
     app.connect("build-finished", lighten_site)
     app.connect("build-finished", publish_pdf)
-    app.connect("build-finished", fix_latex_numbering)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

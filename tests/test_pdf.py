@@ -36,7 +36,13 @@ def pdf(book):
     reader = PdfReader(book.pdf)
     return {"path": book.pdf, "reader": reader, "pages": [page.extract_text() or "" for page in reader.pages],
             "latex_log": book.pdf.with_suffix(".log").read_text(encoding="utf-8", errors="replace"),
+            "tex": book.pdf.with_suffix(".tex").read_text(encoding="utf-8"),
+            "index": _read(book.pdf.with_suffix(".ind")),
             "build_log": book.pdf_log}
+
+
+def _read(path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
 
 
 def squash(text: str) -> str:
@@ -138,3 +144,150 @@ def _title(source) -> str:
     heading = re.search(r"^# (.+)$", text, re.MULTILINE)
     assert heading, f"{source}: no title"
     return re.sub(r"[*_`$\\]", "", heading.group(1)).strip()
+
+
+# The print edition (_ext/solvable_print.py, latex_elements in _config.yml): a handout, not a dump of the website.
+
+#: At most this many printed pages of the chapters may be mostly code (more than half of their characters in the
+#: monospaced font): the teaching code (an algorithm written out, an exercise's stub) prints, plotting does not.
+MAX_CODE_PAGES = 5
+#: Sentences that only make sense on a screen (in ```{only} html``` blocks of the sources, or not at all).
+WEBSITE_ONLY = ("rocket icon", "click to show", "On this website", "needs a Python kernel", "move its slider",
+                "hover", "Live explorer")
+
+
+def _page_docs(tex: str) -> list[tuple[int, str]]:
+    """(line, docname) where each page of the book starts in the .tex."""
+    return [(i, m.group(1)) for i, line in enumerate(tex.splitlines())
+            for m in re.finditer(r"\\label\{\\detokenize\{([^}]*)::doc\}\}", line)]
+
+
+def _doc_at(docs: list[tuple[int, str]], line: int) -> str:
+    before = [doc for start, doc in docs if start <= line]
+    return before[-1] if before else "(front matter)"
+
+
+def test_pdf_has_no_overfull_boxes(pdf):
+    """No line, table or code block runs into the margin or over the footer (LaTeX reports each as an overfull box)."""
+    docs = _page_docs(pdf["tex"])
+    found = [f"{m.group(0).split(' in ')[0].split(' detected')[0]} in {_doc_at(docs, int(m.group(1)))} "
+             f"(.tex line {m.group(1)})"
+             for m in re.finditer(r"Overfull \\[hv]box \([\d.]+pt too \w+\)[^\n]*?(\d+)(?:--\d+)?\s*$",
+                                  pdf["latex_log"], re.MULTILINE)]
+    assert not found, f"{len(found)} overfull boxes in the LaTeX log:\n" + "\n".join(found[:30])
+
+
+def test_pdf_has_no_empty_sections(pdf):
+    """Every chapter, section and subsection holds something before the next heading of its level or above."""
+    levels = {"chapter": 0, "section": 1, "subsection": 2, "subsubsection": 3}
+    heading = re.compile(r"^\\(chapter|section|subsection|subsubsection)\*?\{(.*)\}", re.MULTILINE)
+    noise = re.compile(r"\\(label|addcontentsline|markboth|phantomsection|sphinxstepscope|index)\b"
+                       r"(\{\\detokenize\{[^}]*\}\}|\{[^}]*\})*")
+    tex = pdf["tex"][:pdf["tex"].index("\\begin{sphinxthebibliography}")]
+    found = list(heading.finditer(tex))
+    empty = []
+    for this, after in zip(found, found[1:] + [None]):
+        body = tex[this.end():after.start() if after else len(tex)]
+        if not noise.sub("", body).strip() and (after is None or levels[after.group(1)] <= levels[this.group(1)]):
+            empty.append(this.group(2))
+    assert not empty, f"empty sections in the PDF: {empty}"
+
+
+def test_pdf_has_one_bibliography_labelled_by_author_and_year(pdf):
+    """One bibliography, every work in it once, with labels such as "Gardner 1988" that match the author-year
+    citations of the text (_ext/solvable_bib.py)."""
+    tex = pdf["tex"]
+    assert tex.count("\\begin{sphinxthebibliography}") == 1, "more than one bibliography in the PDF"
+    items = re.findall(r"\\bibitem\[([^\]]*)\]\{[^}]*\}\s*\\sphinxAtStartPar\s*(.*)", tex)
+    assert len(items) >= 40, f"only {len(items)} entries in the bibliography"
+    labels = [label for label, _ in items]
+    texts = [entry for _, entry in items]
+    assert len(set(labels)) == len(labels), "two bibliography entries share a label"
+    assert len(set(texts)) == len(texts), "a work is listed twice in the bibliography"
+    bad = [label for label in labels if not re.fullmatch(r"\D+ \d{4}[a-z]?", label)]
+    assert not bad, f"bibliography labels that are not 'Author year': {bad[:5]}"
+    outline = [squash(item.title) for item in _flatten(pdf["reader"].outline)]
+    assert outline.count("Bibliography") == 1, "'Bibliography' is not exactly once in the PDF's contents"
+    text = squash("".join(pdf["pages"]))
+    for label in ("Gardner 1988", "Marchenko and Pastur 1967"):
+        assert squash(label) in text, f"no bibliography entry labelled {label!r}"
+
+
+def test_pdf_prints_the_solutions_apart_from_the_exercises(pdf):
+    """In each chapter every exercise comes before every solution: the exercises read as a problem sheet, and the
+    solutions (build-it reference code included) follow in a last section "Solutions" of the chapter."""
+    tex = pdf["tex"]
+    for number, page in enumerate(notebook_pages(), start=1):
+        exercises = [m.start() for m in re.finditer(rf"\{{Exercise {number}\.\d+[ }}]", tex)]
+        solutions = [m.start() for m in re.finditer(rf"\{{Solution to Exercise {number}\.\d+[ }}]", tex)]
+        assert exercises and solutions, f"{page}: no exercises or no solutions in the PDF"
+        assert max(exercises) < min(solutions), f"{page}: a solution prints before an exercise of the chapter"
+        section = tex.rfind("\\section{Solutions}", 0, min(solutions))
+        assert section > max(exercises), f"{page}: the solutions are not in a section 'Solutions' after the exercises"
+
+
+def test_pdf_chapters_are_text_with_few_pages_of_code(pdf):
+    """Plotting and bookkeeping code is left out of print (cells tagged print-remove-input): at most a handful of the
+    chapters' pages are mostly code."""
+    reader = pdf["reader"]
+    first, last = _chapters_span(pdf)
+    code_pages = []
+    for i in range(first, last):
+        counts = {"mono": 0, "text": 0}
+
+        def visit(text, cm, tm, font, size, counts=counts):
+            if font is not None:
+                counts["mono" if "Mono" in str(font.get("/BaseFont", "")) else "text"] += len(text.strip())
+
+        reader.pages[i].extract_text(visitor_text=visit)
+        total = counts["mono"] + counts["text"]
+        if total > 200 and counts["mono"] > total / 2:
+            code_pages.append(i + 1)
+    assert len(code_pages) <= MAX_CODE_PAGES, (
+        f"{len(code_pages)} of {last - first} chapter pages are mostly code (at most {MAX_CODE_PAGES}): "
+        f"PDF pages {code_pages}")
+
+
+def test_pdf_has_an_index_of_concepts(pdf):
+    """An index of the chapters' concepts and symbols ({index} entries), without the API reference's entries."""
+    entries = re.findall(r"^\s*\\item (.*?)(?:, \\hyperpage|\\hyperpage|$)", pdf["index"], re.MULTILINE)
+    assert len(entries) >= 60, f"only {len(entries)} main entries in the index"
+    assert "solvable." not in pdf["index"], "API entries in the printed index"
+    for concept in ("state evolution", "Nishimori identity", "replica method"):
+        assert any(concept in entry for entry in entries), f"no index entry for {concept!r}"
+    outline = [squash(item.title) for item in _flatten(pdf["reader"].outline)]
+    assert "Index" in outline, "the index has no entry in the PDF's contents"
+
+
+def test_pdf_leaves_website_only_text_out(pdf):
+    text = " ".join(pdf["pages"])
+    found = [phrase for phrase in WEBSITE_ONLY if phrase.lower() in text.lower()]
+    assert not found, f"website-only text in the PDF: {found}"
+    assert "CHAPTERZERO" not in squash(text).upper(), "the notation page prints as 'Chapter Zero'"
+
+
+def test_pdf_figures_print_near_their_first_citation(pdf):
+    """Each chapter figure prints on the page of its first citation in the text, or the next one."""
+    pages = [squash(text) for text in pdf["pages"]]
+    first, last = _chapters_span(pdf)
+    far = []
+    for number in range(1, len(notebook_pages()) + 1):
+        for figure in sorted({int(k) for k in re.findall(rf"Figure{number}\.(\d+):", "".join(pages[:last]))}):
+            caption = next(i for i, text in enumerate(pages) if f"Figure{number}.{figure}:" in text)
+            cited = [i for i, text in enumerate(pages[:last])
+                     if i >= first and re.search(rf"Figure{number}\.{figure}(?![\d:])", text)]
+            if cited and not 0 <= caption - min(cited) <= 1:
+                far.append(f"Figure {number}.{figure}: cited on p. {min(cited) + 1}, printed on p. {caption + 1}")
+    assert not far, "figures printed far from their first citation:\n" + "\n".join(far)
+
+
+def _chapters_span(pdf) -> tuple[int, int]:
+    """Indices of the first page of chapter 1 and of the first page after the last chapter (the PDF's outline)."""
+    reader = pdf["reader"]
+    top = [(squash(item.title), reader.get_destination_page_number(item)) for item in reader.outline
+           if not isinstance(item, list)]
+    titles = [squash(_title(ROOT / f"{page}.ipynb")) for page in notebook_pages()]
+    starts = [page for title, page in top if title in titles]
+    after = [page for _, page in top if page > max(starts)]
+    assert len(starts) == len(titles) and after, "the chapters are not top-level entries of the PDF's outline"
+    return min(starts), min(after)
