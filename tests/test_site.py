@@ -683,3 +683,74 @@ def test_a_figure_opens_full_size_on_a_phone(chromium_context, site, page_name):
         assert not errors, f"{page_name}: JavaScript errors: {errors}"
     finally:
         page.close()
+
+
+PROJECTOR = {"width": 1920, "height": 1080}
+#: Presentation mode (`_ext/static/solvable_site.js`, `solvable_site.css`): text at least this many CSS pixels.
+PRESENT_MIN_TEXT_PX = 20
+
+
+@pytest.mark.parametrize("page_name", sorted(CHAPTERS)[1:2])
+def test_presentation_mode_for_a_projector(chromium_context, site, page_name):
+    """At 1920 x 1080, one click (or the key P) hides the sidebars, enlarges the text and widens the figures; the mode
+    stays on the next page, and P turns it off."""
+    page = chromium_context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    measure = """() => {
+        const visible = (s) => [...document.querySelectorAll(s)].some((e) => e.getClientRects().length > 0
+                                                                        && getComputedStyle(e).display !== "none");
+        const text = document.querySelector(".bd-article p");
+        const figure = document.querySelector(".bd-article figure img");
+        return {sidebars: visible(".bd-sidebar-primary") || visible(".bd-sidebar-secondary"),
+                text: parseFloat(getComputedStyle(text).fontSize),
+                figure: figure.getBoundingClientRect().width, column: text.getBoundingClientRect().width};
+    }"""
+    try:
+        page.set_viewport_size(PROJECTOR)
+        page.goto(f"{site}/{page_name}.html", wait_until="load")
+        before = page.evaluate(measure)
+        button = page.locator(".solvable-present-button")
+        assert button.count() == 1 and button.is_visible(), f"{page_name}: no presentation-mode button in the header"
+        button.click()
+        shown = page.evaluate(measure)
+        assert not shown["sidebars"], f"{page_name}: the sidebars stay in presentation mode"
+        assert shown["text"] >= PRESENT_MIN_TEXT_PX > before["text"], (
+            f"{page_name}: body text {before['text']} px, {shown['text']} px in presentation mode")
+        assert shown["figure"] >= 0.95 * shown["column"] > before["figure"], (
+            f"{page_name}: a figure is {shown['figure']:.0f} px wide in a column of {shown['column']:.0f} px "
+            f"({before['figure']:.0f} px before)")
+        assert shown["column"] >= 0.75 * PROJECTOR["width"], f"{page_name}: column {shown['column']:.0f} px"
+        page.locator("a.right-next").first.evaluate("a => a.click()")  # the next page keeps the mode
+        page.wait_for_load_state("load")
+        assert page.evaluate("document.documentElement.classList.contains('solvable-present')"), (
+            "presentation mode does not stay on from page to page")
+        page.keyboard.press("p")
+        assert not page.evaluate(measure)["text"] >= PRESENT_MIN_TEXT_PX, "the key P does not turn the mode off"
+        page.keyboard.press("p")
+        assert page.evaluate(measure)["text"] >= PRESENT_MIN_TEXT_PX, "the key P does not turn the mode on"
+        page.keyboard.press("Escape")
+        assert page.evaluate(measure)["text"] < PRESENT_MIN_TEXT_PX, "Escape does not leave the mode"
+        assert not errors, f"{page_name}: JavaScript errors: {errors}"
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("page_name", sorted(CHAPTERS)[:1])
+def test_captions_are_dark_enough_for_a_projector(chromium_context, site, page_name):
+    """Figure captions in the text colour (contrast at least 7:1 on the white page, WCAG AAA), not a light grey."""
+    page = chromium_context.new_page()
+    try:
+        page.goto(f"{site}/{page_name}.html", wait_until="load")
+        colour = page.locator(".bd-article figcaption p").first.evaluate("e => getComputedStyle(e).color")
+        red, green, blue = (int(v) for v in re.findall(r"\d+", colour)[:3])
+
+        def linear(c):
+            c /= 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+        luminance = 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+        contrast = 1.05 / (luminance + 0.05)
+        assert contrast >= 7, f"{page_name}: captions in {colour}, contrast {contrast:.1f}:1 on white"
+    finally:
+        page.close()

@@ -67,3 +67,52 @@ document.addEventListener("keydown", (event) => {
     solvableCloseZoom();
   }
 });
+
+/* Presentation mode, for a projector (solvable_site.css): one button in the page's header, or the key P, turns it on
+   and off; Escape turns it off. It stays on from page to page (sessionStorage) until turned off. */
+const SOLVABLE_PRESENT_KEY = "solvable-present";
+function solvableSetPresent(on) {
+  document.documentElement.classList.toggle("solvable-present", on);
+  try {
+    if (on) { sessionStorage.setItem(SOLVABLE_PRESENT_KEY, "1"); } else { sessionStorage.removeItem(SOLVABLE_PRESENT_KEY); }
+  } catch (error) { /* storage disabled: the mode lasts for this page */ }
+  document.querySelectorAll(".solvable-present-button").forEach((button) => {
+    button.setAttribute("aria-pressed", on ? "true" : "false");
+  });
+}
+function solvableTogglePresent() {
+  solvableSetPresent(!document.documentElement.classList.contains("solvable-present"));
+}
+try {
+  if (sessionStorage.getItem(SOLVABLE_PRESENT_KEY) === "1") {
+    document.documentElement.classList.add("solvable-present");
+  }
+} catch (error) { /* storage disabled */ }
+document.addEventListener("DOMContentLoaded", () => {
+  const bar = document.querySelector(".article-header-buttons");
+  if (!bar) {
+    return;
+  }
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "btn btn-sm solvable-present-button";
+  button.title = "Presentation mode (P)";
+  button.setAttribute("aria-label", "Presentation mode: larger text, no sidebars (key P)");
+  button.setAttribute("aria-pressed", document.documentElement.classList.contains("solvable-present") ? "true" : "false");
+  button.innerHTML = '<span class="btn__icon-container"><i class="fa-solid fa-person-chalkboard"></i></span>';
+  button.addEventListener("click", solvableTogglePresent);
+  bar.insertBefore(button, bar.firstChild);
+});
+// In the capture phase: before the handler above closes a full-size figure, so that Escape closes the figure first.
+document.addEventListener("keydown", (event) => {
+  const target = event.target;
+  if (event.ctrlKey || event.metaKey || event.altKey || (target && (target.isContentEditable ||
+      /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)))) {
+    return;
+  }
+  if (event.key === "p" || event.key === "P") {
+    solvableTogglePresent();
+  } else if (event.key === "Escape" && !document.querySelector(".solvable-zoom")) {
+    solvableSetPresent(false);
+  }
+}, true);
