@@ -326,3 +326,18 @@ def test_pages_define_no_shared_helpers(notebook):
     src = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     for name in ("mean_se", "sweep"):
         assert f"def {name}(" not in src, f"{path.name} defines {name}: use solvable.experiments.{name}"
+
+
+def test_prose_quotes_numbers_not_configuration_names(notebook):
+    """The text says "we train 16 students", not the name of the preset field that holds 16: a number that depends on
+    the preset is computed in a cell and quoted ({glue:text}, solvable.quote)."""
+    import dataclasses
+
+    from solvable import config
+
+    path, nb = notebook
+    fields = {field.name for field in dataclasses.fields(config.Sizes)}
+    text = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    named = set(re.findall(r"\bSIZES\.\w+", text)) | {
+        name for name in re.findall(r"(?<!\})`(\w+)`", text) if name in fields}  # not a role's target
+    assert not named, f"{path.name}: configuration names in the prose: {sorted(named)}"
