@@ -13,25 +13,31 @@ the cached doctrees are untouched.
 
 2. **Solutions apart from their exercises.** On the website a solution is a collapsed block under its exercise. In
    print the solutions of a chapter are moved, in order, to a last section "Solutions" of the chapter, so that the
-   exercises read as a problem sheet; each keeps its title "Solution to Exercise N.k (...)" with its link.
+   exercises read as a problem sheet; each keeps its title "Solution to Exercise N.k (...)" with its link, in bold
+   above its text rather than in a framed box (which cannot break a long listing across pages).
 
-3. **One index of concepts and symbols.** The index entries of the API reference (one per documented function,
+3. **The API reference keeps its notes in place.** numpydoc turns a docstring's "References" into numbered
+   citations ([1], [2], one set per function), which LaTeX would gather into the book's bibliography, hundreds of
+   entries "[1] Chapter 3, Sec. ..." among the papers. In print they stay under their function, as "[1] ...", and
+   the bibliography holds the works the chapters cite.
+
+4. **One index of concepts and symbols.** The index entries of the API reference (one per documented function,
    hundreds) stay on the website's index; the PDF's index holds the chapters' own entries (`{index}` in the
    sources). The Python module index is not printed (`latex_domain_indices: false`).
 
-4. **Exercise references.** sphinx-exercise writes an exercise's LaTeX label as `exercise:<label>`, while a
+5. **Exercise references.** sphinx-exercise writes an exercise's LaTeX label as `exercise:<label>`, while a
    `{ref}`/`{numref}` to it from another chapter points at Sphinx's `<docname>:<label>`: it printed as "Exercise ??".
    The second label is added next to the first.
 
-5. **Chapter numbers are the website's.** The website numbers only the "Chapters" part of `_toc.yml`; in LaTeX every
+6. **Chapter numbers are the website's.** The website numbers only the "Chapters" part of `_toc.yml`; in LaTeX every
    page after the landing page is a chapter. The notation page becomes an unnumbered chapter (with unnumbered
    sections), so that chapter k of the site is chapter k of the PDF.
 
-6. **One bibliography chapter.** LaTeX's bibliography environment opens its own chapter "Bibliography" (with its
+7. **One bibliography chapter.** LaTeX's bibliography environment opens its own chapter "Bibliography" (with its
    entry in the contents); the website's bibliography page, a heading and one sentence about where the entries live,
    is not printed in front of it. Its labels stay, so that a reference to the page lands on the bibliography.
 
-7. **Running heads of the front matter.** The landing page prints after the table of contents under the head
+8. **Running heads of the front matter.** The landing page prints after the table of contents under the head
    "About this book", not "Contents".
 
 `tests/test_pdf.py` checks the PDF and its LaTeX log.
@@ -52,7 +58,7 @@ PRINT_REMOVE_CELL = "print-remove-cell"
 CHAPTERS = "chapters/"  # docnames of the chapters, whose solutions move to their end
 API = "api/"  # docnames of the API reference, whose index entries stay on the website
 SOLUTIONS_TITLE = "Solutions"
-FIRST_NUMBERED_PAGE = "notation"  # the one page before the numbered chapters (item 5)
+FIRST_NUMBERED_PAGE = "notation"  # the one page before the numbered chapters (item 6)
 BIBLIOGRAPHY_PAGE = "bibliography"
 FRONT_MATTER_HEAD = "About this book"
 
@@ -61,8 +67,33 @@ def _tagged(node: nodes.Element, tag: str) -> bool:
     return f"tag_{tag}" in node.get("classes", [])
 
 
+class ApiNotesInPlace(SphinxPostTransform):
+    """Item 3 of the module docstring: before Sphinx gathers every citation into the bibliography (priority 750)."""
+
+    builders = ("latex",)
+    default_priority = 700
+
+    def run(self, **kwargs) -> None:
+        for page in list(self.document.findall(addnodes.start_of_file)):
+            if not page.get("docname", "").startswith(API):
+                continue
+            for reference in list(page.findall(nodes.citation_reference)):
+                reference.parent.replace(reference, nodes.Text(f"[{reference.astext()}]"))
+            for citation in list(page.findall(nodes.citation)):
+                label, *body = citation.children
+                note = nodes.container("", ids=citation["ids"], classes=["solvable-api-note"])
+                if body and isinstance(body[0], nodes.paragraph):
+                    first = body.pop(0)
+                    note += nodes.paragraph("", "", nodes.Text(f"[{label.astext()}] "), *first.children)
+                else:
+                    note += nodes.paragraph("", f"[{label.astext()}]")
+                for part in body:
+                    note += part.deepcopy()
+                citation.parent.replace(citation, note)
+
+
 class PrintEdition(SphinxPostTransform):
-    """Items 1-3 of the module docstring, on the assembled book of the LaTeX builder."""
+    """Items 1, 2 and 4 of the module docstring, on the assembled book of the LaTeX builder."""
 
     builders = ("latex",)
     default_priority = 900  # after sphinx-exercise's titles and references (5-22)
@@ -97,8 +128,20 @@ class PrintEdition(SphinxPostTransform):
         section += nodes.title("", SOLUTIONS_TITLE)
         for solution in solutions:
             solution.parent.remove(solution)
-            section += solution
+            section += self._plain(solution)
         chapter += section
+
+    @staticmethod
+    def _plain(solution: nodes.Element) -> nodes.Element:
+        """A solution as its title in bold and its body: no framed box, which cannot break a long listing across
+        pages."""
+        block = nodes.container("", ids=list(solution["ids"]), classes=["solvable-solution"])
+        for child in solution.children:
+            if isinstance(child, nodes.title):
+                block += nodes.paragraph("", "", nodes.strong("", "", *[c.deepcopy() for c in child.children]))
+            elif not isinstance(child, nodes.subtitle):
+                block += child.deepcopy()
+        return block
 
 
 def _cut_page(text: str, docname: str, tex_name: str) -> tuple[int, int]:
@@ -112,7 +155,7 @@ def _cut_page(text: str, docname: str, tex_name: str) -> tuple[int, int]:
 
 
 def edit_tex(app: Sphinx, exception: Exception | None) -> None:
-    """Items 4-7 of the module docstring, on the generated .tex, before latexmk runs."""
+    """Items 5-8 of the module docstring, on the generated .tex, before latexmk runs."""
     if exception is not None or app.builder.name != "latex":
         return
     registry = getattr(app.env, "sphinx_exercise_registry", {})
@@ -152,6 +195,7 @@ def _one_bibliography_chapter(text: str, tex_name: str) -> str:
 
 
 def setup(app: Sphinx) -> dict:
+    app.add_post_transform(ApiNotesInPlace)
     app.add_post_transform(PrintEdition)
     app.connect("build-finished", edit_tex)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
