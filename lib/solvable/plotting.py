@@ -15,20 +15,22 @@ import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .validation import check_positive
+
 __all__ = [
-    "PRINT_WIDTH_IN",
-    "MIN_PRINTED_PT",
     "BASE_PT",
-    "use_course_style",
-    "font_size",
-    "printed_size",
-    "new_axes",
-    "theory_curve",
+    "MIN_PRINTED_PT",
+    "PRINT_WIDTH_IN",
     "experiment_points",
-    "sweep_points",
-    "threshold_line",
-    "spectrum_histogram",
     "finish",
+    "font_size",
+    "new_axes",
+    "printed_size",
+    "spectrum_histogram",
+    "sweep_points",
+    "theory_curve",
+    "threshold_line",
+    "use_course_style",
 ]
 
 #: Width of the PDF's text block in inches: A4 paper (8.27 in) less two margins of 1 in (``_config.yml``).
@@ -62,11 +64,12 @@ def printed_size(points: float, width: float) -> float:
 
     Raises
     ------
+    TypeError
+        If ``width`` is not a real number.
     ValueError
-        If ``width`` is not positive.
+        If ``width`` is not positive and finite.
     """
-    if not width > 0:
-        raise ValueError(f"width must be positive, got {width!r}")
+    width = check_positive("width", width)
     return points * min(_PAPER_PER_FIGURE_IN, PRINT_WIDTH_IN / width)
 
 
@@ -87,11 +90,12 @@ def font_size(width: float) -> float:
 
     Raises
     ------
+    TypeError
+        If ``width`` is not a real number.
     ValueError
-        If ``width`` is not positive.
+        If ``width`` is not positive and finite.
     """
-    if not width > 0:
-        raise ValueError(f"width must be positive, got {width!r}")
+    width = check_positive("width", width)
     return max(BASE_PT, np.ceil(2 * MIN_PRINTED_PT * (width + _SAVED_PAD_IN) / PRINT_WIDTH_IN) / 2)
 
 
