@@ -150,7 +150,7 @@ def _title(source) -> str:
 
 #: At most this many printed pages of the chapters may be mostly code (more than half of their characters in the
 #: monospaced font): the teaching code (an algorithm written out, an exercise's stub) prints, plotting does not.
-MAX_CODE_PAGES = 6
+MAX_CODE_PAGES = 5
 #: Sentences that only make sense on a screen (in ```{only} html``` blocks of the sources, or not at all).
 WEBSITE_ONLY = ("rocket icon", "click to show", "On this website", "needs a Python kernel", "move its slider",
                 "hover", "Live explorer")
