@@ -90,3 +90,15 @@ def test_chapters_leave_text_size_to_the_style(path):
     assert not found, f"{path.name}: text sizes or figures outside plot.new_axes: {found[:5]}"
     widgets = (ROOT / "lib" / "solvable" / "widgets.py").read_text(encoding="utf-8")
     assert "plt.subplots(" not in widgets, "the explorers make figures outside plot.new_axes"
+
+
+REPRODUCTIONS = sorted((ROOT / "reproductions").glob("*/reproduce.py"))
+
+
+@pytest.mark.parametrize("path", REPRODUCTIONS, ids=lambda p: p.parent.name)
+def test_reproductions_leave_text_size_to_the_style(path):
+    """The Reproductions pages' scripts, like the chapters, draw every figure with plot.new_axes and never set a text
+    size themselves (their figures are printed in the PDF too)."""
+    found = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
+             if TEXT_SIZE_OVERRIDES.search(line)]
+    assert not found, f"{path.parent.name}/reproduce.py: text sizes or figures outside plot.new_axes: {found[:5]}"

@@ -25,6 +25,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import numpy as np
+from matplotlib.lines import Line2D
 from scipy.stats import multivariate_normal, norm
 
 HERE = Path(__file__).resolve().parent
@@ -180,25 +181,33 @@ def table(folder, name, comps):
 
 def fig_se(pool, data):
     """Fig. 1: the softmax Bayes-optimal MMSE (T = 2) against the authors' state evolution, rho = 0.5 and 2."""
-    fig, ax = plot.new_axes(width=6.4, height=4.0)
     comps = []
-    for rho, color in ((0.5, "C0"), (2.0, "C2")):
+    for rho in (0.5, 2.0):
         pub = load_published(HERE, f"se_softmax_T2_rho{rho}.csv")
         ours = np.array([at.bayes_optimal_mmse(a, rho, 2) for a in pub["alpha"]])
-        grid = np.linspace(1e-4, at.perfect_recovery_threshold(rho, 2) * 1.1, 256)
-        plot.theory_curve(grid, [at.bayes_optimal_mmse(a, rho, 2) for a in grid], rf"ours, $\rho$ = {rho}", ax=ax,
-                          color=color)
-        plot.experiment_points(pub["alpha"], pub["mmse"], ax=ax, fmt="o", markersize=4, mfc="white", color=color,
-                               label=rf"Boncoraglio et al. (published SE), $\rho$ = {rho}")
         inner = (pub["alpha"] > 1e-4) & (pub["alpha"] < 0.9 * at.perfect_recovery_threshold(rho, 2))
         comps += [comparison(f"rho = {rho}: SE, 1e-4 < alpha < 0.9 alpha_PR", "theory_vs_published",
                              diffs=(ours - pub["mmse"])[inner]),
                   comparison(f"rho = {rho}: SE, all points (alpha = 1e-5 ... alpha_PR)", "theory_vs_published",
                              diffs=ours - pub["mmse"])]
         data[f"se_rho{rho}"] = {"alpha": pub["alpha"].tolist(), "ours": ours.tolist(), "theirs": pub["mmse"].tolist()}
-    plot.finish(ax, r"$\alpha = n/d^2$", r"MMSE $\|\hat S - S^*\|_F^2/d$", title="softmax, T = 2", fontsize=8)
-    fig.savefig(HERE / "fig_se.png", dpi=150)
+    draw_se(data)
     return comps
+
+
+def draw_se(data):
+    """Fig. 1 from the stored results (``data``: ``results["data"]``); the theory lines are recomputed. 5 in wide: the
+    page prints it at 80 % of the 6.27 in text block, so at its own size, its text at the style's 11 pt."""
+    fig, ax = plot.new_axes(width=5.0, height=3.6)
+    for rho, color in ((0.5, "C0"), (2.0, "C2")):
+        pub = data[f"se_rho{rho}"]
+        grid = np.linspace(1e-4, at.perfect_recovery_threshold(rho, 2) * 1.1, 256)
+        plot.theory_curve(grid, [at.bayes_optimal_mmse(a, rho, 2) for a in grid], rf"ours, $\rho$ = {rho}", ax=ax,
+                          color=color)
+        plot.experiment_points(pub["alpha"], pub["theirs"], ax=ax, fmt="o", markersize=4, mfc="white", color=color,
+                               label=rf"published SE, $\rho$ = {rho}")
+    plot.finish(ax, r"$\alpha = n/d^2$", r"MMSE $\|\hat S - S^*\|_F^2/d$", title="softmax, T = 2")
+    fig.savefig(HERE / "fig_se.png", dpi=150)
 
 
 def fig_hardmax(pool, data):
@@ -219,32 +228,11 @@ def fig_hardmax(pool, data):
     their_sem = their_se(pub_amp["mmse_std"][list(HARD_ROWS)], THEIR_RUNS["amp_hardmax"], THEIR_DDOF["amp_hardmax"])
     their_se_at_amp = np.interp(np.log(amp_alphas), np.log(pub_se["alpha"]), pub_se["mmse"])
 
-    fig, (ax, ax2) = plot.new_axes(ncols=2, width=5.2, height=4.0)
-    plot.theory_curve(pub_se["alpha"], ours_se, "state evolution (ours)", ax=ax, color="C0")
-    plot.theory_curve(pub_se["alpha"], pub_se["mmse"], "state evolution (Boncoraglio et al., published)", ax=ax,
-                      color="C3", linestyle="--")
-    plot.experiment_points(amp_alphas, mean, sem, ax=ax, fmt="s", **OURS,
-                           label=f"GAMP-RIE (ours), d = {HARD_D}, {HARD_SETS} data sets")
-    plot.experiment_points(pub_amp["alpha"], pub_amp["mmse"],
-                           their_se(pub_amp["mmse_std"], THEIR_RUNS["amp_hardmax"], THEIR_DDOF["amp_hardmax"]),
-                           ax=ax, fmt="^",
-                           label="AMP (Boncoraglio et al.), d = 100, 16 runs", **THEIRS)
-    ax.set_xscale("log")
-    plot.finish(ax, r"$\alpha = n/d^2$", r"$\|\hat S - S^*\|_F^2/d$", title=r"hardmax, T = 2, $\rho$ = 0.5",
-                fontsize=7)
-    # The score of the hardmax channel: d/dk1 log Phi2(k1, k2; r) on the diagonal k1 = k2 = k (r = 1/3), against
-    # the bivariate density over the orthant probability, phi2(k, k; r)/Phi2.
     k, r = np.linspace(-3, 3, 61), 1.0 / 3.0
     mvn = multivariate_normal(mean=[0.0, 0.0], cov=[[1.0, r], [r, 1.0]])
     Phi2 = np.array([mvn.cdf([x, x]) for x in k])
     exact = norm.pdf(k) * norm.cdf((k - r * k) / math.sqrt(1 - r * r)) / Phi2
     dens = mvn.pdf(np.stack([k, k], axis=1)) / Phi2
-    plot.theory_curve(k, exact, r"$\partial_{k_1}\log\Phi_2 = \varphi(k_1)\Phi(\frac{k_2-rk_1}{\sqrt{1-r^2}})/\Phi_2$",
-                      ax=ax2, color="C0")
-    plot.theory_curve(k, dens, r"$\varphi_2(k_1,k_2;r)/\Phi_2$", ax=ax2, color="C3", linestyle="--")
-    plot.finish(ax2, r"$k_1 = k_2 = k$ ($r = 1/3$)", "score of the orthant probability", fontsize=8,
-                title="the channel's derivative")
-    fig.savefig(HERE / "fig_hardmax.png", dpi=150)
     data["hardmax"] = {"se_alpha": pub_se["alpha"].tolist(), "ours_se": ours_se.tolist(),
                        "theirs_se": pub_se["mmse"].tolist(), "amp_alpha": amp_alphas.tolist(),
                        "ours_se_at_amp": ours_at_amp.tolist(), "theirs_se_at_amp": their_se_at_amp.tolist(),
@@ -253,6 +241,7 @@ def fig_hardmax(pool, data):
                        "their_amp_mean": their_mean.tolist(), "their_amp_se": their_sem.tolist(), "d": HARD_D,
                        "mc_samples": HARD_MC, "score_k": k.tolist(), "score_exact": exact.tolist(),
                        "score_density": dens.tolist(), "their_amp_runs": 16, "their_amp_ddof": 0}
+    draw_hardmax(data)
     score = hardmax_score(pool, pub_se, data)
     tiny = np.full_like(sem, 1e-12)  # the SE's Monte-Carlo error (~1e-3) is neglected next to the runs' s.e.
     return [score, comparison("hardmax SE: ours vs published (33 alphas, 0.02-10)", "theory_vs_published",
@@ -265,6 +254,35 @@ def fig_hardmax(pool, data):
                        diffs=mean - their_se_at_amp, z=z_scores(mean, sem, their_se_at_amp, tiny))]
 
 
+def draw_hardmax(data):
+    """The hardmax figure from the stored results (``data``: ``results["data"]``) and the authors' AMP points."""
+    h = data["hardmax"]
+    pub_amp = load_published(HERE, "amp_hardmax_rho0.5.csv")
+    fig, (ax, ax2) = plot.new_axes(ncols=2, width=5.2, height=5.6)
+    below = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2)}  # under each panel, off the data
+    plot.theory_curve(h["se_alpha"], h["ours_se"], "state evolution (ours)", ax=ax, color="C0")
+    plot.theory_curve(h["se_alpha"], h["theirs_se"], "state evolution (published)", ax=ax, color="C3",
+                      linestyle="--")
+    plot.experiment_points(h["amp_alpha"], h["amp_mean"], h["amp_se"], ax=ax, fmt="s", **OURS,
+                           label=f"GAMP-RIE (ours), d = {h['d']}, {len(h['amp_errors'][0])} data sets")
+    plot.experiment_points(pub_amp["alpha"], pub_amp["mmse"],
+                           their_se(pub_amp["mmse_std"], THEIR_RUNS["amp_hardmax"], THEIR_DDOF["amp_hardmax"]),
+                           ax=ax, fmt="^", label="their AMP, d = 100, 16 runs", **THEIRS)
+    ax.set_xscale("log")
+    plot.finish(ax, r"$\alpha = n/d^2$", r"$\|\hat S - S^*\|_F^2/d$", title=r"hardmax, T = 2, $\rho$ = 0.5",
+                **below)
+    # The score of the hardmax channel: d/dk1 log Phi2(k1, k2; r) on the diagonal k1 = k2 = k (r = 1/3), against
+    # the bivariate density over the orthant probability, phi2(k, k; r)/Phi2.
+    plot.theory_curve(h["score_k"], h["score_exact"],
+                      r"$\partial_{k_1}\log\Phi_2 = \varphi(k_1)\Phi(\frac{k_2-rk_1}{\sqrt{1-r^2}})/\Phi_2$",
+                      ax=ax2, color="C0")
+    plot.theory_curve(h["score_k"], h["score_density"], r"$\varphi_2(k_1,k_2;r)/\Phi_2$", ax=ax2, color="C3",
+                      linestyle="--")
+    plot.finish(ax2, r"$k_1 = k_2 = k$ ($r = 1/3$)", "score of the orthant probability",
+                title="the channel's derivative", **below)
+    fig.savefig(HERE / "fig_hardmax.png", dpi=150)
+
+
 def fig_amp(pool, data):
     """GAMP-RIE at the authors' d = 150 (rho = 0.5, T = 2, 3, 4) against their AMP points and the theory: the error
     after their cap of 100 iterations (like for like) and after 500."""
@@ -274,9 +292,8 @@ def fig_amp(pool, data):
     jobs = [(T, a, AMP_D, "softmax", (3, T, i, s), caps[T][i]) for T, als in alphas.items() for i, a in enumerate(als)
             for s in range(AMP_SETS)]
     out = iter(pool.map(amp_job, jobs))
-    fig, ax = plot.new_axes(width=6.4, height=4.2)
     comps = []
-    for T, color in ((2, "C0"), (3, "C1"), (4, "C2")):
+    for T in (2, 3, 4):
         als = np.asarray(alphas[T], dtype=float)
         runs = [next(out) for _ in range(als.size * AMP_SETS)]
         errs = np.array([r[0] for r in runs]).reshape(als.size, AMP_SETS)
@@ -290,20 +307,7 @@ def fig_amp(pool, data):
         rows = [int(np.argmin(np.abs(mine["alpha"] - a))) for a in als]
         their_mean = mine["mmse"][rows]
         their_sem = their_se(mine["mmse_std"][rows], THEIR_RUNS["amp_softmax"], THEIR_DDOF["amp_softmax"])
-        grid = np.linspace(0.002, 0.3, 300)
-        plot.theory_curve(grid, [at.bayes_optimal_mmse(a, RHO, T) for a in grid], f"Bayes-optimal, T = {T}", ax=ax,
-                          color=color)
-        plot.experiment_points(als, mean100, sem100, ax=ax, fmt="o", color=color,
-                               label=f"GAMP-RIE (ours), {SOFT_CAP} iterations, T = {T}, d = {AMP_D}, "
-                                     f"{AMP_SETS} data sets")
         long = np.array(caps[T]) == SOFT_LONG
-        if long.any():
-            plot.experiment_points(als[long] * 1.03, mean[long], sem[long], ax=ax, fmt="x", color=color,
-                                   markersize=5, label=f"the same runs after {SOFT_LONG} iterations")
-        plot.experiment_points(mine["alpha"], mine["mmse"],
-                               their_se(mine["mmse_std"], THEIR_RUNS["amp_softmax"], THEIR_DDOF["amp_softmax"]),
-                               ax=ax, fmt="^", mfc="white", color=color, capsize=2,
-                               label=f"AMP (Boncoraglio et al.), {SOFT_CAP} iterations, T = {T}")
         tiny = np.full_like(sem, 1e-12)
         comps += [comparison(f"T = {T}: GAMP-RIE ({SOFT_CAP} iterations) vs their AMP ({SOFT_CAP} iterations, "
                              f"d = {AMP_D})", "runs_vs_published", z=z_scores(mean100, sem100, their_mean, their_sem)),
@@ -323,12 +327,44 @@ def fig_amp(pool, data):
                              "theory": theory.tolist(), "their_mean": their_mean.tolist(),
                              "their_se": their_sem.tolist(), "d": AMP_D, "cap_short": SOFT_CAP,
                              "cap_long": SOFT_LONG, "cap": caps[T]}
+    draw_amp(data)
+    return comps
+
+
+def draw_amp(data):
+    """The GAMP-RIE softmax figure from the stored results (``data``: ``results["data"]``) and the authors' AMP
+    points; the theory lines are recomputed. One legend entry per curve colour and one per kind of marker."""
+    pub = load_published(HERE, "amp_softmax_rho0.5.csv")
+    fig, ax = plot.new_axes(width=6.4, height=5.4)
+    grid = np.linspace(0.002, 0.3, 300)
+    for T, color in ((2, "C0"), (3, "C1"), (4, "C2")):
+        d = data[f"amp_T{T}"]
+        als = np.asarray(d["alpha"], dtype=float)
+        plot.theory_curve(grid, [at.bayes_optimal_mmse(a, RHO, T) for a in grid], f"Bayes-optimal, T = {T}", ax=ax,
+                          color=color)
+        plot.experiment_points(als, d["mean_100"], d["se_100"], ax=ax, fmt="o", color=color)
+        long = np.array(d["cap"]) == d["cap_long"]
+        if long.any():
+            plot.experiment_points(als[long] * 1.03, np.array(d["mean"])[long], np.array(d["se"])[long], ax=ax,
+                                   fmt="x", color=color, markersize=5)
+        mine = pub[pub["T"] == T]
+        plot.experiment_points(mine["alpha"], mine["mmse"],
+                               their_se(mine["mmse_std"], THEIR_RUNS["amp_softmax"], THEIR_DDOF["amp_softmax"]),
+                               ax=ax, fmt="^", mfc="white", color=color, capsize=2)
     for T in (2, 3, 4):
         plot.threshold_line(at.perfect_recovery_threshold(RHO, T), ax=ax, linewidth=1)
+    d2 = data["amp_T2"]
+    marks = [Line2D([], [], marker="o", linestyle="none", color="0.3",
+                    label=f"GAMP-RIE (ours), {d2['cap_short']} iterations, d = {d2['d']}, "
+                          f"{len(d2['errors'][0])} data sets"),
+             Line2D([], [], marker="x", linestyle="none", color="0.3",
+                    label=f"the same runs after {d2['cap_long']} iterations"),
+             Line2D([], [], marker="^", linestyle="none", color="0.3", mfc="white",
+                    label=f"AMP (Boncoraglio et al.), {d2['cap_short']} iterations")]
+    lines = ax.get_legend_handles_labels()[0]
     plot.finish(ax, r"$\alpha = n/d^2$", r"$\|\hat S - S^*\|_F^2/d$", title=r"softmax, $\rho$ = 0.5 "
-                "(dotted: $\\alpha_{PR}$)", fontsize=6)
+                "(dotted: $\\alpha_{PR}$)", handles=lines + marks, loc="upper left", bbox_to_anchor=(0.0, -0.14))
     fig.savefig(HERE / "fig_amp.png", dpi=150)
-    return comps
 
 
 def fig_gd(pool, data):
@@ -356,22 +392,6 @@ def fig_gd(pool, data):
     th_single, th_single_sem = pub["single_mmse"][rows], their_se(pub["single_std"][rows], **gd_se)
     th_avg, th_avg_sem = pub["averaged_mmse"][GD_AVG_ROW], their_se(pub["averaged_std"][GD_AVG_ROW], **gd_se)
 
-    fig, ax = plot.new_axes(width=6.4, height=4.2)
-    grid = np.geomspace(1e-3, 0.3, 200)
-    plot.theory_curve(grid, [at.bayes_optimal_mmse(a, RHO, 2) for a in grid], "Bayes-optimal", ax=ax, color="k")
-    plot.experiment_points(pub["alpha"], pub["single_mmse"], their_se(pub["single_std"], **gd_se), ax=ax, fmt="^",
-                           mfc="white", color="C3", capsize=2, label="single GD (Boncoraglio et al.), 16 runs")
-    plot.experiment_points(pub["alpha"], pub["averaged_mmse"], their_se(pub["averaged_std"], **gd_se), ax=ax, fmt="v",
-                           mfc="white", color="C1", capsize=2, label="averaged GD, 32 students (Boncoraglio et al.)")
-    plot.experiment_points(alphas, single_mean, single_sem, ax=ax, fmt="o", color="C3", markersize=7,
-                           label=f"single Adam (ours), {GD_SETS} data sets")
-    plot.experiment_points([a_avg], [avg_mean], [avg_sem], ax=ax, fmt="s", color="C1", markersize=7,
-                           label=f"averaged over {GD_K} students (ours), {GD_SETS} data sets")
-    plot.threshold_line(at.perfect_recovery_threshold(RHO, 2), r"$\alpha_{PR}$", ax=ax)
-    ax.set_xscale("log")
-    plot.finish(ax, r"$\alpha = n/d^2$", r"$\|\hat S - S^*\|_F^2/d$",
-                title=rf"Adam, lr 0.1, {GD_STEPS} steps, d = {GD_D}, T = 2, $\rho$ = 0.5", fontsize=7)
-    fig.savefig(HERE / "fig_gd.png", dpi=150)
     data["gd"] = {"alpha": alphas.tolist(), "single_mean": single_mean.tolist(), "single_se": single_sem.tolist(),
                   "single_per_set": per_set_single.tolist(), "single_alpha_hi_runs": single_hi.tolist(),
                   "averaged_mean": float(avg_mean), "averaged_se": float(avg_sem), "averaged_per_set": avg.tolist(),
@@ -380,12 +400,38 @@ def fig_gd(pool, data):
                   "their_averaged_se": float(th_avg_sem), "max_relative_loss": float(max(losses)), "d": GD_D,
                   "students": GD_K, "steps": GD_STEPS, "step_cpu_s": step_cpu, "step_flop": step_flop,
                   "step_n": n_single, "their_sets": 16, "their_ddof": 0}
+    draw_gd(data)
     return [comparison("single GD vs theirs (alpha = 0.0071, 0.103)", "runs_vs_published",
                        z=z_scores(single_mean, single_sem, th_single, th_single_sem)),
             comparison("averaged GD vs theirs (alpha = 0.0071)", "runs_vs_published",
                        z=z_scores([avg_mean], [avg_sem], [th_avg], [th_avg_sem])),
             comparison("averaged GD minus Bayes MMSE (alpha = 0.0071; not expected to vanish)", "runs_vs_theory",
                        diffs=[avg_mean - theory[0]])]
+
+
+def draw_gd(data):
+    """The Adam figure from the stored results (``data``: ``results["data"]``) and the authors' GD points; the
+    theory line is recomputed."""
+    g = data["gd"]
+    pub = load_published(HERE, "gd_T2_d200.csv")
+    gd_se = {"n_runs": THEIR_RUNS["gd"], "ddof": THEIR_DDOF["gd"]}
+    sets = len(g["averaged_per_set"])
+    fig, ax = plot.new_axes(width=6.4, height=4.8)
+    grid = np.geomspace(1e-3, 0.3, 200)
+    plot.theory_curve(grid, [at.bayes_optimal_mmse(a, RHO, 2) for a in grid], "Bayes-optimal", ax=ax, color="k")
+    plot.experiment_points(pub["alpha"], pub["single_mmse"], their_se(pub["single_std"], **gd_se), ax=ax, fmt="^",
+                           mfc="white", color="C3", capsize=2, label="their single GD, 16 runs")
+    plot.experiment_points(pub["alpha"], pub["averaged_mmse"], their_se(pub["averaged_std"], **gd_se), ax=ax, fmt="v",
+                           mfc="white", color="C1", capsize=2, label=f"their averaged GD, {g['students']} students")
+    plot.experiment_points(g["alpha"], g["single_mean"], g["single_se"], ax=ax, fmt="o", color="C3", markersize=7,
+                           label=f"single Adam (ours), {sets} data sets")
+    plot.experiment_points([g["alpha"][0]], [g["averaged_mean"]], [g["averaged_se"]], ax=ax, fmt="s", color="C1",
+                           markersize=7, label=f"averaged, {g['students']} students (ours), {sets} data sets")
+    plot.threshold_line(at.perfect_recovery_threshold(RHO, 2), r"$\alpha_{PR}$", ax=ax)
+    ax.set_xscale("log")
+    plot.finish(ax, r"$\alpha = n/d^2$", r"$\|\hat S - S^*\|_F^2/d$",
+                title=rf"Adam, lr 0.1, {g['steps']} steps, d = {g['d']}, T = 2, $\rho$ = 0.5", loc="lower left")
+    fig.savefig(HERE / "fig_gd.png", dpi=150)
 
 
 def authors_times(data) -> dict:

@@ -105,20 +105,8 @@ def fig_theory(fig_rec):
     pub = load_published(HERE, "fig1_theory.csv")
     ours = np.array([bsr.bayes_optimal_mmse(r["alpha"], r["beta"], r["rho"], r["delta"]) for r in pub])
     ridge = np.array([bsr.ridge_mse(r["alpha"], r["delta"]) for r in pub])
-    grid = np.round(np.arange(0.0, 0.601, 0.01), 3)
-    fig, axes = plot.new_axes(ncols=3, width=4.6, height=3.8)
     rows, comps = [], []
-    for ax, (beta, delta) in zip(axes, THEORY_PANELS):
-        for i, rho in enumerate(THEORY_RHOS):
-            curve = [bsr.bayes_optimal_mmse(a, beta, rho, delta) for a in grid]
-            plot.theory_curve(grid, curve, label=f"$\\rho = {rho}$", ax=ax, color=f"C{i}")
-            m = (pub["beta"] == beta) & (pub["delta"] == delta) & (pub["rho"] == rho)
-            ax.plot(pub["alpha"][m], pub["mmse"][m], "x", color="k", markersize=6,
-                    label="authors' published curve" if i == 0 else None)
-        plot.theory_curve(grid, [bsr.ridge_mse(a, delta) for a in grid], label="ridge", ax=ax, color="0.5",
-                          linestyle="--")
-        plot.finish(ax, xlabel=r"$\alpha = n/(dL)$", ylabel="MMSE", fontsize=8,
-                    title=f"$\\beta = {beta:g}$, $\\Delta = {delta:g}$")
+    for beta, delta in THEORY_PANELS:
         m = (pub["beta"] == beta) & (pub["delta"] == delta)
         diff = np.abs(ours[m] - pub["mmse"][m])
         away = m & (np.abs(pub["alpha"] - np.array([bsr.perfect_recovery_threshold(beta, r) for r in pub["rho"]]))
@@ -130,15 +118,41 @@ def fig_theory(fig_rec):
     rdiff = np.abs(ridge - pub["mse_ridge_opt"])
     comps.append(comparison("ridge MSE, all panels", "theory_vs_published", diffs=rdiff))
     rows.append(["ridge MSE (all panels)", len(pub), f"{rdiff.max():.1e}", f"{rdiff.max():.1e}"])
-    fig.savefig(HERE / "fig_theory.png", dpi=150)
     (HERE / "table_theory.md").write_text(markdown_table(
         ["curve", "published points", "largest difference", "largest difference, 0.011 or more from $\\alpha_{PR}$"],
         rows))
     fig_rec["comparisons"] = comps
-    return {"theory_alpha": pub["alpha"].tolist(), "theory_beta": pub["beta"].tolist(),
+    out = {"theory_alpha": pub["alpha"].tolist(), "theory_beta": pub["beta"].tolist(),
             "theory_rho": pub["rho"].tolist(), "theory_delta": pub["delta"].tolist(),
             "theory_ours": ours.tolist(), "theory_published": pub["mmse"].tolist(),
             "theory_ridge_max_diff": float(rdiff.max())}
+    draw_theory(out)
+    return out
+
+
+def draw_theory(data):
+    """The theory figure from the authors' published curves (``published/fig1_theory.csv``); our curves are
+    recomputed (``data``, ``results["data"]``, is not needed). Three panels in a 2 x 2 grid, the legend they share
+    in the fourth cell."""
+    pub = load_published(HERE, "fig1_theory.csv")
+    grid = np.round(np.arange(0.0, 0.601, 0.01), 3)
+    fig, axes = plot.new_axes(ncols=2, nrows=2, width=4.4, height=3.4)
+    axes = axes.ravel()
+    for ax, (beta, delta) in zip(axes, THEORY_PANELS):
+        for i, rho in enumerate(THEORY_RHOS):
+            curve = [bsr.bayes_optimal_mmse(a, beta, rho, delta) for a in grid]
+            plot.theory_curve(grid, curve, label=f"$\\rho = {rho}$", ax=ax, color=f"C{i}")
+            m = (pub["beta"] == beta) & (pub["delta"] == delta) & (pub["rho"] == rho)
+            ax.plot(pub["alpha"][m], pub["mmse"][m], "x", color="k", markersize=6,
+                    label="authors' published curve" if i == 0 else None)
+        plot.theory_curve(grid, [bsr.ridge_mse(a, delta) for a in grid], label="ridge", ax=ax, color="0.5",
+                          linestyle="--")
+        plot.finish(ax, xlabel=r"$\alpha = n/(dL)$", ylabel="MMSE", legend=False,
+                    title=f"$\\beta = {beta:g}$, $\\Delta = {delta:g}$")
+    axes[-1].axis("off")
+    axes[-1].legend(*axes[0].get_legend_handles_labels(), loc="center")
+    fig.savefig(HERE / "fig_theory.png", dpi=150)
+
 
 
 def fig_gamp(fig_rec):
@@ -164,18 +178,6 @@ def fig_gamp(fig_rec):
     below = np.array(GAMP_ALPHAS) < ALPHA_PR
     z_pub = np.where(below, (mean - theirs) / np.sqrt(se**2 + sd**2 + 1e-300), np.nan)
     z_th = np.where(below, (mean - theory) / np.maximum(se, 1e-300), np.nan)
-    grid = np.round(np.arange(0.0, 0.701, 0.005), 4)
-    fig, ax = plot.new_axes(width=6.4, height=4.2)
-    plot.theory_curve(grid, [bsr.bayes_optimal_mmse(a, 1.0, RHO) for a in grid], label="Bayes-optimal MMSE (theory)",
-                      ax=ax, color="C0")
-    ok = pub["mse"] < 2.0
-    ax.plot(pub["alpha"][ok], pub["mse"][ok], "s", mfc="none", color="C3", markersize=6,
-            label="authors' GAMP-RIE ($D = 100$, one run each)")
-    plot.experiment_points(GAMP_ALPHAS, mean, se, label=f"ours, $d = L = {D}$ ({GAMP_SEEDS} data sets)", ax=ax,
-                           color="k")
-    plot.threshold_line(ALPHA_PR, label=r"$\alpha_{PR}$", ax=ax)
-    plot.finish(ax, xlabel=r"$\alpha$", ylabel="MSE", title=r"GAMP-RIE, $\beta = 1$, $\rho = 0.2$, $\Delta = 0$")
-    fig.savefig(HERE / "fig_gamp.png", dpi=150)
     rows = [[f"{a:g}", _f(th), f"{_f(m)} ± {_f(e)}", f"{int(c.sum())}/{GAMP_SEEDS}", f"{int(it.max())}",
              "—" if np.isnan(zt) else f"{zt:+.1f}", _f(tp), "—" if np.isnan(zp) else f"{zp:+.1f}"]
             for a, th, m, e, c, it, zt, tp, zp in zip(GAMP_ALPHAS, theory, mean, se, conv, iters, z_th, theirs, z_pub)]
@@ -191,12 +193,34 @@ def fig_gamp(fig_rec):
         comparison("GAMP-RIE (ours) vs authors' runs, alpha > alpha_PR (difference)", "runs_vs_published",
                    diffs=(mean - theirs)[~below]),
     ]
-    return {"gamp_alphas": list(GAMP_ALPHAS), "gamp_mean": mean.tolist(), "gamp_se": se.tolist(),
+    out = {"gamp_alphas": list(GAMP_ALPHAS), "gamp_mean": mean.tolist(), "gamp_se": se.tolist(),
             "gamp_sd": sd.tolist(), "gamp_theory": theory.tolist(), "gamp_published": theirs.tolist(),
             "gamp_z_theory": _nan_to_none(z_th), "gamp_z_published": _nan_to_none(z_pub),
             "gamp_iterations": iters.tolist(), "gamp_converged": conv.tolist(), "gamp_seeds": GAMP_SEEDS,
             "gamp_max_iter": GAMP["max_iter"], "gamp_tol": GAMP["tol"], "gamp_damping": GAMP["damping"],
             "gamp_published_alphas": pub["alpha"].tolist(), "gamp_published_all": pub["mse"].tolist()}
+    draw_gamp(out)
+    return out
+
+
+def draw_gamp(data):
+    """The GAMP-RIE figure from the stored results (``data``: ``results["data"]``) and the authors' runs; the
+    theory line is recomputed."""
+    pub = load_published(HERE, "amp_beta1_rho0.2_delta0.csv")
+    grid = np.round(np.arange(0.0, 0.701, 0.005), 4)
+    fig, ax = plot.new_axes(width=6.4, height=5.4)
+    plot.theory_curve(grid, [bsr.bayes_optimal_mmse(a, 1.0, RHO) for a in grid], label="Bayes-optimal MMSE (theory)",
+                      ax=ax, color="C0")
+    ok = pub["mse"] < 2.0
+    ax.plot(pub["alpha"][ok], pub["mse"][ok], "s", mfc="none", color="C3", markersize=6,
+            label="authors' GAMP-RIE ($D = 100$, one run each)")
+    plot.experiment_points(data["gamp_alphas"], data["gamp_mean"], data["gamp_se"],
+                           label=f"ours, $d = L = {D}$ ({data['gamp_seeds']} data sets)", ax=ax, color="k")
+    plot.threshold_line(ALPHA_PR, label=r"$\alpha_{PR}$", ax=ax)
+    plot.finish(ax, xlabel=r"$\alpha$", ylabel="MSE", title=r"GAMP-RIE, $\beta = 1$, $\rho = 0.2$, $\Delta = 0$",
+                loc="upper left", bbox_to_anchor=(0.0, -0.16))
+    fig.savefig(HERE / "fig_gamp.png", dpi=150)
+
 
 
 def gd_runs():
@@ -259,36 +283,8 @@ def fig_gd(fig_rec):
     z_s_pub, z_a_pub = z_scores(s_mean, s_se, ts_mean, ts_se), z_scores(a_mean, a_se, ta_mean, ta_se)
     z_a_th = (a_mean - theory) / np.maximum(a_se, 1e-12)
     z_s_th = (s_mean - 2 * theory) / np.maximum(s_se, 1e-12)
-    grid = np.round(np.arange(0.0, 0.5001, 0.005), 4)
-    bo = np.array([bsr.bayes_optimal_mmse(a, 1.0, RHO) for a in grid])
-    fig, axes = plot.new_axes(ncols=2, width=6.0, height=4.4)
-    ax = axes[0]
-    plot.theory_curve(grid, bo, label="Bayes-optimal MMSE", ax=ax, color="C0")
-    plot.theory_curve(grid, 2 * bo, label="2 × MMSE (one posterior sample)", ax=ax, color="C0", linestyle="--")
-    plot.experiment_points(GD_ALPHAS, s_mean, s_se, label="ours, single GD", ax=ax, color="C1")
-    plot.experiment_points(GD_ALPHAS, a_mean, a_se, label="ours, averaged GD (K = 64)", ax=ax, color="C2")
-    ax.errorbar(ps["alpha"], ps["gen_error_mean"], _their_se(ps["gen_error_std"], THEIR_GD_SETS["single"]), fmt="s",
-                mfc="none", color="C1", capsize=3, label="authors' single GD")
-    ax.errorbar(pa["alpha"], pa["gen_error_mean"], _their_se(pa["gen_error_std"], THEIR_GD_SETS["averaged"]),
-                fmt="D", mfc="none", color="C2", capsize=3, label="authors' averaged GD")
-    plot.threshold_line(ALPHA_PR, ax=ax)
-    plot.finish(ax, xlabel=r"$\alpha$", ylabel="test error (MSE)", fontsize=8,
-                title=rf"GD, $d = L = {D}$, $\rho = 0.2$, $\Delta = 0$, lr 0.1")
-    ax = axes[1]
-    ax.loglog(probe_steps[1:], probe_train[1:], color="C3", label="ours: training error")
-    ax.loglog(probe_steps[1:], probe_err[1:], color="C1", label="ours: test error")
     i3 = int(np.flatnonzero(np.isclose(pt["alpha"], PROBE_ALPHA))[0])
     j3 = int(np.flatnonzero(np.isclose(ps["alpha"], PROBE_ALPHA))[0])
-    ax.errorbar([THEIR_GD_STEPS], [pt["train_error_mean"][i3]],
-                [_their_se(pt["train_error_std"][i3], THEIR_GD_SETS["single"])], fmt="s", color="C3", mfc="none",
-                markersize=8, capsize=3, label="authors: training error after 5e4 steps")
-    ax.errorbar([THEIR_GD_STEPS], [ps["gen_error_mean"][j3]],
-                [_their_se(ps["gen_error_std"][j3], THEIR_GD_SETS["single"])], fmt="s", color="C1", mfc="none",
-                markersize=8, capsize=3, label="authors: test error after 5e4 steps")
-    ax.axhline(2 * bsr.bayes_optimal_mmse(PROBE_ALPHA, 1.0, RHO), color="C0", linestyle="--", linewidth=1)
-    plot.finish(ax, xlabel="GD step", ylabel="error", fontsize=8,
-                title=rf"one single GD run, $\alpha = {PROBE_ALPHA}$, $d = L = {D}$")
-    fig.savefig(HERE / "fig_gd.png", dpi=150)
     keep = (probe_steps <= 500) | (probe_steps % 50 == 0) | (probe_steps == probe_steps[-1])  # stored in results
     tr = [pt["train_error_mean"][int(np.flatnonzero(np.isclose(pt["alpha"], a))[0])] for a in GD_ALPHAS]
     rows = []
@@ -309,7 +305,7 @@ def fig_gd(fig_rec):
     ]
     fig_rec["runs_wall_time_s"] = round(t_runs, 1)
     fig_rec["probe_wall_time_s"] = round(t_probe, 1)
-    return {"gd_alphas": list(GD_ALPHAS), "gd_datasets": list(GD_DATASETS), "gd_inits": GD["n_inits"],
+    out = {"gd_alphas": list(GD_ALPHAS), "gd_datasets": list(GD_DATASETS), "gd_inits": GD["n_inits"],
             "gd_single_mean": s_mean.tolist(), "gd_single_se": s_se.tolist(), "gd_avg_mean": a_mean.tolist(),
             "gd_avg_se": a_se.tolist(), "gd_theory": theory.tolist(), "gd_single_published": ts_mean.tolist(),
             "gd_single_published_se": ts_se.tolist(), "gd_avg_published": ta_mean.tolist(),
@@ -331,6 +327,48 @@ def fig_gd(fig_rec):
             "gd_published_train_all": pt["train_error_mean"].tolist(),
             "gd_single_published_all": ps["gen_error_mean"].tolist(),
             "gd_avg_published_alphas": pa["alpha"].tolist(), "gd_avg_published_all": pa["gen_error_mean"].tolist()}
+    draw_gd(out, probe_steps, probe_train, probe_err)
+    return out
+
+
+def draw_gd(data, probe_steps, probe_train, probe_err):
+    """The GD figure from the stored results (``data``: ``results["data"]``), the authors' runs and the probe run at
+    every step (``gd_probe()``; results.json keeps it every 50 steps only); the theory lines are recomputed."""
+    ps = load_published(HERE, "gd_single_beta1_rho0.2_delta0.csv")
+    pa = load_published(HERE, "gd_averaged_beta1_rho0.2_delta0.csv")
+    pt = load_published(HERE, "gd_single_train_beta1_rho0.2_delta0.csv")
+    alphas, probe_alpha = data["gd_alphas"], data["probe_alpha"]
+    grid = np.round(np.arange(0.0, 0.5001, 0.005), 4)
+    bo = np.array([bsr.bayes_optimal_mmse(a, 1.0, RHO) for a in grid])
+    fig, axes = plot.new_axes(ncols=2, width=5.2, height=6.2)
+    below = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2)}  # under each panel, off the data
+    ax = axes[0]
+    plot.theory_curve(grid, bo, label="Bayes-optimal MMSE", ax=ax, color="C0")
+    plot.theory_curve(grid, 2 * bo, label="2 × MMSE", ax=ax, color="C0", linestyle="--")
+    plot.experiment_points(alphas, data["gd_single_mean"], data["gd_single_se"], label="ours, single GD", ax=ax,
+                           color="C1")
+    plot.experiment_points(alphas, data["gd_avg_mean"], data["gd_avg_se"],
+                           label=f"ours, averaged GD (K = {data['gd_inits']})", ax=ax, color="C2")
+    ax.errorbar(ps["alpha"], ps["gen_error_mean"], _their_se(ps["gen_error_std"], THEIR_GD_SETS["single"]), fmt="s",
+                mfc="none", color="C1", capsize=3, label="authors' single GD")
+    ax.errorbar(pa["alpha"], pa["gen_error_mean"], _their_se(pa["gen_error_std"], THEIR_GD_SETS["averaged"]),
+                fmt="D", mfc="none", color="C2", capsize=3, label="authors' averaged GD")
+    plot.threshold_line(ALPHA_PR, ax=ax)
+    plot.finish(ax, xlabel=r"$\alpha$", ylabel="test error (MSE)", title=rf"GD, $d = L = {D}$, lr 0.1", **below)
+    ax = axes[1]
+    ax.loglog(probe_steps[1:], probe_train[1:], color="C3", label="ours: training")
+    ax.loglog(probe_steps[1:], probe_err[1:], color="C1", label="ours: test")
+    i3 = int(np.flatnonzero(np.isclose(pt["alpha"], probe_alpha))[0])
+    j3 = int(np.flatnonzero(np.isclose(ps["alpha"], probe_alpha))[0])
+    ax.errorbar([THEIR_GD_STEPS], [pt["train_error_mean"][i3]],
+                [_their_se(pt["train_error_std"][i3], THEIR_GD_SETS["single"])], fmt="s", color="C3", mfc="none",
+                markersize=8, capsize=3, label="authors: training, 5e4 steps")
+    ax.errorbar([THEIR_GD_STEPS], [ps["gen_error_mean"][j3]],
+                [_their_se(ps["gen_error_std"][j3], THEIR_GD_SETS["single"])], fmt="s", color="C1", mfc="none",
+                markersize=8, capsize=3, label="authors: test, 5e4 steps")
+    ax.axhline(2 * bsr.bayes_optimal_mmse(probe_alpha, 1.0, RHO), color="C0", linestyle="--", linewidth=1)
+    plot.finish(ax, xlabel="GD step", ylabel="error", title=rf"one single GD run, $\alpha = {probe_alpha}$", **below)
+    fig.savefig(HERE / "fig_gd.png", dpi=150)
 
 
 
@@ -365,17 +403,6 @@ def fig_mnne(fig_rec):
     # precision: theirs SCS, ours ADMM at a relative residual of MN_TOL)
     live = (mean > 1e-3) & (t_mean > 1e-3)
     z = z_scores(mean[live], se[live], t_mean[live], t_se[live])
-    grid = np.round(np.arange(0.0, 0.6501, 0.005), 4)
-    fig, ax = plot.new_axes(width=6.4, height=4.2)
-    plot.theory_curve(grid, [bsr.bayes_optimal_mmse(a, 1.0, RHO) for a in grid], label="Bayes-optimal MMSE",
-                      ax=ax, color="C0")
-    ax.errorbar(alphas, t_mean, t_se, fmt="s", mfc="none", color="C3", capsize=3, markersize=6,
-                label=f"authors' minimum nuclear norm ($d = L = 50$, {theirs_runs.shape[1]} data sets)")
-    plot.experiment_points(alphas, mean, se, label=f"ours, $d = L = {D50}$ ({MN_SETS} data sets)", ax=ax, color="k")
-    plot.threshold_line(threshold, label=r"$\alpha_{\rm NN}$ (large-size threshold)", ax=ax)
-    plot.finish(ax, xlabel=r"$\alpha$", ylabel="MSE", loc="upper right", fontsize=8,
-                title=r"minimum nuclear norm, $\beta = 1$, $\rho = 0.2$, $\Delta = 0$")
-    fig.savefig(HERE / "fig_mnne.png", dpi=150)
     zfull = np.full(len(alphas), np.nan)
     zfull[live] = z
     rows = [[f"{a:.4f}", int(n), _f(th), f"{_f(m)} ± {_f(e)}", f"{_f(tm)} ± {_f(te)}",
@@ -389,11 +416,44 @@ def fig_mnne(fig_rec):
         comparison("minimum nuclear norm (ours) vs authors' runs, error below 1e-3 (difference)",
                    "runs_vs_published", diffs=(mean - t_mean)[~live]),
     ]
-    return {"mn_alphas": alphas.tolist(), "mn_n": ns.tolist(), "mn_sets": MN_SETS, "mn_mean": mean.tolist(),
+    out = {"mn_alphas": alphas.tolist(), "mn_n": ns.tolist(), "mn_sets": MN_SETS, "mn_mean": mean.tolist(),
             "mn_se": se.tolist(), "mn_published_mean": t_mean.tolist(), "mn_published_se": t_se.tolist(),
             "mn_published_sets": int(theirs_runs.shape[1]), "mn_theory": theory.tolist(),
             "mn_z": _nan_to_none(zfull), "mn_threshold": threshold, "mn_iterations": iters.tolist(),
             "mn_converged": conv.tolist(), "mn_tol": MN_TOL, "mn_d": D50}
+    draw_mnne(out)
+    return out
+
+
+def draw_mnne(data):
+    """The minimum-nuclear-norm figure from the stored results (``data``: ``results["data"]``); the theory line is
+    recomputed."""
+    grid = np.round(np.arange(0.0, 0.6501, 0.005), 4)
+    fig, ax = plot.new_axes(width=6.4, height=5.4)
+    plot.theory_curve(grid, [bsr.bayes_optimal_mmse(a, 1.0, RHO) for a in grid], label="Bayes-optimal MMSE",
+                      ax=ax, color="C0")
+    ax.errorbar(data["mn_alphas"], data["mn_published_mean"], data["mn_published_se"], fmt="s", mfc="none",
+                color="C3", capsize=3, markersize=6,
+                label=f"authors' ($d = L = 50$, {data['mn_published_sets']} data sets)")
+    plot.experiment_points(data["mn_alphas"], data["mn_mean"], data["mn_se"],
+                           label=f"ours, $d = L = {data['mn_d']}$ ({data['mn_sets']} data sets)", ax=ax, color="k")
+    plot.threshold_line(data["mn_threshold"], label=r"$\alpha_{\rm NN}$ (large-size threshold)", ax=ax)
+    plot.finish(ax, xlabel=r"$\alpha$", ylabel="MSE", loc="upper left", bbox_to_anchor=(0.0, -0.16),
+                title=r"minimum nuclear norm, $\beta = 1$, $\rho = 0.2$, $\Delta = 0$")
+    fig.savefig(HERE / "fig_mnne.png", dpi=150)
+
+
+
+def step_runs():
+    """The test error of STEP_RUNS single GD runs (one data set each) at every step: (STEP_COUNT + 1, STEP_RUNS)."""
+    ours = np.zeros((STEP_COUNT + 1, STEP_RUNS))
+    for k, child in enumerate(np.random.default_rng(440).spawn(STEP_RUNS)):
+        data = bsr.sample(D50, STEP_ALPHA, beta=1.0, rho=round(RHO * D50) / D50, rng=child)
+        res = bsr.gd(data, n_inits=1, lr=STEP_LR, tol=0.0, max_steps=STEP_COUNT, record_every=1, warn=False,
+                     dtype=np.float32, rng=child)
+        ours[:, k] = res.error_history[:, 0]
+        del data, res
+    return ours
 
 
 def fig_steps(fig_rec):
@@ -401,28 +461,10 @@ def fig_steps(fig_rec):
     pub = load_published(HERE, "gd_steps_D50_alpha0.44_lr0.1.csv")
     their_steps = pub["step"].astype(int)
     theirs = _runs(pub)                      # (their stored steps, 16 runs)
-    ours = np.zeros((STEP_COUNT + 1, STEP_RUNS))
     t0 = time.perf_counter()
-    for k, child in enumerate(np.random.default_rng(440).spawn(STEP_RUNS)):
-        data = bsr.sample(D50, STEP_ALPHA, beta=1.0, rho=round(RHO * D50) / D50, rng=child)
-        res = bsr.gd(data, n_inits=1, lr=STEP_LR, tol=0.0, max_steps=STEP_COUNT, record_every=1, warn=False,
-                     dtype=np.float32, rng=child)
-        ours[:, k] = res.error_history[:, 0]
-        del data, res
+    ours = step_runs()
     step_s = (time.perf_counter() - t0) / (STEP_RUNS * STEP_COUNT)
     shown = their_steps[their_steps <= STEP_COUNT]
-    fig, ax = plot.new_axes(width=6.4, height=4.4)
-    x = np.arange(1, STEP_COUNT + 1)
-    ax.semilogx(x, ours[1:], color="C1", alpha=0.25, linewidth=0.7)
-    ax.semilogx(shown[1:], theirs[1:len(shown)], color="C3", alpha=0.25, linewidth=0.7, linestyle="--")
-    ax.semilogx(x, np.median(ours[1:], axis=1), color="C1", linewidth=2.2,
-                label=f"ours: median and each of {STEP_RUNS} runs")
-    ax.semilogx(shown[1:], np.median(theirs[1:len(shown)], axis=1), color="C3", linewidth=2.2, linestyle="--",
-                label=f"authors' lr_figure: median and each of {theirs.shape[1]} runs")
-    ax.axhline(bsr.bayes_optimal_mmse(STEP_ALPHA, 1.0, RHO), color="C0", linewidth=1, label="Bayes-optimal MMSE")
-    plot.finish(ax, xlabel="GD step", ylabel="test error (MSE)", fontsize=8,
-                title=rf"single GD, $d = L = {D50}$, $\alpha = {STEP_ALPHA}$, $\rho = 0.2$, step {STEP_LR}")
-    fig.savefig(HERE / "fig_steps.png", dpi=150)
     marks = [m for m in STEP_MARKS if m in set(shown)]
     rows, rec = [], {"steps": marks, "median_ours": [], "median_theirs": [], "mean_ours": [], "se_ours": [],
                      "mean_theirs": [], "se_theirs": [], "z": []}
@@ -447,24 +489,58 @@ def fig_steps(fig_rec):
                                          diffs=np.array(rec["mean_ours"]) - np.array(rec["mean_theirs"]),
                                          z=np.array(rec["z"]))]
     keep = np.isin(np.arange(STEP_COUNT + 1), shown)
-    return {"steps_runs": STEP_RUNS, "steps_count": STEP_COUNT, "steps_alpha": STEP_ALPHA, "steps_lr": STEP_LR,
+    out = {"steps_runs": STEP_RUNS, "steps_count": STEP_COUNT, "steps_alpha": STEP_ALPHA, "steps_lr": STEP_LR,
             "steps_d": D50, "steps_published_runs": int(theirs.shape[1]), "steps_seconds_per_step": step_s,
             "steps_theory": float(bsr.bayes_optimal_mmse(STEP_ALPHA, 1.0, RHO)),
             "steps_stored": np.arange(STEP_COUNT + 1)[keep].tolist(), "steps_ours": ours[keep].T.tolist(),
             **{f"steps_{k}": v for k, v in rec.items()}}
+    draw_steps(out, ours)
+    return out
+
+
+def draw_steps(data, ours):
+    """The step-by-step figure from the stored results (``data``: ``results["data"]``), the authors' runs and our
+    runs at every step (``ours``: (steps + 1, runs), from ``step_runs()``; results.json keeps their steps only)."""
+    pub = load_published(HERE, "gd_steps_D50_alpha0.44_lr0.1.csv")
+    their_steps = pub["step"].astype(int)
+    theirs = _runs(pub)
+    count = data["steps_count"]
+    shown = their_steps[their_steps <= count]
+    fig, ax = plot.new_axes(width=6.4, height=5.4)
+    x = np.arange(1, count + 1)
+    ax.semilogx(x, ours[1:], color="C1", alpha=0.25, linewidth=0.7)
+    ax.semilogx(shown[1:], theirs[1:len(shown)], color="C3", alpha=0.25, linewidth=0.7, linestyle="--")
+    ax.semilogx(x, np.median(ours[1:], axis=1), color="C1", linewidth=2.2,
+                label=f"ours: median and each of {ours.shape[1]} runs")
+    ax.semilogx(shown[1:], np.median(theirs[1:len(shown)], axis=1), color="C3", linewidth=2.2, linestyle="--",
+                label=f"authors' lr_figure: median and each of {theirs.shape[1]} runs")
+    ax.axhline(data["steps_theory"], color="C0", linewidth=1, label="Bayes-optimal MMSE")
+    plot.finish(ax, xlabel="GD step", ylabel="test error (MSE)", loc="upper left", bbox_to_anchor=(0.0, -0.16),
+                title=rf"single GD, $d = L = {data['steps_d']}$, $\alpha = {data['steps_alpha']}$, "
+                      rf"step {data['steps_lr']}")
+    fig.savefig(HERE / "fig_steps.png", dpi=150)
+
+
+
+def gd50_sets():
+    """The CK_SETS data sets of fig_gd50 (d = L = D50, alpha = CK_ALPHA)."""
+    rho = round(RHO * D50) / D50
+    return [bsr.sample(D50, CK_ALPHA, beta=1.0, rho=rho, rng=c) for c in np.random.default_rng(2020).spawn(CK_SETS)]
+
+
+def fixed_protocol(data):
+    """Their protocol: a fixed CK_STEPS steps, no stopping rule, float32, CK_INITS inits, on one data set."""
+    return bsr.gd(data, n_inits=CK_INITS, lr=0.1, tol=0.0, max_steps=CK_STEPS, record_every=1, warn=False,
+                  dtype=np.float32, rng=np.random.default_rng(1))
 
 
 def fig_gd50(fig_rec):
     """Their single-GD protocol at d = L = 50, alpha = 0.2: a fixed 5e4 steps in float32 on one data set, and, to
     the training tolerance on CK_SETS data sets, steps 0.1 / 0.3 / 0.5 and a full-width student."""
-    rho = round(RHO * D50) / D50
-    children = np.random.default_rng(2020).spawn(CK_SETS)
-    sets = [bsr.sample(D50, CK_ALPHA, beta=1.0, rho=rho, rng=c) for c in children]
+    sets = gd50_sets()
     mmse = bsr.bayes_optimal_mmse(CK_ALPHA, 1.0, RHO)
-    # 1. their protocol: fixed CK_STEPS steps, no stopping rule, float32, the first data set, CK_INITS inits
     t0 = time.perf_counter()
-    fixed = bsr.gd(sets[0], n_inits=CK_INITS, lr=0.1, tol=0.0, max_steps=CK_STEPS, record_every=1, warn=False,
-                   dtype=np.float32, rng=np.random.default_rng(1))
+    fixed = fixed_protocol(sets[0])
     fixed_s = time.perf_counter() - t0
     hist = fixed.error_history                     # (CK_STEPS + 1, CK_INITS)
     checkpoints = np.arange(CK_EVERY, CK_STEPS + 1, CK_EVERY)
@@ -489,20 +565,6 @@ def fig_gd50(fig_rec):
     j = int(np.flatnonzero(np.isclose(ps["alpha"], CK_ALPHA))[0])
     their = float(ps["gen_error_mean"][j])
     their_ratio = their / mmse
-    fig, ax = plot.new_axes(width=6.4, height=4.4)
-    steps = np.arange(1, CK_STEPS + 1)
-    ax.semilogx(steps, hist[1:], color="C1", alpha=0.3, linewidth=0.7)
-    ax.semilogx(steps, hist[1:].mean(axis=1), color="C1", linewidth=2.2,
-                label=f"ours: mean and each of {CK_INITS} runs (one data set)")
-    ax.plot(checkpoints, at_checks, "o", color="k", markersize=4, label="checkpoints")
-    ax.axhline(mmse, color="C0", linewidth=1, label="Bayes-optimal MMSE")
-    ax.axhline(2 * mmse, color="C0", linewidth=1, linestyle="--", label="2 × MMSE")
-    ax.axhline(their_ratio * mmse, color="C3", linewidth=1.2, linestyle=":",
-               label=f"authors' single GD at $d = 100$: {their_ratio:.2f} × MMSE")
-    plot.finish(ax, xlabel="GD step", ylabel="test error (MSE)", fontsize=7, loc="lower right", frameon=True,
-                framealpha=0.9,
-                title=rf"single GD, their protocol, $d = L = {D50}$, $\alpha = {CK_ALPHA}$, step 0.1, float32")
-    fig.savefig(HERE / "fig_gd50.png", dpi=150)
     var_rows.insert(0, [(f"step 0.1, a fixed {CK_STEPS} steps (their protocol; one data set, checkpoints every "
                          f"{CK_EVERY})"), _span(at_checks),
                         f"{at_checks.min() / mmse:.2f}", f"{hist.min(axis=0).mean():.3f}",
@@ -513,11 +575,33 @@ def fig_gd50(fig_rec):
     lowest = min(min(v["final_ratio"], v["best_ratio"]) for v in var_rec)
     fig_rec["comparisons"] = [comparison("single GD at d = 50 (ours, every variant) vs 2 x MMSE, ratio",
                                          "runs_vs_theory", diffs=[v["final_ratio"] - 2 for v in var_rec])]
-    return {"ck_d": D50, "ck_alpha": CK_ALPHA, "ck_inits": CK_INITS, "ck_sets": CK_SETS, "ck_steps": CK_STEPS,
+    out = {"ck_d": D50, "ck_alpha": CK_ALPHA, "ck_inits": CK_INITS, "ck_sets": CK_SETS, "ck_steps": CK_STEPS,
             "ck_checkpoints": checkpoints.tolist(), "ck_at_checkpoints": at_checks.tolist(),
             "ck_fixed_best": float(hist.min(axis=0).mean()), "ck_fixed_train_final": train_final.tolist(),
             "ck_fixed_seconds": fixed_s, "ck_mmse": mmse, "ck_variants": var_rec,
             "ck_published_d100": their, "ck_published_ratio": their_ratio, "ck_lowest_ratio": lowest}
+    draw_gd50(out, hist)
+    return out
+
+
+def draw_gd50(data, hist):
+    """The fixed-budget figure from the stored results (``data``: ``results["data"]``) and the test error of each
+    run at every step (``hist``: (steps + 1, inits), from ``fixed_protocol()``; results.json keeps checkpoints)."""
+    mmse, ratio = data["ck_mmse"], data["ck_published_ratio"]
+    fig, ax = plot.new_axes(width=6.4, height=5.4)
+    steps = np.arange(1, hist.shape[0])
+    ax.semilogx(steps, hist[1:], color="C1", alpha=0.3, linewidth=0.7)
+    ax.semilogx(steps, hist[1:].mean(axis=1), color="C1", linewidth=2.2,
+                label=f"ours: mean and each of {hist.shape[1]} runs (one data set)")
+    ax.plot(data["ck_checkpoints"], data["ck_at_checkpoints"], "o", color="k", markersize=4, label="checkpoints")
+    ax.axhline(mmse, color="C0", linewidth=1, label="Bayes-optimal MMSE")
+    ax.axhline(2 * mmse, color="C0", linewidth=1, linestyle="--", label="2 × MMSE")
+    ax.axhline(ratio * mmse, color="C3", linewidth=1.2, linestyle=":",
+               label=f"authors' single GD at $d = 100$: {ratio:.2f} × MMSE")
+    plot.finish(ax, xlabel="GD step", ylabel="test error (MSE)", loc="upper left", bbox_to_anchor=(0.0, -0.16),
+                title=rf"single GD, their protocol, $d = L = {data['ck_d']}$, $\alpha = {data['ck_alpha']}$")
+    fig.savefig(HERE / "fig_gd50.png", dpi=150)
+
 
 
 def _authors_times(data):

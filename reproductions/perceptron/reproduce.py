@@ -100,13 +100,6 @@ def figure_1(fig_rec, data):
         mean, se = mean_se(errs, axis=1)
         at = np.array([glm.bayes_gen_error(a, "gaussian", "sign") for a in ALPHAS_GAUSS])
         z = z_scores(mean, se, at, 0 * at)
-        fig, ax = plot.new_axes(width=6.0, height=4.2)
-        plot.theory_curve(grid, theory, "Bayes-optimal = GAMP (state evolution)", ax=ax, color="k")
-        plot.experiment_points(ALPHAS_GAUSS, mean, se, ax=ax, color="C3",
-                               label=f"GAMP, d = {D}: mean ± s.e. over {SEEDS} data sets")
-        plot.finish(ax, r"$\alpha = n/d$", r"generalisation error $\arccos(\sqrt{q})/\pi$",
-                    title="Gaussian teacher, sign channel")
-        fig.savefig(HERE / "fig_1.png", dpi=150)
     fig_rec["comparisons"] = [comparison("GAMP runs vs Bayes-optimal state evolution", "runs_vs_theory", z=z)]
     rows = [[f"{a:g}", fmt(t), f"{m:.4f} ± {s:.4f}", f"{m - t:+.4f}", f"{zz:+.2f}", f"{int(it.mean())}"]
             for a, t, m, s, zz, it in zip(ALPHAS_GAUSS, at, mean, se, z, iters)]
@@ -116,6 +109,19 @@ def figure_1(fig_rec, data):
     data["fig1"] = {"alpha_grid": grid.tolist(), "theory_grid": theory.tolist(), "alphas": ALPHAS_GAUSS,
                     "gamp_mean": mean.tolist(), "gamp_se": se.tolist(), "theory": at.tolist(),
                     "gamp_runs": errs.tolist(), "iterations": iters.tolist(), "timing": timing}
+    draw_figure_1(data)
+
+
+def draw_figure_1(data):
+    """Figure 1 from the stored results (``data``: ``results["data"]``)."""
+    f = data["fig1"]
+    fig, ax = plot.new_axes(width=6.0, height=4.2)
+    plot.theory_curve(f["alpha_grid"], f["theory_grid"], "Bayes-optimal = GAMP (state evolution)", ax=ax, color="k")
+    plot.experiment_points(f["alphas"], f["gamp_mean"], f["gamp_se"], ax=ax, color="C3",
+                           label=f"GAMP, d = {data['d']}: mean ± s.e. over {data['seeds']} data sets")
+    plot.finish(ax, r"$\alpha = n/d$", r"generalisation error $\arccos(\sqrt{q})/\pi$",
+                title="Gaussian teacher, sign channel")
+    fig.savefig(HERE / "fig_1.png", dpi=150)
 
 
 def figure_2(fig_rec, data):
@@ -123,39 +129,12 @@ def figure_2(fig_rec, data):
     thr = {r["quantity"]: (float(r["lower"]), float(r["upper"])) for r in load_published(HERE, "rademacher_thresholds.csv")}
     with timed(fig_rec):
         it, alg = glm.perfect_learning_thresholds("rademacher", "sign")
-        grid = np.round(np.arange(0.01, 2.0001, 0.01), 4)
-        grid = np.sort(np.concatenate([grid, [it - 1e-4, it + 1e-4, alg - 1e-4, alg + 1e-4]]))
-        low = np.array([low_branch(a) for a in grid])
-        bayes = np.array([glm.bayes_gen_error(a, "rademacher", "sign") for a in grid])
-        gamp_se = np.array([bayes_classification_error(min(q, 1.0)) for q in low[:, 0]])
         ours_pub = np.array([low_branch(float(a)) for a in pub["alpha"]])
         timing = {"sample_s": 0.0, "gamp_s": 0.0}
         errs, iters = gamp_runs("rademacher", ALPHAS_BINARY, 12, timing)
         mean, se = mean_se(errs, axis=1)
         at = np.array([glm.state_evolution(a, "rademacher", "sign").algorithmic_error for a in ALPHAS_BINARY])
 
-        fig, (ax1, ax2) = plot.new_axes(ncols=2, width=5.2, height=4.2)
-        below = grid < alg
-        plot.theory_curve(grid[below], low[below, 1], "uninformed branch (ours)", ax=ax1, color="C0")
-        ax1.axhline(-np.log(2), color="C2", label=r"informed branch $q = 1$: $-\log 2$")
-        ax1.plot(pub["alpha"], pub["f_rs"], "x", color="k", markersize=5, label="authors' state evolution")
-        ax1.set_xlim(0.9, 1.55), ax1.set_ylim(-0.8, -0.55)
-        plot.theory_curve(grid, bayes, "Bayes-optimal (ours)", ax=ax2, color="k")
-        plot.theory_curve(grid, gamp_se, "GAMP: state evolution from q = 0 (ours)", ax=ax2, color="C0", linestyle="--")
-        ax2.plot(pub["alpha"], [bayes_classification_error(q) for q in pub["q"]], "x", color="k", markersize=5,
-                 label="authors' state evolution (from their q)")
-        plot.experiment_points(ALPHAS_BINARY, mean, se, ax=ax2, color="C3",
-                               label=f"GAMP, d = {D}: mean ± s.e. over {SEEDS} data sets")
-        for ax in (ax1, ax2):
-            plot.threshold_line(it, ax=ax)
-            plot.threshold_line(alg, ax=ax, color="C3")
-        ax1.text(it, -0.555, r"$\alpha_{\rm IT}$ ", va="top", ha="right")
-        ax1.text(alg, -0.555, r"$\alpha_{\rm alg}$ ", va="top", ha="right")
-        plot.finish(ax1, r"$\alpha$", r"free entropy $f_{\rm RS}$", title="(a) competing fixed points",
-                    loc="lower left", fontsize=8)
-        plot.finish(ax2, r"$\alpha$", r"generalisation error $\arccos(\sqrt{q})/\pi$",
-                    title="(b) binary teacher, sign channel", fontsize=8)
-        fig.savefig(HERE / "fig_2.png", dpi=150)
 
     low_pub = pub["alpha"] < thr["alpha_alg"][1]
     dq, df, dl = (ours_pub[:, 0] - pub["q"]), (ours_pub[:, 1] - pub["f_rs"]), (ours_pub[:, 2] - pub["label_mse"])
@@ -195,6 +174,43 @@ def figure_2(fig_rec, data):
                     "published_label_mse": pub["label_mse"].tolist(), "ours_label_mse": ours_pub[:, 2].tolist(),
                     "alphas": ALPHAS_BINARY, "gamp_mean": mean.tolist(), "gamp_se": se.tolist(),
                     "theory": at.tolist(), "gamp_runs": errs.tolist(), "iterations": iters.tolist(), "timing": timing}
+    draw_figure_2(data)
+
+
+def draw_figure_2(data):
+    """Figure 2 from the stored results (``data``: ``results["data"]``) and the published state evolution; the
+    theory curves are recomputed (deterministic)."""
+    f = data["fig2"]
+    pub = load_published(HERE, "rademacher_se.csv")
+    it, alg = f["alpha_it"], f["alpha_alg"]
+    grid = np.round(np.arange(0.01, 2.0001, 0.01), 4)
+    grid = np.sort(np.concatenate([grid, [it - 1e-4, it + 1e-4, alg - 1e-4, alg + 1e-4]]))
+    low = np.array([low_branch(a) for a in grid])
+    bayes = np.array([glm.bayes_gen_error(a, "rademacher", "sign") for a in grid])
+    gamp_se = np.array([bayes_classification_error(min(q, 1.0)) for q in low[:, 0]])
+    fig, (ax1, ax2) = plot.new_axes(ncols=2, width=5.2, height=5.2)
+    below = grid < alg
+    plot.theory_curve(grid[below], low[below, 1], "(a) uninformed branch (ours)", ax=ax1, color="C0")
+    ax1.axhline(-np.log(2), color="C2", label=r"(a) informed branch $q = 1$")
+    ax1.plot(pub["alpha"], pub["f_rs"], "x", color="k", markersize=5, label="authors' state evolution")
+    ax1.set_xlim(0.9, 1.55), ax1.set_ylim(-0.8, -0.55)
+    plot.theory_curve(grid, bayes, "Bayes-optimal (ours)", ax=ax2, color="k")
+    plot.theory_curve(grid, gamp_se, "GAMP's state evolution (ours)", ax=ax2, color="C0", linestyle="--")
+    ax2.plot(pub["alpha"], [bayes_classification_error(q) for q in pub["q"]], "x", color="k", markersize=5,
+             label="authors' state evolution")
+    plot.experiment_points(f["alphas"], f["gamp_mean"], f["gamp_se"], ax=ax2, color="C3",
+                           label=f"GAMP, d = {data['d']} ({data['seeds']} data sets)")
+    for ax in (ax1, ax2):
+        plot.threshold_line(it, ax=ax)
+        plot.threshold_line(alg, ax=ax, color="C3")
+    ax1.text(it, -0.555, r"$\alpha_{\rm IT}$ ", va="top", ha="right")
+    ax1.text(alg, -0.555, r"$\alpha_{\rm alg}$ ", va="top", ha="right")
+    plot.finish(ax1, r"$\alpha$", r"free entropy $f_{\rm RS}$", title="(a) competing fixed points", legend=False)
+    plot.finish(ax2, r"$\alpha$", "generalisation error", title="(b) binary teacher, sign channel", legend=False)
+    handles = dict(zip(*reversed(ax1.get_legend_handles_labels())))  # one legend under both panels, off the data
+    handles.update(zip(*reversed(ax2.get_legend_handles_labels())))
+    fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncol=2)
+    fig.savefig(HERE / "fig_2.png", dpi=150)
 
 
 def profile(data):

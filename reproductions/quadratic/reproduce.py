@@ -99,6 +99,122 @@ DATA["gamp_settings"] = {"tol": quadratic.GAMP_TOL, "max_iter": GAMP_CAP, "dampi
                          "strong_damping": quadratic.STRONG_DAMPING,
                          "strong_below_fraction_of_alpha_pr": quadratic.STRONG_DAMPING_BELOW}
 
+# ----------------------------------------------------------------------------------------------- figures
+# Each figure is drawn from the results alone (``results["data"]``, as results.json stores it), the authors'
+# published tables and theory curves recomputed here, so that it can be redrawn without rerunning the experiments.
+PUB_SINGLE, PUB_AVG = "gd_single_d100_kappa0.5.csv", "gd_averaged_d100_kappa0.5_64inits.csv"
+
+
+def draw_theory(data):
+    fig, (ax, axd) = plotting.new_axes(ncols=2, width=5.2, height=4.2)
+    for entry in data["theory"]:
+        kappa, delta = entry["kappa"], entry["delta"]
+        a_pub, v_pub, ours = (np.array(entry[k]) for k in ("alpha", "published", "ours"))
+        grid = np.linspace(0.0, a_pub.max(), 121)
+        label = rf"$\kappa={kappa}$, $\Delta={delta}$"
+        line = plotting.theory_curve(grid, [quadratic.bayes_optimal_mmse(a, kappa, delta) for a in grid],
+                                     label=label, ax=ax)
+        ax.plot(a_pub[::2], v_pub[::2], "x", color=line.get_color(), markersize=6)
+        axd.semilogy(a_pub, np.maximum(np.abs(ours - v_pub), 1e-9), "o-", color=line.get_color(), markersize=3,
+                     lw=1)
+    ax.plot([], [], "x", color="0.3", label="authors' curves (every 2nd point kept)")
+    plotting.finish(ax, r"$\alpha = n/d^2$", "MMSE", "Bayes-optimal error", legend=False)
+    axd.axhline(1e-4, color="0.5", lw=0.8, ls="--")
+    plotting.finish(axd, r"$\alpha$", "|ours - authors'|", "difference on the authors' alphas", legend=False)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2)  # one legend for both panels
+    fig.savefig(HERE / "fig_theory.png", dpi=150)
+
+
+def draw_gamp(data):
+    """Three panels (kappa, Delta) in a 2 x 2 grid, the legend they share in the fourth cell."""
+    fig, axes = plotting.new_axes(ncols=2, nrows=2, width=4.4, height=3.6)
+    axes = axes.ravel()
+    panel = {(0.5, 0.0): axes[0], (0.5, 0.25): axes[1], (1.0, 0.0): axes[2]}
+    for g in data["gamp"]:
+        d, kappa, delta = g["d"], g["kappa"], g["delta"]
+        ax = panel[(kappa, delta)]
+        theirs_d = 100 if d == D(100) else 200  # the authors' size (the file's), d itself but under --quick
+        pub = load_published(HERE, f"amp_d{theirs_d}_kappa{kappa}_delta{delta:g}.csv")
+        colour = "C0" if d == D(100) else "C3"
+        plotting.experiment_points(g["alpha"], g["mean"], g["se"], label=f"ours, d = {d} ({g['n_data']} data sets)",
+                                   ax=ax, color=colour)
+        plotting.experiment_points(pub["alpha"], pub["amp_mean"], pub["amp_std"], label=f"authors, d = {theirs_d}",
+                                   ax=ax, color=colour, fmt="s", mfc="none", alpha=0.6)
+    for (kappa, delta), ax in panel.items():
+        grid = np.linspace(0.0, 0.5, 101)
+        plotting.theory_curve(grid, [quadratic.bayes_optimal_mmse(a, kappa, delta) for a in grid], color="k",
+                              lw=1.2, label="Bayes-optimal MMSE", ax=ax)
+        if delta == 0:
+            plotting.threshold_line(quadratic.perfect_recovery_threshold(kappa), ax=ax)
+        plotting.finish(ax, r"$\alpha$", r"$\frac{1}{d}\|\hat S-S^*\|_F^2$", rf"$\kappa={kappa}$, $\Delta={delta}$",
+                        legend=False)
+    axes[3].axis("off")
+    axes[3].legend(*axes[0].get_legend_handles_labels(), loc="center")
+    fig.savefig(HERE / "fig_gamp.png", dpi=150)
+
+
+def draw_gd(data):
+    fig, axes = plotting.new_axes(ncols=len(data["gd"]), width=5.2, height=5.0, squeeze=False)
+    for ax, entry in zip(axes[0], data["gd"]):
+        kappa, alphas = entry["kappa"], entry["alpha"]
+        s_mean, s_se = mean_se(np.array(entry["single"]), axis=1)
+        a_mean, a_se = mean_se(np.array(entry["averaged"]), axis=1)
+        grid = np.linspace(0.0, 1.05 * max(alphas), 81)
+        g_mmse = np.array([quadratic.bayes_optimal_mmse(a, kappa) for a in grid])
+        plotting.theory_curve(grid, g_mmse, color="k", lw=1.2, label="Bayes-optimal MMSE", ax=ax)
+        plotting.theory_curve(grid, 2 * g_mmse, color="k", lw=1.0, ls="--", label="2 MMSE", ax=ax)
+        plotting.experiment_points(alphas, s_mean, s_se, label="single GD (ours)", ax=ax, color="C1")
+        plotting.experiment_points(alphas, a_mean, a_se, label="averaged GD (ours)", ax=ax, color="C2", fmt="D")
+        if "published" in entry:
+            ps, pa = load_published(HERE, PUB_SINGLE), load_published(HERE, PUB_AVG)
+            show = ps["alpha"] <= 1.05 * max(alphas)
+            # their spreads are numpy's std (ddof = 0) over their runs: s.e. = std / sqrt(runs - 1)
+            ps_se, pa_se = ps["std_last"] / np.sqrt(ps["runs"] - 1), pa["std"] / np.sqrt(pa["data_sets"] - 1)
+            plotting.experiment_points(ps["alpha"][show], ps["mean_last"][show], ps_se[show], ax=ax, color="C1",
+                                       fmt="o", mfc="none", markersize=3, alpha=0.5,
+                                       label="authors' single runs (Adam)")
+            show = pa["alpha"] <= 1.05 * max(alphas)
+            plotting.experiment_points(pa["alpha"][show], pa["mean"][show], pa_se[show], ax=ax, color="C2",
+                                       fmt="D", mfc="none", markersize=3, alpha=0.5, label="authors' averaged GD")
+            adam = entry["adam"]
+            plotting.experiment_points(alphas, adam["mean_3000"], adam["se_3000"], ax=ax, color="C4", fmt="^",
+                                       label=f"Adam, lr {adam['lr']} (ours)")
+        plotting.finish(ax, r"$\alpha$", r"$\frac{1}{d}\|\hat S-S^*\|_F^2$",
+                        rf"$\kappa={kappa}$, d = {entry['d']}, $\Delta=0$", legend=False)
+    # one legend under both panels: the first (kappa = 0.5) has every entry; K is in the caption
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncol=3)
+    fig.savefig(HERE / "fig_gd.png", dpi=150, bbox_inches="tight")
+
+
+def draw_sizes(data):
+    sizes = data["sizes"]
+    alphas, mmse = np.array(sizes["alpha"]), np.array(sizes["mmse"])
+    dims = sorted(int(d) for d in sizes["runs"])
+    fig, (ax, axe) = plotting.new_axes(ncols=2, width=5.2, height=4.6)
+    grid = np.linspace(0.0, 0.4, 81)
+    plotting.theory_curve(grid, [quadratic.bayes_optimal_mmse(a, 0.5) for a in grid], color="k", lw=1.2,
+                          label="Bayes-optimal MMSE", ax=ax)
+    excess = {}
+    for k, d in enumerate(dims):
+        run = sizes["runs"][str(d)]
+        n_data = len(run["errors"][0])
+        mean, se = np.array(run["mean"]), np.array([np.nan if x is None else x for x in run["se"]])
+        excess[d] = (mean - mmse, se)
+        plotting.experiment_points(alphas + 0.004 * (k - 1.5), mean, None if n_data == 1 else se, ax=ax,
+                                   color=f"C{k}", label=f"d = {d} ({n_data} data set{'s' if n_data > 1 else ''})")
+    for i, a in enumerate(alphas):
+        ex = np.array([excess[d][0][i] for d in dims])
+        ee = np.array([excess[d][1][i] for d in dims])
+        axe.errorbar(dims, ex, yerr=np.where(np.isnan(ee), 0, ee), fmt="o-", capsize=3, label=rf"$\alpha={a:g}$")
+    axe.set_xscale("log", base=2)
+    axe.set_xticks(dims, [str(d) for d in dims])  # label the sizes run, not powers of two
+    axe.minorticks_off()
+    axe.axhline(0, color="k", lw=1)
+    plotting.finish(ax, r"$\alpha$", r"$\frac{1}{d}\|\hat S-S^*\|_F^2$", r"GAMP-RIE, $\kappa=0.5$, $\Delta=0$")
+    plotting.finish(axe, "d", "GAMP-RIE error - MMSE", "finite-size excess")
+    fig.savefig(HERE / "fig_sizes.png", dpi=150)
+
+
 # ----------------------------------------------------------------------------------------------- 1. theory
 fig1 = {"id": "theory", "file": "fig_theory.png", "title": "Bayes-optimal MMSE against the authors' theory curves",
         "authors_time": authors_time(
@@ -108,7 +224,6 @@ THEORY = [("theory_noiseless_kappa0.1.csv", 0.1, 0.0), ("theory_noiseless_kappa0
           ("theory_noiseless_kappa1.0.csv", 1.0, 0.0), ("theory_delta0.25_kappa0.5.csv", 0.5, 0.25)]
 C0 = time.process_time()
 with timed(fig1):
-    fig, (ax, axd) = plotting.new_axes(ncols=2)
     rows, comps, DATA["theory"] = [], [], []
     for k, (name, kappa, delta) in enumerate(THEORY):
         pub = load_published(HERE, name)
@@ -116,14 +231,7 @@ with timed(fig1):
         ours = np.array([quadratic.bayes_optimal_mmse(a, kappa, delta) for a in a_pub])
         # continuity check of our noiseless branch: the noisy equation at Delta = 1e-9 gives the same numbers
         tiny = np.array([quadratic.bayes_optimal_mmse(a, kappa, 1e-9) for a in a_pub]) if delta == 0 else ours
-        grid = np.linspace(0.0, a_pub.max(), 121)
-        label = rf"$\kappa={kappa}$, $\Delta={delta}$"
-        line = plotting.theory_curve(grid, [quadratic.bayes_optimal_mmse(a, kappa, delta) for a in grid],
-                                     label=label, ax=ax)
-        ax.plot(a_pub[::2], v_pub[::2], "x", color=line.get_color(), markersize=6)
         diff = ours - v_pub
-        axd.semilogy(a_pub, np.maximum(np.abs(diff), 1e-9), "o-", color=line.get_color(), markersize=3, lw=1,
-                     label=label)
         i = int(np.argmax(np.abs(diff)))
         inner = np.abs(diff[(a_pub > 0.002) & (a_pub < a_pub.max())])
         rows.append([f"kappa = {kappa}, Delta = {delta}", len(a_pub), f"{abs(diff[i]):.1e} (alpha = {a_pub[i]:.4f})",
@@ -134,12 +242,7 @@ with timed(fig1):
         DATA["theory"].append({"file": name, "kappa": kappa, "delta": delta, "alpha": a_pub.tolist(),
                                "published": v_pub.tolist(), "ours": ours.tolist(),
                                "ours_delta_1e-9": tiny.tolist()})
-    ax.plot([], [], "x", color="0.3", label="authors' curves (every 2nd point kept)")
-    plotting.finish(ax, r"$\alpha = n/d^2$", r"MMSE $=\frac{1}{d}\|S^*-\hat S\|_F^2$", "Bayes-optimal error",
-                    fontsize=8)
-    axd.axhline(1e-4, color="0.5", lw=0.8, ls="--")
-    plotting.finish(axd, r"$\alpha$", "|ours - authors'|", "difference on the authors' alphas", fontsize=8)
-    fig.savefig(HERE / "fig_theory.png", dpi=150)
+    draw_theory(DATA)
     fig1["comparisons"] = comps
     (HERE / "table_theory.md").write_text(markdown_table(
         ["curve", "points", "largest abs. difference (where)", "median abs. difference", "points off by > 1e-4",
@@ -161,11 +264,8 @@ SETS = [  # (d, kappa, Delta, our alphas, data sets, published file)
 PER_ITER = {}  # d -> list of (alpha, seconds per iteration)
 C0 = time.process_time()
 with timed(fig2):
-    fig, axes = plotting.new_axes(ncols=3, width=4.6)
-    panel = {(0.5, 0.0): axes[0], (0.5, 0.25): axes[1], (1.0, 0.0): axes[2]}
     rows, comps, DATA["gamp"] = [], [], []
     for d, kappa, delta, alphas, n_data, name in SETS:
-        ax = panel[(kappa, delta)]
         errs, per_iter = gamp_runs(d, kappa, delta, alphas, n_data)
         PER_ITER.setdefault(d, []).extend((a, t) for a, row in zip(alphas, per_iter) for t in row)
         mean, se = mean_se(errs, axis=1)
@@ -173,11 +273,6 @@ with timed(fig2):
         pub = load_published(HERE, name)
         idx = [int(np.argmin(np.abs(pub["alpha"] - a))) for a in alphas]
         p_mean, p_std = pub["amp_mean"][idx], pub["amp_std"][idx]
-        colour = "C0" if d == D(100) else "C3"
-        plotting.experiment_points(alphas, mean, se, label=f"ours, d = {d} ({n_data} data sets)", ax=ax,
-                                   color=colour)
-        plotting.experiment_points(pub["alpha"], pub["amp_mean"], pub["amp_std"], label=f"authors, d = {d}",
-                                   ax=ax, color=colour, fmt="s", mfc="none", alpha=0.6)
         # their std is over their runs (np.std, ddof=0); with the notebook's default of 2 runs it equals the s.e.
         z_pub = z_scores(mean, se, p_mean, np.maximum(p_std, 1e-12))
         z_th = (mean - theory) / np.maximum(se, 1e-12)
@@ -196,15 +291,7 @@ with timed(fig2):
                              "published_std": p_std.tolist(), "z_published": z_pub.tolist(),
                              "z_theory": z_th.tolist()})
         print(f"  gamp d={d} kappa={kappa} Delta={delta}: {time.perf_counter() - T0:.0f} s", flush=True)
-    for (kappa, delta), ax in panel.items():
-        grid = np.linspace(0.0, 0.5, 101)
-        plotting.theory_curve(grid, [quadratic.bayes_optimal_mmse(a, kappa, delta) for a in grid], color="k",
-                              lw=1.2, label="Bayes-optimal MMSE", ax=ax)
-        if delta == 0:
-            plotting.threshold_line(quadratic.perfect_recovery_threshold(kappa), ax=ax)
-        plotting.finish(ax, r"$\alpha$", r"$\frac{1}{d}\|\hat S-S^*\|_F^2$", rf"$\kappa={kappa}$, $\Delta={delta}$",
-                        fontsize=8)
-    fig.savefig(HERE / "fig_gamp.png", dpi=150)
+    draw_gamp(DATA)
     fig2["comparisons"] = comps
     (HERE / "table_gamp.md").write_text(markdown_table(
         ["runs", "alphas x data sets", "largest abs. diff. ours - authors'", "largest abs. z (where)",
@@ -227,13 +314,10 @@ GD_D, GD_DATA = 100, 2
 GD_SETS = [(0.5, [0.0479167, 0.0966667, 0.150833, 0.199583], 64),
            (0.1, [0.03, 0.06, 0.08], 16)][: 1 if QUICK else 2]  # (kappa, alphas, initialisations per data set)
 ADAM_LR, ADAM_STEPS, ADAM_K = 0.01, 3000, 8  # their committed GD_vanilla.py: torch Adam, lr 0.01 (3000 stored steps)
-PUB_SINGLE, PUB_AVG = "gd_single_d100_kappa0.5.csv", "gd_averaged_d100_kappa0.5_64inits.csv"
 C0 = time.process_time()
 with timed(fig3):
-    fig, axes = plotting.new_axes(ncols=len(GD_SETS), width=5.2, squeeze=False)
-    axes = axes[0]
     rows, comps, DATA["gd"] = [], [], []
-    for ax, (kappa, alphas, GD_K) in zip(axes, GD_SETS):
+    for kappa, alphas, GD_K in GD_SETS:
         single, avg, steps = np.zeros((len(alphas), GD_DATA)), np.zeros((len(alphas), GD_DATA)), 0
         adam = np.zeros((len(alphas), GD_DATA, 2))  # mean over ADAM_K inits after 1000 and 3000 Adam steps
         for i, a in enumerate(alphas):
@@ -252,15 +336,6 @@ with timed(fig3):
         mmse = np.array([quadratic.bayes_optimal_mmse(a, kappa) for a in alphas])
         s_mean, s_se = mean_se(single, axis=1)
         a_mean, a_se = mean_se(avg, axis=1)
-        grid = np.linspace(0.0, 1.05 * max(alphas), 81)
-        g_mmse = np.array([quadratic.bayes_optimal_mmse(a, kappa) for a in grid])
-        plotting.theory_curve(grid, g_mmse, color="k", lw=1.2, label="Bayes-optimal MMSE", ax=ax)
-        plotting.theory_curve(grid, 2 * g_mmse, color="k", lw=1.0, ls="--", label="2 MMSE (one posterior sample)",
-                              ax=ax)
-        plotting.experiment_points(alphas, s_mean, s_se, label=f"single GD (mean of {GD_K} runs)", ax=ax,
-                                   color="C1")
-        plotting.experiment_points(alphas, a_mean, a_se, label=f"averaged GD ({GD_K} inits)", ax=ax, color="C2",
-                                   fmt="D")
         entry = {"kappa": kappa, "d": GD_D, "n_inits": GD_K, "n_data": GD_DATA, "alpha": alphas,
                  "single": single.tolist(), "averaged": avg.tolist(), "mmse": mmse.tolist(),
                  "max_steps_taken": steps}
@@ -270,18 +345,9 @@ with timed(fig3):
                                 diffs=a_mean - mmse * (1 + 1 / GD_K)))
         if kappa == 0.5 and GD_D == 100:
             ps, pa = load_published(HERE, PUB_SINGLE), load_published(HERE, PUB_AVG)
-            show = ps["alpha"] <= 1.05 * max(alphas)
             # their spreads are numpy's std (ddof = 0) over their runs: s.e. = std / sqrt(runs - 1)
             ps_se, pa_se = ps["std_last"] / np.sqrt(ps["runs"] - 1), pa["std"] / np.sqrt(pa["data_sets"] - 1)
-            plotting.experiment_points(ps["alpha"][show], ps["mean_last"][show], ps_se[show], ax=ax, color="C1",
-                                       fmt="o", mfc="none", markersize=3, alpha=0.5,
-                                       label="authors' single runs (Adam, last of 3000 steps)")
-            show = pa["alpha"] <= 1.05 * max(alphas)
-            plotting.experiment_points(pa["alpha"][show], pa["mean"][show], pa_se[show], ax=ax, color="C2",
-                                       fmt="D", mfc="none", markersize=3, alpha=0.5, label="authors' averaged GD (64 inits)")
             ad_mean, ad_se = mean_se(adam[:, :, 1], axis=1)
-            plotting.experiment_points(alphas, ad_mean, ad_se, ax=ax, color="C4", fmt="^",
-                                       label=f"ours, Adam lr {ADAM_LR}, {ADAM_STEPS} steps ({ADAM_K} inits)")
             i_s = [int(np.argmin(np.abs(ps["alpha"] - a))) for a in alphas]
             i_a = [int(np.argmin(np.abs(pa["alpha"] - a))) for a in alphas]
             assert np.allclose(ps["alpha"][i_s], alphas) and np.allclose(pa["alpha"][i_a], alphas)
@@ -304,9 +370,6 @@ with timed(fig3):
             entry["adam"] = {"lr": ADAM_LR, "steps": ADAM_STEPS, "n_inits": ADAM_K,
                              "after_1000": adam[:, :, 0].tolist(), "after_3000": adam[:, :, 1].tolist(),
                              "mean_3000": ad_mean.tolist(), "se_3000": ad_se.tolist()}
-        plotting.finish(ax, r"$\alpha$", r"$\frac{1}{d}\|\hat S-S^*\|_F^2$",
-                        rf"$\kappa={kappa}$, d = {GD_D}, $\Delta=0$", fontsize=7, loc="upper center",
-                        bbox_to_anchor=(0.5, -0.16), ncol=2)
         for i, a in enumerate(alphas):
             pub = entry.get("published")
             rows.append([f"kappa = {kappa}, alpha = {a:g}", fmt(mmse[i]), f"{fmt(s_mean[i])} +- {fmt(s_se[i])}",
@@ -317,7 +380,7 @@ with timed(fig3):
                          f"{fmt(entry['adam']['mean_3000'][i])} +- {fmt(entry['adam']['se_3000'][i])}"
                          if pub else "-"])
         DATA["gd"].append(entry)
-    fig.savefig(HERE / "fig_gd.png", dpi=150, bbox_inches="tight")
+    draw_gd(DATA)
     fig3["comparisons"] = comps
     (HERE / "table_gd.md").write_text(markdown_table(
         ["point", "Bayes MMSE", "single GD (mean +- s.e.)", "single / MMSE", "averaged GD", "averaged / MMSE",
@@ -345,32 +408,13 @@ with timed(fig4):
         print(f"  beyond d={d}: {time.perf_counter() - T0:.0f} s", flush=True)
     mmse = np.array([quadratic.bayes_optimal_mmse(a, 0.5) for a in B_ALPHAS])
     dims = sorted(by_d)
-    fig, (ax, axe) = plotting.new_axes(ncols=2, width=5.2)
-    grid = np.linspace(0.0, 0.4, 81)
-    plotting.theory_curve(grid, [quadratic.bayes_optimal_mmse(a, 0.5) for a in grid], color="k", lw=1.2,
-                          label="Bayes-optimal MMSE", ax=ax)
     rows, DATA["sizes"], excess = [], {"alpha": B_ALPHAS, "mmse": mmse.tolist(), "runs": {}}, {}
     for k, d in enumerate(dims):
         errs = by_d[d]
         mean, se = mean_se(errs, axis=1) if errs.shape[1] > 1 else (errs[:, 0], np.full(len(B_ALPHAS), np.nan))
-        excess[d] = (mean - mmse, se)
-        plotting.experiment_points(np.array(B_ALPHAS) + 0.004 * (k - 1.5), mean,
-                                   None if errs.shape[1] == 1 else se, ax=ax, color=f"C{k}",
-                                   label=f"d = {d} ({errs.shape[1]} data set{'s' if errs.shape[1] > 1 else ''})")
         DATA["sizes"]["runs"][str(d)] = {"errors": errs.tolist(), "mean": mean.tolist(),
                                          "se": [None if math.isnan(x) else x for x in se]}
-    for i, a in enumerate(B_ALPHAS):
-        ex = np.array([excess[d][0][i] for d in dims])
-        ee = np.array([excess[d][1][i] for d in dims])
-        axe.errorbar(dims, ex, yerr=np.where(np.isnan(ee), 0, ee), fmt="o-", capsize=3, label=rf"$\alpha={a}$")
-    axe.set_xscale("log", base=2)
-    axe.set_xticks(dims, [str(d) for d in dims])  # label the sizes run, not powers of two
-    axe.minorticks_off()
-    axe.axhline(0, color="k", lw=1)
-    plotting.finish(ax, r"$\alpha$", r"$\frac{1}{d}\|\hat S-S^*\|_F^2$", r"GAMP-RIE, $\kappa=0.5$, $\Delta=0$",
-                    fontsize=8)
-    plotting.finish(axe, "d", "GAMP-RIE error - MMSE", "finite-size excess", fontsize=8)
-    fig.savefig(HERE / "fig_sizes.png", dpi=150)
+    draw_sizes(DATA)
     comps = []
     for d in dims:
         mean = np.array(DATA["sizes"]["runs"][str(d)]["mean"])
