@@ -860,6 +860,8 @@ FUZZED_MODULES = ("amp", "attention", "bsr", "channels", "dataset", "denoising",
 #: Public callables that are deliberately not in TABLE, with the reason.
 NOT_FUZZED = {
     "attention.self_consistency": "a diagnostic of the GAMP-RIE loop on its internal objects; exercised by gamp_rie",
+    "experiments.parallel_map": "fuzzing n_jobs with large integers would start that many processes; its arguments "
+                                "and errors are tested in tests/test_parallel.py",
 }
 #: Dataclasses with these name endings are result or data containers (built by the library, not by the user).
 CONTAINERS = ("Result", "Curve", "Errors", "Simulation", "Lambda", "Sweep", "Thresholds", "FixedPoint", "Dataset",

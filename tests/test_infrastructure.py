@@ -34,9 +34,42 @@ def test_size_presets(monkeypatch):
     # every experiment still has independent repetitions for its error bars at both sizes
     for preset in (lecture, paper):
         assert all(getattr(preset, f) >= 2 for f in preset.__dataclass_fields__ if f.endswith(("_seeds", "_datasets")))
+    # the full preset is the paper preset with the papers' protocols where that one shrinks them: never smaller,
+    # repetitions included
+    full = config.PRESETS["full"]
+    larger = [f for f in paper.__dataclass_fields__ if getattr(full, f) != getattr(paper, f)]
+    assert set(larger) >= {"bsr_gd_alphas", "bsr_gd_max_steps", "quadratic_gd_inits", "attention_gd_d"}
+    assert all(size(getattr(full, f)) > size(getattr(paper, f)) for f in larger), larger
+    assert full.bsr_gd_L == 100 and full.bsr_gd_inits == 64 and full.bsr_gd_max_steps == 50_000
+    assert max(full.bsr_gd_alphas) >= 0.3 and full.quadratic_gd_inits == 64 and full.attention_gd_d == 200
+    assert set(config.HARDWARE) == set(config.PRESETS) and "GPU" in config.HARDWARE["full"]
     monkeypatch.setenv("SOLVABLE_SIZE", "huge")
-    with pytest.raises(ValueError, match="SOLVABLE_SIZE must be one of 'lecture', 'paper'"):
+    with pytest.raises(ValueError, match="SOLVABLE_SIZE must be one of 'lecture', 'paper', 'full'"):
         config.sizes()
+
+
+def test_workers_and_device_come_from_the_preset_or_the_environment(monkeypatch):
+    for var in ("SOLVABLE_SIZE", "SOLVABLE_JOBS", "SOLVABLE_DEVICE"):
+        monkeypatch.delenv(var, raising=False)
+    assert config.n_jobs() is None and config.device() == "cpu"  # lecture: as the committed outputs were made
+    monkeypatch.setenv("SOLVABLE_SIZE", "paper")
+    assert config.n_jobs() == -1 and config.device() == "cpu"
+    monkeypatch.setenv("SOLVABLE_SIZE", "full")
+    assert config.device() == "auto" and config.n_jobs("cuda") == 1  # one process drives the GPU
+    monkeypatch.setenv("SOLVABLE_JOBS", "4")
+    monkeypatch.setenv("SOLVABLE_DEVICE", "CPU")
+    assert config.n_jobs() == 4 and config.device() == "cpu"
+    for bad in ("0", "two", "1.5"):
+        monkeypatch.setenv("SOLVABLE_JOBS", bad)
+        with pytest.raises(ValueError, match="SOLVABLE_JOBS must be a non-zero integer"):
+            config.n_jobs()
+    monkeypatch.setenv("SOLVABLE_DEVICE", "tpu")
+    with pytest.raises(ValueError, match="SOLVABLE_DEVICE must be one of 'cpu', 'cuda', 'auto'"):
+        config.device()
+    with pytest.raises(ValueError, match="device must be one of"):
+        config.n_jobs("gpu")
+    with pytest.raises(TypeError, match="device must be one of"):
+        config.n_jobs(0)
 
 
 @pytest.mark.parametrize("check,args,message", [

@@ -1,32 +1,46 @@
-"""Experiment sizes, read from one place: the ``lecture`` and ``paper`` presets.
+"""Experiment sizes, read from one place: the ``lecture``, ``paper`` and ``full`` presets, and the hardware they need.
 
 Every chapter and benchmark takes its sizes from :func:`sizes`; nothing hard-codes a size twice.
-The preset is chosen by the environment variable ``SOLVABLE_SIZE`` (``lecture`` by default, or
-``paper``)::
+The preset is chosen by the environment variable ``SOLVABLE_SIZE`` (``lecture`` by default, ``paper`` or
+``full``)::
 
     SOLVABLE_SIZE=paper jupyter execute --inplace chapters/01_perceptron.ipynb
 
-``lecture`` keeps every chapter under 3 minutes on 2 cores (the nbval regression tests run it);
-``paper`` uses the sizes of the original figures and takes longer (the chapter prints how long).
-Numbers asserted inside a chapter carry tolerances computed from the size, so both presets pass.
+What each preset needs (:data:`HARDWARE`):
+
+- ``lecture`` keeps every chapter under 3 minutes on 2 cores (the nbval regression tests run it);
+- ``paper`` uses the sizes of the original figures where 2 CPU cores can afford them, and says in the chapter where
+  it cannot;
+- ``full`` runs the papers' own protocols (gradient descent at the papers' sizes, numbers of initialisations and
+  step caps): it is meant for a GPU, or a machine with many cores.
+
+Two more variables say where the runs go. ``SOLVABLE_JOBS`` is the number of worker processes of the chapters'
+sweeps (:func:`n_jobs`; ``-1`` every core); ``SOLVABLE_DEVICE`` is where gradient descent runs (:func:`device`:
+``cpu``, ``cuda`` or ``auto``, the GPU when PyTorch or CuPy sees one). Numbers asserted inside a chapter carry
+tolerances computed from the size, so every preset passes, and the results do not depend on the number of workers.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from .results import record
 
-__all__ = ["Sizes", "PRESETS", "preset_name", "sizes"]
+__all__ = ["Sizes", "PRESETS", "HARDWARE", "preset_name", "sizes", "n_jobs", "device"]
 
 ENV_VAR = "SOLVABLE_SIZE"
+JOBS_VAR = "SOLVABLE_JOBS"
+DEVICE_VAR = "SOLVABLE_DEVICE"
+DEVICES = ("cpu", "cuda", "auto")
 
 
 @record
 class Sizes:
     """Sizes of every experiment of the course; the field names say which chapter uses them.
 
-    The two instances are ``PRESETS["lecture"]`` and ``PRESETS["paper"]``; :func:`sizes` returns the active one.
+    The instances are ``PRESETS["lecture"]``, ``PRESETS["paper"]`` and ``PRESETS["full"]``; :func:`sizes` returns
+    the active one.
 
     Parameters
     ----------
@@ -187,8 +201,9 @@ class Sizes:
     smi2_gamp_nodes: int
     smi2_gamp_iterations: int
 
-#: The presets by name, each a :class:`Sizes`: ``"lecture"`` (every chapter under 3 minutes on 2 cores) and
-#: ``"paper"`` (the sizes of the original figures, or as close as a laptop allows).
+#: The presets by name, each a :class:`Sizes`: ``"lecture"`` (every chapter under 3 minutes on 2 cores),
+#: ``"paper"`` (the sizes of the original figures, or as close as 2 cores allow) and ``"full"`` (the papers' own
+#: protocols; see :data:`HARDWARE`).
 #:
 #: :meta hide-value:
 PRESETS = {
@@ -358,13 +373,46 @@ PRESETS = {
 }
 
 
+# The papers' protocols where the paper preset shrinks them: chapter 3's gradient descent at d = L = 100 with 64
+# initialisations on every alpha up to alpha_PR and the paper's cap of 5e4 steps (arXiv:2410.18858); chapter 4's 64
+# initialisations (arXiv:2408.03733); chapter 5's Adam students at the paper's d = 200 (arXiv:2506.01582).
+PRESETS["full"] = dataclasses.replace(
+    PRESETS["paper"],
+    bsr_gd_alphas=(0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
+    bsr_gd_noisy_alphas=(0.05, 0.1, 0.15, 0.2, 0.25),
+    bsr_gd_max_steps=50_000,
+    bsr_gd_stopping_L=100,
+    quadratic_gd_inits=64,
+    attention_gd_d=200,
+)
+
+#: What each preset needs, in words: the hardware it was written for and how long it takes there (measured on
+#: the machine named, or said to be an estimate).
+#:
+#: :meta hide-value:
+HARDWARE = {
+    "lecture": "2 CPU cores: each chapter runs in 1 to 3 minutes (the test suite executes this preset).",
+    "paper": "2 CPU cores: about 25 minutes for the five chapters, each chapter spreading its independent runs "
+             "over the cores (SOLVABLE_JOBS, default every core).",
+    "full": "a GPU seen by PyTorch or CuPy (SOLVABLE_DEVICE=auto, the default of this preset) for the gradient "
+            "descents of chapters 3-5, and every core for the other sweeps; or, without a GPU, a machine with "
+            "16 or more cores. On 2 CPU cores its gradient descents alone take many hours (an estimate: about 0.1 s "
+            "per step for 64 students at d = L = 100, and thousands of steps per run near alpha_PR).",
+}
+
+#: Workers of the chapters' sweeps by preset (None: one after the other, as the committed outputs were made).
+_DEFAULT_JOBS = {"lecture": None, "paper": -1, "full": -1}
+#: Where gradient descent runs by preset.
+_DEFAULT_DEVICE = {"lecture": "cpu", "paper": "cpu", "full": "auto"}
+
+
 def preset_name() -> str:
     """The name of the active preset: the value of the environment variable ``SOLVABLE_SIZE``.
 
     Returns
     -------
     str
-        ``"lecture"`` (the default, also when the variable is unset or empty) or ``"paper"``.
+        ``"lecture"`` (the default, also when the variable is unset or empty), ``"paper"`` or ``"full"``.
 
     Raises
     ------
@@ -391,3 +439,80 @@ def sizes() -> Sizes:
         If ``SOLVABLE_SIZE`` names no preset (see :func:`preset_name`).
     """
     return PRESETS[preset_name()]
+
+
+def device() -> str:
+    """Where the chapters run gradient descent: the environment variable ``SOLVABLE_DEVICE``, or the preset's.
+
+    Returns
+    -------
+    str
+        ``"cpu"`` (NumPy), ``"cuda"`` (a GPU through PyTorch or CuPy) or ``"auto"`` (the GPU where one is seen,
+        otherwise NumPy); the default is ``"cpu"`` for the ``lecture`` and ``paper`` presets and ``"auto"`` for
+        ``full``. The ``device`` argument of ``bsr.gd``, ``quadratic.gd`` and ``attention.gd`` takes it.
+
+    Raises
+    ------
+    ValueError
+        If ``SOLVABLE_DEVICE`` names no device, or ``SOLVABLE_SIZE`` no preset.
+    """
+    value = os.environ.get(DEVICE_VAR, "").strip().lower()
+    if not value:
+        return _DEFAULT_DEVICE[preset_name()]
+    if value not in DEVICES:
+        raise ValueError(f"{DEVICE_VAR} must be one of {', '.join(map(repr, DEVICES))}; got {value!r}")
+    return value
+
+
+def n_jobs(device: str = "cpu") -> int | None:
+    """Worker processes for a chapter's independent runs: ``SOLVABLE_JOBS``, or the preset's.
+
+    Parameters
+    ----------
+    device : {"cpu", "cuda", "auto"}, optional
+        Where the runs compute. Runs on a GPU go one after the other (``1``): one process drives the GPU, which
+        runs the students of a run side by side itself. ``"auto"`` counts as a GPU where one is seen.
+
+    Returns
+    -------
+    int or None
+        The ``n_jobs`` of :func:`solvable.experiments.sweep` and :func:`solvable.experiments.parallel_map`:
+        None (one after the other, in the chapter's own process; the ``lecture`` preset, as its committed outputs
+        were made), ``-1`` (every core; ``paper`` and ``full``), or the integer ``SOLVABLE_JOBS`` gives. The
+        results are the same for every value.
+
+    Raises
+    ------
+    TypeError
+        If ``device`` is not a string.
+    ValueError
+        If ``device`` names no device, ``SOLVABLE_JOBS`` is not a non-zero integer, or ``SOLVABLE_SIZE`` names no
+        preset.
+    """
+    if not isinstance(device, str):
+        raise TypeError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
+    if device.strip().lower() not in DEVICES:
+        raise ValueError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
+    if _on_gpu(device.strip().lower()):
+        return 1
+    value = os.environ.get(JOBS_VAR, "").strip()
+    if not value:
+        return _DEFAULT_JOBS[preset_name()]
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs == 0:
+        raise ValueError(f"{JOBS_VAR} must be a non-zero integer (-1: every core); got {value!r}")
+    return jobs
+
+
+def _on_gpu(device: str) -> bool:
+    """Whether gradient descent at ``device`` runs on a GPU (``"auto"`` asks :mod:`solvable.backend`)."""
+    if device == "cuda":
+        return True
+    if device == "auto":
+        from .backend import gpu_available   # imported here: the GPU libraries load only when asked for
+
+        return gpu_available()
+    return False

@@ -6,6 +6,11 @@ teacher and data at this value of the parameter, run an algorithm, return its er
 seed, error, iterations, converged, seconds), and the sweep is summarised by the mean and the standard error of
 the mean over seeds (:func:`mean_se`).
 
+The runs are independent, so they can run side by side: :func:`parallel_map` (which :func:`sweep` uses) hands them
+to joblib, on the cores of this machine (``n_jobs``) or on a Dask cluster through joblib's Dask backend. Every run
+receives its own child generator, spawned in order in the calling process, so the results do not depend on the
+number of workers or on where they run.
+
 References
 ----------
 Every chapter's figures of theory against experiment, e.g. Chapter 1, Sec. "The algorithm: GAMP follows state
@@ -18,14 +23,15 @@ import dataclasses
 import math
 import numbers
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
+import joblib
 import numpy as np
 
 from .results import record
 from .validation import check_array, check_int, check_rng
 
-__all__ = ["Run", "Sweep", "sweep", "mean_se", "MAX_RUNS"]
+__all__ = ["Run", "Sweep", "sweep", "parallel_map", "mean_se", "MAX_RUNS"]
 
 #: The most runs one sweep will start (a figure of the course needs a few hundred).
 MAX_RUNS = 10**6
@@ -186,12 +192,84 @@ def _measure(outcome):
     raise TypeError(f"run must return a number or a result with a numeric .error, got {type(outcome).__name__}")
 
 
+def _check_jobs(n_jobs):
+    """``n_jobs`` as joblib takes it: None (joblib's default, sequential unless a ``parallel_config`` says
+    otherwise), a positive count of workers, or a negative one (-1: every core)."""
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (numbers.Integral,)):
+        raise TypeError(f"n_jobs must be None or an integer, got {n_jobs!r}")
+    if int(n_jobs) == 0:
+        raise ValueError("n_jobs must be None, a positive number of workers or a negative one (-1: every core), "
+                         "got 0")
+    return int(n_jobs)
+
+
+def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = None) -> list:
+    """``[function(job) for job in jobs]``, the jobs run side by side by joblib.
+
+    The one way the course runs independent computations in parallel: :func:`sweep` uses it, and so do the
+    chapters and the reproductions for runs that return more than one number.
+
+    Parameters
+    ----------
+    function : callable
+        Applied to each job. With several workers it travels to them by ``cloudpickle`` (a function defined in a
+        notebook works), and so does each job and each return value.
+    jobs : iterable
+        The arguments, one per call; consumed in order in this process as workers become free, so a generator
+        that spawns a child ``rng`` per job gives every job the same child whatever the number of workers.
+    n_jobs : int, optional
+        Workers: None (the default) runs the jobs one after the other in this process, unless the caller is
+        inside a ``joblib.parallel_config(n_jobs=...)`` block; ``k > 0`` runs ``k`` worker processes, ``-1``
+        one per core. Inside ``joblib.parallel_config(backend="dask")`` the jobs go to the workers of the active
+        ``dask.distributed.Client``.
+
+    Returns
+    -------
+    list
+        The results, in the order of ``jobs``.
+
+    Raises
+    ------
+    TypeError
+        If ``function`` is not callable or ``n_jobs`` is neither None nor an integer.
+    ValueError
+        If ``n_jobs`` is 0.
+
+    Notes
+    -----
+    joblib's process workers (its default ``loky`` backend) each run ``cores / n_jobs`` BLAS threads, so that
+    ``n_jobs`` workers do not oversubscribe the cores. Results are those of the sequential loop bit for bit when
+    every job draws only from the generator it was given; warnings raised inside worker processes are not
+    shown in the caller. An error in a job is raised again in the caller.
+
+    References
+    ----------
+    joblib, https://joblib.readthedocs.io (``Parallel``, ``parallel_config``); its Dask backend,
+    https://docs.dask.org/en/stable/deploying-python.html.
+    """
+    if not callable(function):
+        raise TypeError(f"function must be callable, got {function!r}")
+    n_jobs = _check_jobs(n_jobs)
+    return joblib.Parallel(n_jobs=n_jobs)(joblib.delayed(function)(job) for job in jobs)
+
+
+def _timed_run(run, value, rng):
+    """One run of a sweep, in whichever process runs it: ``(error, iterations, converged, seconds)``."""
+    t0 = time.perf_counter()
+    outcome = run(value, rng)
+    seconds = time.perf_counter() - t0
+    return (*_measure(outcome), seconds)
+
+
 def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[float], n_seeds: int, *,
-          rng) -> Sweep:
+          rng, n_jobs: int | None = None) -> Sweep:
     """Evaluate ``run(value, child_rng)`` for every value and ``n_seeds`` independent child generators.
 
     The children come from ``rng.spawn``: the whole sweep is reproducible from one seed, and each
-    ``(value, seed)`` run is independent of the others.
+    ``(value, seed)`` run is independent of the others, so the runs can go to several workers
+    (:func:`parallel_map`) with the same results.
 
     Parameters
     ----------
@@ -205,6 +283,9 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
         Independent runs per value, >= 1; ``len(values) * n_seeds`` is at most :data:`MAX_RUNS`.
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
         The source of every child generator (SPEC 7; None is refused, so that every sweep is reproducible).
+    n_jobs : int, optional
+        Workers of :func:`parallel_map`: None (default) runs one run after the other in this process, ``-1``
+        uses every core; the results are the same bit for bit.
 
     Returns
     -------
@@ -215,29 +296,38 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
     Raises
     ------
     TypeError
-        If ``run`` is not callable or returns neither a number nor a result, or ``n_seeds`` or ``rng`` has the
-        wrong type.
+        If ``run`` is not callable or returns neither a number nor a result, or ``n_seeds``, ``rng`` or
+        ``n_jobs`` has the wrong type.
     ValueError
-        If ``n_seeds`` < 1, ``values`` is not a finite one-dimensional array, or the sweep asks for more than
-        :data:`MAX_RUNS` runs.
+        If ``n_seeds`` < 1, ``values`` is not a finite one-dimensional array, the sweep asks for more than
+        :data:`MAX_RUNS` runs, or ``n_jobs`` is 0.
+
+    Notes
+    -----
+    Run ``(i, s)`` receives child number ``i * n_seeds + s`` of ``rng``: the children of one
+    ``rng.spawn(len(values) * n_seeds)``, spawned one at a time as the workers need them.
+
+    References
+    ----------
+    Every chapter's figures of theory against experiment, e.g. Chapter 1, Sec. "The algorithm: GAMP follows
+    state evolution".
     """
     if not callable(run):
         raise TypeError(f"run must be callable, got {run!r}")
     rng = check_rng(rng)
     n_seeds = check_int("n_seeds", n_seeds)
     values = check_array("values", values, ndim=1)
+    n_jobs = _check_jobs(n_jobs)
     if len(values) * n_seeds > MAX_RUNS:
         raise ValueError(f"n_seeds = {n_seeds} at {len(values)} values asks for {len(values) * n_seeds:.1e} runs, "
                          f"more than {MAX_RUNS:.0e}: reduce n_seeds or values")
-    # one child at a time: SeedSequence.spawn numbers its children in order, so these are the children of one
+    # one child at a time, in order: SeedSequence.spawn numbers its children, so these are the children of one
     # rng.spawn(len(values) * n_seeds), without holding all of them (about 1 kB each) at once
+    jobs = ((v, rng.spawn(1)[0]) for v in values for _ in range(n_seeds))
+    out = parallel_map(lambda job: _timed_run(run, *job), jobs, n_jobs=n_jobs)
     shape = (len(values), n_seeds)
-    runs, iterations = np.empty(shape), np.full(shape, -1)
-    converged, seconds = np.ones(shape, dtype=bool), np.empty(shape)
-    for i, v in enumerate(values):
-        for s in range(n_seeds):
-            t0 = time.perf_counter()
-            outcome = run(v, rng.spawn(1)[0])
-            seconds[i, s] = time.perf_counter() - t0
-            runs[i, s], iterations[i, s], converged[i, s] = _measure(outcome)
+    runs = np.array([o[0] for o in out], dtype=float).reshape(shape)
+    iterations = np.array([o[1] for o in out], dtype=int).reshape(shape)
+    converged = np.array([o[2] for o in out], dtype=bool).reshape(shape)
+    seconds = np.array([o[3] for o in out], dtype=float).reshape(shape)
     return Sweep(values=values, runs=runs, iterations=iterations, converged=converged, seconds=seconds)
