@@ -221,8 +221,9 @@ def _installed_closure(names: set[str]) -> set[str]:
 
 
 def test_chapter_imports_come_from_requirements(notebook):
-    """Binder builds the environment from requirements.txt and runtime.txt only (no postBuild, no apt.txt): every
-    module a chapter imports must be the standard library, the course's package, or installed by requirements.txt."""
+    """Binder builds the reader's environment from binder/requirements.txt (locked) and installs the course's package
+    with binder/postBuild: every module a chapter imports must be the standard library, the course's package (with
+    its own dependencies), or installed by binder/requirements.txt."""
     path, nb = notebook
     modules = set()
     for cell in code_cells(nb):
@@ -237,15 +238,16 @@ def test_chapter_imports_come_from_requirements(notebook):
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 modules.add(node.module.split(".")[0])
     provided = importlib.metadata.packages_distributions()
-    installed = _installed_closure(_requirement_names(ROOT / "requirements.txt") | {"solvable"})
+    installed = _installed_closure(_requirement_names(ROOT / "binder" / "requirements.txt") | {"solvable"})
     norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
     missing = sorted(
         m for m in modules - STDLIB - {"solvable"}
         if not any(norm(dist) in installed for dist in provided.get(m, []))
     )
-    assert not missing, f"{path.name} imports {missing}, which requirements.txt does not install (Binder would fail)"
-    runtime = (ROOT / "runtime.txt").read_text(encoding="utf-8").strip()
-    assert re.fullmatch(r"python-3\.\d+", runtime), f"runtime.txt should name Binder's Python as python-3.X: {runtime!r}"
+    assert not missing, (f"{path.name} imports {missing}, which binder/requirements.txt does not install (Binder "
+                         "would fail)")
+    runtime = (ROOT / "binder" / "runtime.txt").read_text(encoding="utf-8").strip()
+    assert re.fullmatch(r"python-3\.\d+", runtime), f"binder/runtime.txt should name Python as python-3.X: {runtime!r}"
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
