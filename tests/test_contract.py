@@ -421,7 +421,7 @@ TABLE = [
     E("bsr.gd", dict(data=BSR_DATA, optimiser="gd", n_inits=2, lr=0.1, tol=1e-3, max_steps=50, record_every=10,
                      rng=0),
       data="data", optimiser="choice", n_inits="int", lr="pos", tol="tol", max_steps="iter0", record_every="int",
-      rng="rng", width="int"),
+      rng="rng", width="int", device="choice"),
     # ---------------------------------------------------------------- quadratic, matrix_sensing
     E("quadratic.sample", dict(d=6, alpha=0.5, kappa=0.5, delta=0.0, rng=0),
       d="size", alpha="pos", kappa="pos", delta="nonneg", rng="rng"),
@@ -444,7 +444,7 @@ TABLE = [
       precision="choice", rng="rng"),
     E("quadratic.gd", dict(data=QN_DATA, n_inits=2, lr=0.1, tol=1e-3, max_steps=50, record_every=10, rng=0),
       data="data", optimiser="choice", n_inits="int", lr="pos", tol="tol", max_steps="iter0", record_every="int",
-      rng="rng"),
+      rng="rng", device="choice"),
     E("quadratic.nuclear_norm_erm", dict(data=QN_DATA, lam=0.1, tol=1e-4, max_iter=100),
       data="data", lam="pos", tol="tol", max_iter="iter"),
     E("quadratic.psd_soft_threshold_stats", dict(kappa=0.5, noise=0.3, threshold=0.2),
@@ -493,7 +493,7 @@ TABLE = [
       rng="rng"),
     E("attention.gd", dict(data=AT_DATA, n_inits=2, max_steps=20, lr=0.05, record_every=10, rng=0),
       data="data", optimiser="choice", n_inits="int", max_steps="iter0", lr="pos", tol="tol", record_every="int",
-      rng="rng"),
+      rng="rng", device="choice"),
     # ---------------------------------------------------------------- sequence multi-index model (-> smi)
     E("attention.student_loss_and_gradient", dict(W=lazy(lambda: 0.1 * np.random.default_rng(8).standard_normal(
         (2, 6, 3))), X=lazy(lambda: AT_DATA().X), y=lazy(lambda: AT_DATA().y)), W="array", X="array", y="array"),

@@ -53,10 +53,11 @@ import math
 import warnings
 from dataclasses import field, replace
 
+import array_api_compat
 import numpy as np
 
+from . import backend, matrix_sensing
 from . import gd as _gd
-from . import matrix_sensing
 from .amp import GAMPResult, SEResult, iterate_fixed_point, run_gamp
 from .channels import (
     HardmaxChannel,
@@ -1228,19 +1229,21 @@ def _check_outputs(X, y):
 
 
 def _students_forward(W, X):
-    """Projections ``p = W^T x`` (K, n, T, r), softmax outputs (K, n, T, T) and the scale ``1/(d sqrt r)``."""
+    """Projections ``p = W^T x`` (K, n, T, r), softmax outputs (K, n, T, T) and the scale ``1/(d sqrt r)``, in the
+    array-API namespace of ``W`` and ``X`` (NumPy, or PyTorch or CuPy on a GPU)."""
+    xp = backend.namespace(W, X)
     K, d, r = W.shape
     n, T, _ = X.shape
     scale = 1.0 / (d * math.sqrt(r))
-    P = np.matmul(X.reshape(n * T, d), W).reshape(K, n, T, r)
-    h = np.matmul(P, np.swapaxes(P, -1, -2))
-    h[..., np.arange(T), np.arange(T)] -= np.sum(W * W, axis=(1, 2))[:, None, None]
-    h *= scale
-    if not np.all(np.isfinite(h)):
+    P = xp.reshape(xp.reshape(X, (n * T, d)) @ W, (K, n, T, r))
+    h = P @ xp.matrix_transpose(P)
+    sq_norm = xp.reshape(xp.sum(W * W, axis=(1, 2)), (K, 1, 1, 1))
+    h = (h - xp.eye(T, dtype=h.dtype, device=array_api_compat.device(h)) * sq_norm) * scale
+    if not bool(xp.all(xp.isfinite(h))):
         raise DivergenceError("the students' attention indices overflowed (weights of size "
-                              f"{math.sqrt(float(np.max(np.sum(W * W, axis=(1, 2))))):.1e}): training diverged, "
-                              "lower lr")
-    return P, row_softmax(h), scale
+                              f"{math.sqrt(float(xp.max(sq_norm))):.1e}): training diverged, lower lr")
+    e = xp.exp(h - xp.max(h, axis=-1, keepdims=True))  # the row softmax (channels.row_softmax)
+    return P, e / xp.sum(e, axis=-1, keepdims=True), scale
 
 
 def student_loss_and_gradient(W, X, y):
@@ -1287,17 +1290,22 @@ def student_loss_and_gradient(W, X, y):
 
 
 def _loss_and_grad(W, X, y):
+    """:func:`student_loss_and_gradient` without the checks, in the array-API namespace of the arrays; the loss is
+    summed in float64."""
+    xp = backend.namespace(W, X, y)
     K, d, r = W.shape
     n, T, _ = X.shape
     P, y_hat, scale = _students_forward(W, X)
     E = y_hat - y
-    loss = np.einsum("knab,knab->k", E, E) / d
+    E64 = E if E.dtype == xp.float64 else xp.astype(E, xp.float64)
+    loss = xp.sum(xp.reshape(E64 * E64, (K, -1)), axis=-1) / d
     E *= 2.0 / d
-    G = y_hat * (E - np.sum(E * y_hat, axis=-1, keepdims=True))
-    Q = np.matmul(G + np.swapaxes(G, -1, -2), P).reshape(K, n * T, r)
-    grad = np.matmul(X.reshape(n * T, d).T, Q)
-    trace = np.einsum("knaa->k", G)
-    grad -= 2.0 * trace[:, None, None] * W
+    G = y_hat * (E - xp.sum(E * y_hat, axis=-1, keepdims=True))
+    Q = xp.reshape((G + xp.matrix_transpose(G)) @ P, (K, n * T, r))
+    grad = xp.matrix_transpose(xp.reshape(X, (n * T, d))) @ Q
+    # sum_mu Tr G_mu: the traces of the samples added one after the other (cumulative_sum), in a fixed order
+    trace = xp.cumulative_sum(xp.sum(xp.linalg.diagonal(G), axis=-1), axis=-1)[:, -1]
+    grad -= 2.0 * xp.reshape(trace, (K, 1, 1)) * W
     return loss, grad * scale
 
 
@@ -1318,9 +1326,11 @@ class StudentLoss:
     Parameters
     ----------
     X : array_like
-        Tokens ``(n, T, d)``.
+        Tokens ``(n, T, d)``. A NumPy array (or array_like), or an array of another array-API library (PyTorch,
+        CuPy, ``array_api_strict``), in the namespace and on the device of the weights :func:`solvable.gd.run_gd`
+        descends; such arrays are checked on a host copy and kept as they are.
     y : array_like
-        Outputs ``(n, T, T)``, not all equal to ``1/T``.
+        Outputs ``(n, T, T)``, not all equal to ``1/T``; the same kind of array as ``X``.
     r : int
         Student width, ``>= 1``.
 
@@ -1331,7 +1341,9 @@ class StudentLoss:
 
     Notes
     -----
-    ``L_k = sum_mu ||row-softmax(h_mu(S_k)) - y_mu||_F^2 / d`` with ``S_k = W_k W_k^T / sqrt(r d)``.
+    ``L_k = sum_mu ||row-softmax(h_mu(S_k)) - y_mu||_F^2 / d`` with ``S_k = W_k W_k^T / sqrt(r d)``. The forward
+    and backward passes use array-API functions of the weights' namespace only (:mod:`solvable.backend`), in the
+    weights' precision (``X`` and ``y`` are converted to it once, on first use); the loss is summed in float64.
 
     References
     ----------
@@ -1340,10 +1352,18 @@ class StudentLoss:
 
     def __init__(self, X, y, r: int):
         self.r = check_int("r", r)
-        X, y = _check_outputs(X, y)
+        foreign = backend.is_non_numpy_array(X) and backend.is_non_numpy_array(y)
+        X_host, y_host = _check_outputs(backend.to_numpy(X) if foreign else X, backend.to_numpy(y) if foreign else y)
+        if foreign:  # kept in their namespace, on their device
+            xp = backend.namespace(X, y)
+            X = X if xp.isdtype(X.dtype, "real floating") else xp.astype(X, xp.float64)
+            y = y if xp.isdtype(y.dtype, "real floating") else xp.astype(y, xp.float64)
+        else:
+            X, y = X_host, y_host
         self.X, self.y = X, y
+        self._typed = {}
         self.n, self.T, self.d = X.shape
-        self.loss_scale = float(np.sum((y - 1.0 / self.T) ** 2)) / self.d
+        self.loss_scale = float(np.sum((y_host - 1.0 / self.T) ** 2)) / self.d
         if not (math.isfinite(self.loss_scale) and self.loss_scale > 0):
             raise ValueError("y must not be the uniform output 1/T everywhere (the relative loss divides by "
                              "its loss)")
@@ -1352,27 +1372,40 @@ class StudentLoss:
         if not isinstance(params, (tuple, list)) or len(params) != 1:
             raise TypeError("params must be a tuple (W,) with W of shape (K, d, r)")
         W = params[0]
-        if W.ndim != 3 or W.shape[1:] != (self.d, self.r):
+        if W.ndim != 3 or tuple(W.shape[1:]) != (self.d, self.r):
             raise ValueError(f"W must have shape (K, {self.d}, {self.r}), got {W.shape}")
         return W
 
+    def _data(self, dtype):
+        """``(X, y)`` in the floating type ``dtype`` of the weights (converted once, then kept)."""
+        if self.X.dtype == dtype:
+            return self.X, self.y
+        if dtype not in self._typed:
+            xp = backend.namespace(self.X, self.y)
+            self._typed[dtype] = (xp.astype(self.X, dtype), xp.astype(self.y, dtype))
+        return self._typed[dtype]
+
     def loss_and_gradient(self, params):
-        loss, grad = _loss_and_grad(self._W(params), self.X, self.y)
+        W = self._W(params)
+        loss, grad = _loss_and_grad(W, *self._data(W.dtype))
         return loss, (grad,)
 
     def matrix(self, params):
         W = self._W(params)
-        return np.matmul(W, np.swapaxes(W, -1, -2)) / math.sqrt(self.r * self.d)
+        xp = backend.namespace(W)
+        return (W @ xp.matrix_transpose(W)) / math.sqrt(self.r * self.d)
 
     def error(self, S, S_star):
-        """``(1/d)||S_k - S*||_F^2`` for each of the (K, d, d) matrices ``S``."""
+        """``(1/d)||S_k - S*||_F^2`` for each of the (K, d, d) matrices ``S`` (any array-API namespace)."""
+        xp = backend.namespace(S, S_star)
         diff = S - S_star
-        return np.einsum("kij,kij->k", diff, diff) / self.d
+        return xp.sum(xp.reshape(diff * diff, (diff.shape[0], -1)), axis=-1) / self.d
 
 
 def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float = 0.1, max_steps: int = 1500,
        tol: float = 0.0, record_every: int = 50, width: int | None = None,
-       betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, warn: bool = True, rng) -> _gd.GDResult:
+       betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, warn: bool = True, device: str = "cpu",
+       rng) -> _gd.GDResult:
     """Full-batch Adam (or plain gradient descent) on ``n_inits`` tied softmax students, batched in one computation.
 
     Parameters
@@ -1402,6 +1435,9 @@ def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float =
         Adam's ``eps``, ``> 0``.
     warn : bool, optional
         Let :func:`solvable.gd.run_gd` warn when runs end above their initial loss.
+    device : {"cpu", "cuda", "auto"}, optional
+        Where the students train (:func:`solvable.backend.resolve`): NumPy (default), a CUDA GPU through
+        PyTorch or CuPy, or the GPU where one is available. The result is the same up to rounding (float64).
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
         Source of the initialisations.
 
@@ -1417,8 +1453,8 @@ def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float =
     TypeError
         If ``data`` is not a :class:`Dataset` of this model or an argument has the wrong type.
     ValueError
-        If an argument is out of its domain, or the students' arrays would exceed
-        :data:`solvable.validation.MAX_ELEMENTS` numbers.
+        If an argument is out of its domain, the students' arrays would exceed
+        :data:`solvable.validation.MAX_ELEMENTS` numbers, or ``device="cuda"`` finds no GPU library.
     solvable.errors.DivergenceError
         If the loss becomes non-finite or a student's ``|S_k|_F^2/d`` ends above ``STUDENT_NORM_MAX`` times the
         teacher's ``1 + rho`` (exploded weights behind a saturated, finite loss).
@@ -1433,6 +1469,10 @@ def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float =
 
     Averaging ``S`` over students approaches the Bayes MMSE; single students reach zero error above
     ``alpha_PR``. Memory: about ``3 K n T max(r, T) + K d r`` numbers.
+
+    The data and the initial weights are checked and drawn in NumPy whatever the ``device`` (the same draws of
+    ``rng``), then moved to the device (:func:`solvable.backend.asarray`); the students train there in float64
+    and the result comes back as NumPy arrays on the host.
 
     References
     ----------
@@ -1459,9 +1499,12 @@ def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float =
     check_size("the students' arrays (n_inits x (5 outputs and their gradients (n, T, T), 3 projections "
                "(n, T, width), 4 weights and moments (d, width), 2 estimates (d, d))) together",
                K * (5 * data.n * data.T * data.T + 3 * data.n * data.T * r + 4 * d * r + 2 * d * d))
+    xp, dev = backend.resolve(device)
     objective = StudentLoss(data.X, data.y, r)
+    if xp is not backend.resolve("cpu")[0]:  # checked above in NumPy; moved as they are
+        objective = StudentLoss(backend.asarray(data.X, xp, dev), backend.asarray(data.y, xp, dev), r)
     step = _gd.Adam(lr, beta1=b1, beta2=b2, eps=eps) if optimiser == "adam" else _gd.GradientStep(lr)
-    W = rng.standard_normal((K, d, r))
+    W = backend.asarray(rng.standard_normal((K, d, r)), xp, dev, np.float64)
     res = _gd.run_gd(objective, (W,), optimiser=step, tol=tol, max_steps=steps, record_every=record_every,
                      target=data.S_star, error=objective.error, warn=warn)
     scale = np.einsum("kij,kij->k", res.estimates, res.estimates) / d

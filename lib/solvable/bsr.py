@@ -38,8 +38,8 @@ import numpy as np
 from scipy import linalg
 from scipy.optimize import brentq
 
+from . import backend, rie
 from . import gd as _gd
-from . import rie
 from .amp import GAMPResult, SEResult, check_tol, iterate_state_evolution, run_gamp
 from .channels import LinearChannel
 from .dataset import Dataset as _BaseDataset
@@ -841,7 +841,9 @@ class BilinearMap:
     Parameters
     ----------
     X : array_like (n, d, L)
-        The input sequences (float32 is kept in float32; anything else becomes float64).
+        The input sequences (float32 is kept in float32; anything else becomes float64). A NumPy array, or an
+        array of another array-API library (PyTorch, CuPy, ``array_api_strict``): the map then works in that
+        namespace and on that device (gradient descent on a GPU, :func:`gd` with ``device``).
 
     Raises
     ------
@@ -854,8 +856,9 @@ class BilinearMap:
     -----
     The perceptron's dense map on ``vec(X)``, ``F = X_flat/sqrt(dL)`` (``n x dL``), acting on ``d x L`` matrices:
     one matrix product per call, on a view of the data. Batches ``(K, d, L)`` / ``(K, n)`` are one matrix-matrix
-    product each. Variances are uniform (``F_{mu,i}^2`` replaced by its mean ``1/(dL)``):
-    ``forward_variance(c) = mean(c)`` and ``adjoint_variance(a) = sum_mu a_mu/(dL)``.
+    product each. ``forward`` and ``adjoint`` use array-API functions of the namespace of ``X`` only
+    (:mod:`solvable.backend`). Variances are uniform (``F_{mu,i}^2`` replaced by its mean ``1/(dL)``):
+    ``forward_variance(c) = mean(c)`` and ``adjoint_variance(a) = sum_mu a_mu/(dL)`` (NumPy, for GAMP).
 
     References
     ----------
@@ -863,16 +866,27 @@ class BilinearMap:
     """
 
     def __init__(self, X):
-        X = X if isinstance(X, np.ndarray) else check_array("X", X, finite=False, nonempty=False)
-        if X.dtype != np.float32:
-            X = X.astype(float, copy=False)
+        if backend.is_non_numpy_array(X):  # checked in its own namespace, on its device
+            xp = backend.namespace(X)
+            if not xp.isdtype(X.dtype, ("real floating", "integral", "bool")):
+                raise ArgumentTypeError(f"X must be an array of real numbers, got dtype {X.dtype}")
+            if X.dtype != xp.float32:
+                X = xp.astype(X, xp.float64, copy=False)
+            finite = X.ndim != 3 or min(X.shape) < 1 or bool(xp.all(xp.isfinite(X)))
+        else:
+            X = X if isinstance(X, np.ndarray) else check_array("X", X, finite=False, nonempty=False)
+            if X.dtype != np.float32:
+                X = X.astype(float, copy=False)
+            xp = backend.namespace(X)
+            finite = X.ndim != 3 or min(X.shape) < 1 or all_finite(X)
         if X.ndim != 3 or min(X.shape) < 1:
-            raise ValueError(f"X must be a non-empty 3-d array (n, d, L), got shape {X.shape}")
-        if not all_finite(X):
+            raise ValueError(f"X must be a non-empty 3-d array (n, d, L), got shape {tuple(X.shape)}")
+        if not finite:
             raise ValueError("X must contain finite numbers only")
         self.n, self.d, self.L = X.shape
         self.shape = (self.d, self.L)
-        self._Xf = X.reshape(self.n, self.d * self.L)
+        self._Xf = xp.reshape(X, (self.n, self.d * self.L))
+        self._XfT = xp.matrix_transpose(self._Xf)  # a view
         self._scale = 1.0 / math.sqrt(self.d * self.L)
 
     @property
@@ -885,36 +899,42 @@ class BilinearMap:
 
         Parameters
         ----------
-        S : numpy.ndarray (d, L) or (K, d, L)
-            Matrices.
+        S : array (d, L) or (K, d, L)
+            Matrices (in the namespace of ``X``; converted to the type of ``X``).
 
         Returns
         -------
-        numpy.ndarray (n,) or (K, n)
+        array (n,) or (K, n)
             ``<X_mu, S>/sqrt(dL)``.
         """
-        S = np.asarray(S, dtype=self._Xf.dtype)
+        xp = backend.namespace(self._Xf)
+        S = xp.asarray(S)
+        if S.dtype != self._Xf.dtype:
+            S = xp.astype(S, self._Xf.dtype)
         if S.ndim == 2:
-            return (self._Xf @ S.reshape(-1)) * self._scale
-        return (S.reshape(S.shape[0], -1) @ self._Xf.T) * self._scale
+            return (self._Xf @ xp.reshape(S, (-1,))) * self._scale
+        return (xp.reshape(S, (S.shape[0], -1)) @ self._XfT) * self._scale
 
     def adjoint(self, g):
         """Apply the adjoint: ``(n,) -> (d, L)`` or ``(K, n) -> (K, d, L)``.
 
         Parameters
         ----------
-        g : numpy.ndarray (n,) or (K, n)
-            Vectors over the samples.
+        g : array (n,) or (K, n)
+            Vectors over the samples (in the namespace of ``X``; converted to the type of ``X``).
 
         Returns
         -------
-        numpy.ndarray (d, L) or (K, d, L)
+        array (d, L) or (K, d, L)
             ``sum_mu g_mu X_mu/sqrt(dL)``.
         """
-        g = np.asarray(g, dtype=self._Xf.dtype)
+        xp = backend.namespace(self._Xf)
+        g = xp.asarray(g)
+        if g.dtype != self._Xf.dtype:
+            g = xp.astype(g, self._Xf.dtype)
         if g.ndim == 1:
-            return ((self._Xf.T @ g) * self._scale).reshape(self.shape)
-        return ((g @ self._Xf) * self._scale).reshape((g.shape[0],) + self.shape)
+            return xp.reshape((self._XfT @ g) * self._scale, self.shape)
+        return xp.reshape((g @ self._Xf) * self._scale, (g.shape[0], *self.shape))
 
     def forward_variance(self, c):
         """Variance of the outputs for per-entry variances ``c``.
@@ -1266,7 +1286,7 @@ GD_INITS = ("prior", "small")
 def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | None = None, lr: float = 0.1,
        init: str = "prior",
        init_scale: float = 1e-4, tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10,
-       warn: bool = True, dtype=np.float64, rng) -> _gd.GDResult:
+       warn: bool = True, dtype=np.float64, device: str = "cpu", rng) -> _gd.GDResult:
     """Full-batch gradient descent on ``(U, V)`` from ``n_inits`` independent initialisations, and their average.
 
     Parameters
@@ -1300,7 +1320,11 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | 
     warn : bool, optional
         Warn at the cap (``False``: read ``converged`` instead).
     dtype : {numpy.float64, numpy.float32}, optional
-        Precision of the descent; float32 keeps a float32 copy of the design (``n dL`` floats).
+        Precision of the descent; float32 keeps a float32 copy of the design (``n dL`` floats). On a GPU
+        float32 is the fast path.
+    device : {"cpu", "cuda", "auto"}, optional
+        Where the descent runs (:func:`solvable.backend.resolve`): NumPy (default), a CUDA GPU through PyTorch
+        or CuPy, or the GPU where one is available. The result is the same up to rounding.
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
         Source of the initialisations (keyword-only, required).
 
@@ -1314,7 +1338,8 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | 
     TypeError
         If ``data`` is not a BSR :class:`Dataset`, or for a wrong type.
     ValueError
-        For a malformed argument (named), or arrays beyond the size limit.
+        For a malformed argument (named), arrays beyond the size limit, or ``device="cuda"`` without a GPU
+        library.
     DivergenceError
         If a run diverges.
 
@@ -1323,6 +1348,10 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | 
     Student ``S = U V^T/sqrt(p)``, prediction ``y_hat_mu = <X_mu, S>/sqrt(dL)``, loss
     ``sum_mu (y_hat_mu - y_mu)^2/4`` (``eq-bsr-loss``), plain GD; each run stops when its training loss over
     ``sum(y^2)`` falls below ``tol``. ``GDResult.average`` is the mean of the ``S_k`` on the same data.
+
+    The data and the initial weights are checked and drawn in NumPy whatever the ``device`` (the same draws of
+    ``rng``), then moved to the device (:func:`solvable.backend.asarray`); the descent runs there and the
+    result comes back as NumPy arrays on the host.
 
     References
     ----------
@@ -1348,10 +1377,13 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | 
     check_size("the arrays of gd (n_inits K x (d L estimates + (d + L) width factors), gradients, float32 design)",
                3 * K * d * L + 2 * K * (d + L) * p + 2 * K * data.n
                + (data.X.size if dtype == np.float32 else 0))
+    xp, dev = backend.resolve(device)
     U0 = scale * rng.standard_normal((K, d, p))
     V0 = scale * rng.standard_normal((K, L, p))
     X = data.X if dtype == np.float64 else data.X.astype(np.float32)
+    params0 = (backend.asarray(U0, xp, dev, dtype), backend.asarray(V0, xp, dev, dtype))
     step = _gd.GradientStep(lr) if optimiser == "gd" else _gd.Adam(lr)
-    return _gd.run_gd(_gd.SquareLoss(BilinearMap(X), _gd.LowRankProduct(p), data.y), (U0, V0), optimiser=step,
-                      tol=tol, max_steps=max_steps, record_every=record_every, target=data.S_star, warn=warn,
-                      dtype=dtype)
+    loss = _gd.SquareLoss(BilinearMap(backend.asarray(X, xp, dev)), _gd.LowRankProduct(p),
+                          backend.asarray(data.y, xp, dev))
+    return _gd.run_gd(loss, params0, optimiser=step, tol=tol, max_steps=max_steps, record_every=record_every,
+                      target=data.S_star, warn=warn, dtype=dtype)

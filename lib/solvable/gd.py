@@ -32,6 +32,11 @@ The softmax students of the attention-indexed model are another objective
 ``K`` initialisations on the same data run as one batched computation per step (one matrix product per
 operation, no Python loop over samples or initialisations); averaging their final ``S`` gives "averaged GD".
 
+The loop, the optimisers, :class:`SquareLoss` and the parametrisations are written against the Python array API
+standard (2023.12): they call only the functions of the namespace of their arrays
+(``array_api_compat.array_namespace``, :mod:`solvable.backend`), so NumPy arrays run on the CPU and PyTorch or
+CuPy arrays on a GPU through the same lines; the result always comes back as NumPy arrays on the host.
+
 References
 ----------
 The book: Chapter 3, Sec. "Gradient descent on the factorised weights" (loss ``eq-bsr-loss``); Chapter 4,
@@ -50,8 +55,10 @@ from collections.abc import Callable
 from dataclasses import field
 from typing import Protocol
 
+import array_api_compat
 import numpy as np
 
+from . import backend
 from .errors import ConvergenceWarning, DivergenceError
 from .results import record
 from .validation import check_array, check_in_range, check_int, check_interface, check_positive, check_tol
@@ -184,15 +191,17 @@ class Adam:
         object.__setattr__(self, "eps", check_positive("eps", self.eps))
 
     def init(self, params):
-        return tuple(np.zeros_like(p) for p in params) * 2
+        xp = backend.namespace(*params)
+        return tuple(xp.zeros_like(p) for p in params) * 2
 
     def step(self, params, grads, state, t):
+        xp = backend.namespace(*params)
         P = len(params)
         mom, vel = state[:P], state[P:]
         mom = tuple(self.beta1 * m + (1.0 - self.beta1) * g for m, g in zip(mom, grads))
         vel = tuple(self.beta2 * v + (1.0 - self.beta2) * g * g for v, g in zip(vel, grads))
         c1, c2 = 1.0 - self.beta1 ** (t + 1), 1.0 - self.beta2 ** (t + 1)
-        new = tuple(p - self.lr * (m / c1) / (np.sqrt(v / c2) + self.eps) for p, m, v in zip(params, mom, vel))
+        new = tuple(p - self.lr * (m / c1) / (xp.sqrt(v / c2) + self.eps) for p, m, v in zip(params, mom, vel))
         return new, mom + vel
 
 
@@ -265,12 +274,14 @@ class LowRankProduct:
 
     def matrix(self, params):
         U, V = params
-        return np.matmul(U, np.swapaxes(V, -1, -2)) / math.sqrt(self.r)
+        xp = backend.namespace(U, V)
+        return (U @ xp.matrix_transpose(V)) / math.sqrt(self.r)
 
     def pullback(self, params, G):
         U, V = params
+        xp = backend.namespace(U, V, G)
         s = 1.0 / math.sqrt(self.r)
-        return np.matmul(G, V) * s, np.matmul(np.swapaxes(G, -1, -2), U) * s
+        return (G @ V) * s, (xp.matrix_transpose(G) @ U) * s
 
 
 @record
@@ -312,11 +323,13 @@ class SymmetricSquare:
 
     def matrix(self, params):
         (W,) = params
-        return np.matmul(np.swapaxes(W, -1, -2), W) / math.sqrt(self.m * self.d)
+        xp = backend.namespace(W)
+        return (xp.matrix_transpose(W) @ W) / math.sqrt(self.m * self.d)
 
     def pullback(self, params, G):
         (W,) = params
-        return (np.matmul(W, G + np.swapaxes(G, -1, -2)) / math.sqrt(self.m * self.d),)
+        xp = backend.namespace(W, G)
+        return ((W @ (G + xp.matrix_transpose(G))) / math.sqrt(self.m * self.d),)
 
 
 @record
@@ -330,7 +343,9 @@ class SquareLoss:
     parametrisation : Parametrisation
         The factorisation ``S(params)`` (``matrix``, ``pullback``).
     y : array of shape (n,)
-        The labels; finite and not all zero.
+        The labels; finite and not all zero. A NumPy array, or an array of another array-API library (PyTorch,
+        CuPy, ``array_api_strict``) in the namespace and on the device of the parameters :func:`run_gd`
+        descends (it is checked on a host copy and kept as it is).
 
     Raises
     ------
@@ -350,7 +365,9 @@ class SquareLoss:
        \frac{\partial\mathcal{L}}{\partial S} = M^\top\Big(\frac{\hat y - y}{2}\Big),
 
     pulled back through the parametrisation. ``loss_scale`` is :math:`\sum_\mu y_\mu^2`, so the ``tol`` of
-    :func:`run_gd` is a target for :math:`\mathcal{L} / \sum_\mu y_\mu^2`.
+    :func:`run_gd` is a target for :math:`\mathcal{L} / \sum_\mu y_\mu^2`. The loss and its gradient use
+    array-API functions of the parameters' namespace only (:mod:`solvable.backend`); the loss is summed in
+    float64 whatever the precision of the parameters.
 
     References
     ----------
@@ -365,25 +382,33 @@ class SquareLoss:
     def __post_init__(self):
         check_interface("measurement", self.measurement, "forward", "adjoint")
         check_interface("parametrisation", self.parametrisation, "matrix", "pullback")
-        y = check_array("y", self.y, ndim=1)
+        foreign = backend.is_non_numpy_array(self.y)
+        y = check_array("y", backend.to_numpy(self.y) if foreign else self.y, ndim=1)
         if not math.isfinite(float(y @ y)):
             raise ValueError("y must have a finite sum of squares")
         if float(y @ y) == 0.0:
             raise ValueError("y must not be identically zero (the relative loss is loss/sum(y^2))")
+        if foreign:
+            xp = backend.namespace(self.y)
+            y = self.y if xp.isdtype(self.y.dtype, "real floating") else xp.astype(self.y, xp.float64)
         object.__setattr__(self, "y", y)
 
     @property
     def loss_scale(self) -> float:
         """Denominator of the relative training loss, ``sum(y**2)``."""
-        return float(np.asarray(self.y, dtype=float) @ np.asarray(self.y, dtype=float))
+        y = np.asarray(backend.to_numpy(self.y), dtype=float)
+        return float(y @ y)
 
     def matrix(self, params):
         return self.parametrisation.matrix(params)
 
     def loss_and_gradient(self, params):
         S = self.parametrisation.matrix(params)
-        res = self.measurement.forward(S) - self.y.astype(S.dtype, copy=False)
-        loss = 0.25 * np.einsum("kn,kn->k", res, res, dtype=np.float64)
+        xp = backend.namespace(S)
+        y = self.y if self.y.dtype == S.dtype else xp.astype(self.y, S.dtype)
+        res = self.measurement.forward(S) - y
+        res64 = res if res.dtype == xp.float64 else xp.astype(res, xp.float64)
+        loss = 0.25 * xp.sum(res64 * res64, axis=-1)
         return loss, self.parametrisation.pullback(params, self.measurement.adjoint(0.5 * res))
 
 
@@ -437,9 +462,10 @@ class GDResult:
 
 
 def _mean_square_error(estimates, target):
-    """Per-entry error ``mean((S_k - target)^2)`` over the matrix axes, one value per run."""
+    """Per-entry error ``mean((S_k - target)^2)`` over the matrix axes, one value per run (any namespace)."""
+    xp = backend.namespace(estimates, target)
     diff = estimates - target
-    return np.mean(diff * diff, axis=tuple(range(1, diff.ndim)))
+    return xp.mean(diff * diff, axis=tuple(range(1, diff.ndim)))
 
 
 def loss_and_gradient(measurement: Measurement, parametrisation: Parametrisation, y, params):
@@ -502,7 +528,9 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     objective : Objective
         The batched loss, e.g. :class:`SquareLoss`.
     params0 : tuple of arrays
-        Initial parameters, each with a leading axis of ``K`` runs (copied, not modified).
+        Initial parameters, each with a leading axis of ``K`` runs (copied, not modified). NumPy arrays (or
+        array_likes), or arrays of one other array-API library (PyTorch, CuPy, ``array_api_strict``), on any
+        device: the descent then runs in that namespace, on that device, with the objective's data there too.
     lr : float, optional
         Learning rate of plain gradient descent, > 0 (shorthand for ``optimiser=GradientStep(lr)``). Give exactly
         one of ``lr`` and ``optimiser``.
@@ -517,21 +545,25 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
         Period, in steps, of ``loss_history`` and ``error_history``, >= 1.
     target : array, optional
         The teacher's matrix ``S*``; with it, ``error(estimates, target)`` gives ``errors`` and ``error_history``.
+        Moved to the device of the parameters, in float64.
     error : callable, optional
-        ``error(S, target)`` -> one error per run for matrices ``S`` of shape ``(K, *shape)``; default: the
-        per-entry mean square error ``mean((S_k - target)**2)``.
+        ``error(S, target)`` -> one error per run for matrices ``S`` of shape ``(K, *shape)``, both float64
+        arrays of the parameters' namespace (NumPy arrays for NumPy parameters); default: the per-entry mean
+        square error ``mean((S_k - target)**2)``.
     warn : bool, default True
         Whether to warn (:class:`~solvable.errors.ConvergenceWarning`) when runs are still above ``tol`` at
         ``max_steps``.
     dtype : {numpy.float64, numpy.float32}, default numpy.float64
-        Precision of the parameters and of the products. With ``float32`` the measurement must keep float32
-        inputs in float32 (:class:`solvable.bsr.BilinearMap` built on a float32 design does); losses and errors
-        are accumulated in float64 either way.
+        Precision of the parameters and of the products (the namespace's type of that name). With ``float32``
+        the measurement must keep float32 inputs in float32 (:class:`solvable.bsr.BilinearMap` built on a
+        float32 design does); losses and errors are accumulated in float64 either way. On a GPU float32 is the
+        fast path.
 
     Returns
     -------
     GDResult
-        Final matrices, their average, errors, relative losses, step counts and histories.
+        Final matrices, their average, errors, relative losses, step counts and histories: NumPy arrays on the
+        host whatever the device.
 
     Raises
     ------
@@ -553,8 +585,10 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
 
     Notes
     -----
-    Check ``losses`` before reading off errors: a too-large step can bounce at a relative loss well above
-    ``tol`` without diverging. With ``float32`` a relative loss of ``tol = 1e-6`` means residuals of relative
+    One step is array-API calls on the parameters' device; the ``K`` losses come to the host (NumPy) for the
+    stopping rule and the histories, and the runs still active are selected with a boolean mask. Check
+    ``losses`` before reading off errors: a too-large step can bounce at a relative loss well above ``tol``
+    without diverging. With ``float32`` a relative loss of ``tol = 1e-6`` means residuals of relative
     size 1e-3, far above the float32 rounding (1e-7); along the flat directions of the loss the rounding moves
     each run slightly, so per-run errors differ slightly from float64 ones.
 
@@ -580,29 +614,37 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
     if not isinstance(params0, (tuple, list)) or len(params0) == 0:
         raise TypeError("params0 must be a non-empty tuple of arrays with a leading (K) axis")
-    params = tuple(np.array(p, dtype=dtype, copy=True) for p in params0)
-    if any(p.ndim < 1 for p in params) or not all(np.all(np.isfinite(p)) for p in params):
+    if all(backend.is_non_numpy_array(p) for p in params0):  # run in their namespace, on their device
+        xp = backend.namespace(*params0)
+        params = tuple(xp.astype(p, getattr(xp, dtype.name), copy=True) for p in params0)
+    else:
+        params = tuple(np.array(p, dtype=dtype, copy=True) for p in params0)
+        xp = backend.namespace(*params)
+    if any(p.ndim < 1 for p in params) or not all(bool(xp.all(xp.isfinite(p))) for p in params):
         raise ValueError("params0 must be arrays of finite numbers with a leading (K) axis")
     K = params[0].shape[0]
     if K < 1 or any(p.shape[0] != K for p in params):
-        raise ValueError(f"params0 arrays must share their leading (K) axis, got shapes {[p.shape for p in params]}")
+        raise ValueError(f"params0 arrays must share their leading (K) axis, got shapes "
+                         f"{[tuple(p.shape) for p in params]}")
+    dev = array_api_compat.device(params[0])
     scale = float(objective.loss_scale)
     if not (math.isfinite(scale) and scale > 0):
         raise ValueError(f"objective.loss_scale must be finite and > 0, got {scale!r}")
     fixed_length = tol == 0.0
     if target is not None:
-        target = np.asarray(target, dtype=float)
+        target = xp.asarray(np.asarray(backend.to_numpy(target), dtype=float), device=dev)
         err_fn = _mean_square_error if error is None else error
 
-        def errors_of(S):
-            return np.asarray(err_fn(np.asarray(S, dtype=float), target), dtype=float)
+        def errors_of(S):  # on the device, in float64; K numbers come back to the host
+            S = S if S.dtype == xp.float64 else xp.astype(S, xp.float64)
+            return np.asarray(backend.to_numpy(err_fn(S, target)), dtype=float)
     else:
         def errors_of(S):
             return np.full(S.shape[0], np.nan)
 
     state = tuple(optimiser.init(params))
     loss, grads = objective.loss_and_gradient(params)
-    loss = np.array(loss, dtype=float)
+    loss = np.array(backend.to_numpy(loss), dtype=float)
     first = loss / scale
     active = np.ones(K, dtype=bool)
     steps = np.zeros(K, dtype=int)
@@ -622,19 +664,19 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
         if active.all():  # one batched step over all K runs
             params, state = optimiser.step(params, grads, state, step)
             loss, grads = objective.loss_and_gradient(params)
-            loss = np.array(loss, dtype=float)
-        else:  # frozen runs keep their parameters and state: compute on the active ones only
-            idx = np.flatnonzero(active)
-            sub, sub_state = optimiser.step(tuple(p[idx] for p in params), tuple(g[idx] for g in grads),
-                                            tuple(s[idx] for s in state), step)
+            loss = np.array(backend.to_numpy(loss), dtype=float)
+        else:  # frozen runs keep their parameters and state: compute on the active ones only (boolean masks)
+            mask = xp.asarray(active, device=dev)
+            sub, sub_state = optimiser.step(tuple(p[mask] for p in params), tuple(g[mask] for g in grads),
+                                            tuple(s[mask] for s in state), step)
             for p, q in zip(params, sub):
-                p[idx] = q
+                p[mask] = q
             for s_all, s_sub in zip(state, sub_state):
-                s_all[idx] = s_sub
+                s_all[mask] = s_sub
             loss_a, grads_a = objective.loss_and_gradient(sub)
-            loss[idx] = loss_a
+            loss[active] = backend.to_numpy(loss_a)
             for g, g_a in zip(grads, grads_a):
-                g[idx] = g_a
+                g[mask] = g_a
         steps += active
         step += 1
     rel = loss / scale
@@ -653,12 +695,14 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
             ConvergenceWarning,
             stacklevel=2,
         )
-    S = np.asarray(objective.matrix(params), dtype=float)
-    if not np.all(np.isfinite(S)):
+    S = objective.matrix(params)
+    S = S if S.dtype == xp.float64 else xp.astype(S, xp.float64)
+    if not bool(xp.all(xp.isfinite(S))):
         raise DivergenceError(f"gradient descent diverged: non-finite weights after {step} steps (lower lr)")
-    average = S.mean(axis=0)
+    average = xp.mean(S, axis=0)
     errors = errors_of(S)
-    average_error = float(errors_of(average[None])[0]) if target is not None else math.nan
+    average_error = float(errors_of(xp.expand_dims(average, axis=0))[0]) if target is not None else math.nan
+    S, average = backend.to_numpy(S), backend.to_numpy(average)
     return GDResult(estimates=S, average=average, errors=errors, average_error=average_error, losses=rel,
                     steps=steps, converged=converged, loss_history=np.array(history),
                     error_history=np.array(error_history))

@@ -35,8 +35,8 @@ import numpy as np
 from scipy.linalg.blas import get_blas_funcs
 from scipy.optimize import brentq
 
+from . import backend, matrix_sensing, spectra
 from . import gd as _gd
-from . import matrix_sensing, spectra
 from .amp import GAMPResult, SEResult, run_gamp
 from .channels import LinearChannel
 from .dataset import Dataset as _BaseDataset
@@ -809,8 +809,10 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
 
 
 def _batched_matrix_error(estimates, target):
+    """``(1/d)||S_k - S*||_F^2`` of each of the (K, d, d) ``estimates`` (any array-API namespace)."""
+    xp = backend.namespace(estimates, target)
     diff = estimates - target
-    return np.sum(diff * diff, axis=(-2, -1)) / target.shape[-1]
+    return xp.sum(diff * diff, axis=(-2, -1)) / target.shape[-1]
 
 
 @dataclass(frozen=True)
@@ -821,7 +823,9 @@ class _FactorisedSquareLoss:
     / (d sqrt(m))`` with ``P = W X^T`` and residuals ``r = y_hat - y``: two products of ``n m d`` multiply-adds per
     run instead of the four ``n d^2`` of :class:`QuadraticSensingMap` with :class:`solvable.gd.SymmetricSquare`
     (the same numbers up to rounding; about ``2/kappa`` times fewer flops). Never forms the ``d x d`` matrix
-    except in :meth:`matrix`, which :func:`solvable.gd.run_gd` calls for the recorded errors.
+    except in :meth:`matrix`, which :func:`solvable.gd.run_gd` calls for the recorded errors. ``X`` and ``y``
+    are arrays of one array-API namespace (NumPy, or PyTorch or CuPy on a GPU), that of the weights; the
+    products use that namespace's functions only.
     """
 
     X: np.ndarray
@@ -830,33 +834,38 @@ class _FactorisedSquareLoss:
 
     def __post_init__(self):
         # as gd.SquareLoss: the loss is relative to sum(y^2) (run_gd's 'objective.loss_scale' names no argument)
-        if float(np.dot(self.y, self.y)) == 0.0:
+        if self.loss_scale == 0.0:
             raise ValueError("y must not be identically zero (the relative loss is loss/sum(y^2))")
 
     @property
     def loss_scale(self) -> float:
-        y = np.asarray(self.y, dtype=float)
+        y = np.asarray(backend.to_numpy(self.y), dtype=float)
         return float(y @ y)
 
     def matrix(self, params):
         (W,) = params
-        return np.matmul(np.swapaxes(W, -1, -2), W) / math.sqrt(self.m * self.X.shape[1])
+        xp = backend.namespace(W)
+        return (xp.matrix_transpose(W) @ W) / math.sqrt(self.m * self.X.shape[1])
 
     def loss_and_gradient(self, params):
         (W,) = params
+        xp = backend.namespace(W, self.X)
+        K = W.shape[0]
         c = 1.0 / (self.X.shape[1] * math.sqrt(self.m))
-        P = np.matmul(W, self.X.T)  # (K, m, n)
-        sq_norm = np.einsum("kij,kij->k", W, W)
-        res = (np.einsum("kin,kin->kn", P, P) - sq_norm[:, None]) * c - self.y.astype(W.dtype, copy=False)
-        loss = 0.25 * np.einsum("kn,kn->k", res, res, dtype=np.float64)
-        P *= res[:, None, :]
-        grad = (np.matmul(P, self.X) - np.sum(res, axis=-1)[:, None, None] * W) * c
+        P = W @ xp.matrix_transpose(self.X)  # (K, m, n)
+        sq_norm = xp.reshape(xp.sum(xp.reshape(W * W, (K, -1)), axis=-1), (K, 1))
+        y = self.y if self.y.dtype == W.dtype else xp.astype(self.y, W.dtype)
+        res = (xp.vecdot(P, P, axis=-2) - sq_norm) * c - y   # |W x_mu|^2, without a (K, m, n) temporary
+        res64 = res if res.dtype == xp.float64 else xp.astype(res, xp.float64)
+        loss = 0.25 * xp.sum(res64 * res64, axis=-1)
+        P *= xp.expand_dims(res, axis=1)
+        grad = (P @ self.X - xp.reshape(xp.sum(res, axis=-1), (K, 1, 1)) * W) * c
         return loss, (grad,)
 
 
 def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | None = None, max_steps: int = 20_000,
        tol: float = 1e-6, record_every: int = 10, width: int | None = None, dtype=np.float64, warn: bool = True,
-       rng) -> _gd.GDResult:
+       device: str = "cpu", rng) -> _gd.GDResult:
     """Full-batch gradient descent on the network weights from ``n_inits`` random initialisations, and their average.
 
     Parameters
@@ -880,10 +889,13 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | N
     width : int or None, optional
         Student width ``m'``; ``None``: the teacher's ``m``.
     dtype : {numpy.float64, numpy.float32}, optional
-        Precision of the products (float32 is 1.5 to 2 times faster; losses and errors stay float64, and the
-        default ``tol = 1e-6`` is far above its rounding).
+        Precision of the products (float32 is 1.5 to 2 times faster on a CPU, and the fast path on a GPU;
+        losses and errors stay float64, and the default ``tol = 1e-6`` is far above its rounding).
     warn : bool, optional
         Emit a :class:`~solvable.errors.ConvergenceWarning` when runs stop at ``max_steps``.
+    device : {"cpu", "cuda", "auto"}, optional
+        Where the descent runs (:func:`solvable.backend.resolve`): NumPy (default), a CUDA GPU through PyTorch
+        or CuPy, or the GPU where one is available. The result is the same up to rounding.
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
         Source of the initialisations (entries N(0, 1), the prior).
 
@@ -898,8 +910,8 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | N
     TypeError
         If ``data`` is not a :class:`Dataset` of this model or an argument has the wrong type.
     ValueError
-        If an argument is out of its domain, or the batched arrays would exceed
-        :data:`solvable.validation.MAX_ELEMENTS` numbers.
+        If an argument is out of its domain, the batched arrays would exceed
+        :data:`solvable.validation.MAX_ELEMENTS` numbers, or ``device="cuda"`` finds no GPU library.
 
     Notes
     -----
@@ -909,6 +921,10 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | N
 
     computed on the weights in ``O(n m' d)`` per run. Noiseless: one run behaves like a posterior sample (about
     twice the Bayes error), the average over initialisations approaches the Bayes error.
+
+    The data and the initial weights are checked and drawn in NumPy whatever the ``device`` (the same draws of
+    ``rng``), then moved to the device (:func:`solvable.backend.asarray`); the descent runs there and the
+    result comes back as NumPy arrays on the host.
 
     References
     ----------
@@ -930,11 +946,13 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | N
     dtype = np.dtype(dtype)
     if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
-    W0 = rng.standard_normal((K, m, d))
+    xp, dev = backend.resolve(device)
+    W0 = backend.asarray(rng.standard_normal((K, m, d)), xp, dev, dtype)
+    X = backend.asarray(np.ascontiguousarray(data.X, dtype=dtype), xp, dev)
     with warnings.catch_warnings():
         if not warn:
             warnings.simplefilter("ignore", ConvergenceWarning)
-        return _gd.run_gd(_FactorisedSquareLoss(np.ascontiguousarray(data.X, dtype=dtype), data.y, m),
+        return _gd.run_gd(_FactorisedSquareLoss(X, backend.asarray(data.y, xp, dev), m),
                           (W0,), optimiser=step,
                           tol=tol, max_steps=max_steps, record_every=record_every, target=data.S_star,
                           error=_batched_matrix_error, warn=warn, dtype=dtype)

@@ -1,0 +1,224 @@
+r"""Where the arrays of gradient descent live: NumPy on the CPU, or PyTorch or CuPy on a GPU.
+
+The optimiser loop :func:`solvable.gd.run_gd` and the objectives of the models are written against the Python
+array API standard (2023.12): they take the namespace ``xp`` of their arrays from
+``array_api_compat.array_namespace`` and call only its functions, so that the same lines run on NumPy arrays,
+on PyTorch or CuPy arrays on a GPU, and on the reference implementation ``array_api_strict`` (which the tests
+use to prove that no NumPy-only call is left). This module is the plumbing around them:
+
+- :func:`resolve` turns a ``device`` argument (``"cpu"``, ``"cuda"`` or ``"auto"``, :data:`DEVICES`) into a
+  namespace and a device;
+- :func:`asarray` moves a NumPy array there, :func:`to_numpy` brings any array back to the host;
+- :func:`gpu_available` says whether ``"cuda"`` can be served here.
+
+PyTorch and CuPy are optional: they are imported only when a GPU is asked for (``"cuda"``, ``"auto"``), never
+when this module is imported.
+
+References
+----------
+The Consortium for Python Data API Standards, "Python array API standard", version 2023.12,
+https://data-apis.org/array-api/2023.12/; the ``array-api-compat`` package (``array_namespace``, ``device``,
+``to_device``).
+"""
+
+from __future__ import annotations
+
+import array_api_compat
+import array_api_compat.numpy as _numpy_namespace
+import numpy as np
+
+from .validation import check_choice
+
+__all__ = ["DEVICES", "asarray", "gpu_available", "is_non_numpy_array", "namespace", "resolve", "to_numpy"]
+
+#: The values of a ``device`` argument: NumPy on the CPU, a CUDA GPU (through PyTorch, else CuPy), or the GPU
+#: where one is available and the CPU otherwise.
+DEVICES = ("cpu", "cuda", "auto")
+
+
+def _cuda():
+    """``(xp, device)`` of the first GPU library that works here (PyTorch with CUDA, then CuPy), or the reason
+    why none does, as a string."""
+    reasons = []
+    try:
+        import torch
+    except ImportError:
+        reasons.append("PyTorch is not installed")
+    else:
+        if torch.cuda.is_available():
+            import array_api_compat.torch as xp
+            return xp, torch.device("cuda")
+        reasons.append(f"PyTorch {torch.__version__} sees no CUDA device")
+    try:
+        import cupy
+    except ImportError:
+        reasons.append("CuPy is not installed")
+    else:
+        try:
+            count = cupy.cuda.runtime.getDeviceCount()
+        except RuntimeError as exc:  # CuPy's CUDARuntimeError (a RuntimeError) without a driver
+            count, why = 0, f" ({type(exc).__name__})"
+        else:
+            why = ""
+        if count > 0:
+            import array_api_compat.cupy as xp
+            return xp, cupy.cuda.Device(0)
+        reasons.append(f"CuPy sees no GPU{why}")
+    return "; ".join(reasons)
+
+
+def gpu_available() -> bool:
+    """Whether ``device="cuda"`` can run here.
+
+    Returns
+    -------
+    bool
+        True when PyTorch sees a CUDA device or CuPy sees a GPU (either is imported to find out).
+    """
+    return not isinstance(_cuda(), str)
+
+
+def resolve(device: str):
+    """The array namespace and the device that a ``device`` argument names.
+
+    Parameters
+    ----------
+    device : {"cpu", "cuda", "auto"}
+        ``"cpu"``: NumPy. ``"cuda"``: PyTorch on its CUDA device where PyTorch with CUDA is installed, else CuPy
+        on its first GPU. ``"auto"``: ``"cuda"`` where it is available, ``"cpu"`` otherwise.
+
+    Returns
+    -------
+    xp : module
+        The array-API namespace (``array_api_compat``'s wrapper of NumPy, PyTorch or CuPy).
+    dev : object
+        The device to create arrays on (``"cpu"``, a ``torch.device`` or a ``cupy.cuda.Device``).
+
+    Raises
+    ------
+    TypeError
+        If ``device`` is not a string.
+    ValueError
+        If ``device`` is not one of :data:`DEVICES`, or is ``"cuda"`` where neither PyTorch with CUDA nor CuPy
+        with a GPU is importable (the message says what is missing).
+
+    Notes
+    -----
+    The NumPy namespace is ``array_api_compat.numpy``, whose functions return plain NumPy arrays and call the
+    same NumPy routines as NumPy's own names: a run on ``"cpu"`` gives the numbers NumPy gives.
+    """
+    device = check_choice("device", device, DEVICES)
+    if device != "cpu":
+        found = _cuda()
+        if not isinstance(found, str):
+            return found
+        if device == "cuda":
+            raise ValueError(f"device='cuda' needs PyTorch with CUDA or CuPy with a GPU, and neither is usable "
+                             f"here: {found}; use device='cpu' (or 'auto')")
+    return _numpy_namespace, "cpu"
+
+
+def namespace(*arrays):
+    """The array-API namespace of ``arrays`` (``array_api_compat.array_namespace``).
+
+    Parameters
+    ----------
+    *arrays : arrays
+        Arrays of one library (NumPy, PyTorch, CuPy, ``array_api_strict``, ...).
+
+    Returns
+    -------
+    module
+        Their namespace; ``array_api_compat.numpy`` for NumPy arrays.
+
+    Raises
+    ------
+    TypeError
+        If the arrays belong to different libraries or to none.
+    """
+    if all(type(a) is np.ndarray for a in arrays):  # the common case, without array_namespace's checks
+        return _numpy_namespace
+    return array_api_compat.array_namespace(*arrays)
+
+
+def is_non_numpy_array(x) -> bool:
+    """Whether ``x`` is an array of an array-API library other than NumPy (PyTorch, CuPy, ``array_api_strict``).
+
+    Parameters
+    ----------
+    x : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        True for such an array; False for NumPy arrays and scalars, lists and other objects.
+    """
+    return not isinstance(x, (np.ndarray, np.generic)) and array_api_compat.is_array_api_obj(x)
+
+
+def _dtype(xp, dtype):
+    """The namespace's floating dtype of the same name as the NumPy ``dtype`` (``float32`` or ``float64``)."""
+    name = np.dtype(dtype).name
+    if name not in ("float32", "float64"):
+        raise ValueError(f"dtype must be float32 or float64, got {name}")
+    return getattr(xp, name)
+
+
+def asarray(x, xp, dev, dtype=None):
+    """A host (NumPy) array as an array of the namespace ``xp`` on the device ``dev``.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        The array on the host.
+    xp : module
+        The namespace, as :func:`resolve` returns it.
+    dev : object
+        The device, as :func:`resolve` returns it.
+    dtype : {numpy.float32, numpy.float64} or None, optional
+        Floating type of the result (the namespace's type of that name); ``None`` keeps ``x``'s type.
+
+    Returns
+    -------
+    array
+        ``x`` in ``xp`` on ``dev``. NumPy on ``"cpu"`` returns ``x`` itself when no conversion is needed.
+
+    Raises
+    ------
+    ValueError
+        If ``dtype`` is not float32 or float64.
+    """
+    x = np.asarray(x)
+    if dtype is not None:
+        return xp.asarray(x, dtype=_dtype(xp, dtype), device=dev)
+    return xp.asarray(x, device=dev)
+
+
+def to_numpy(x) -> np.ndarray:
+    """Any array, on any device, as a NumPy array on the host.
+
+    Parameters
+    ----------
+    x : array or array_like
+        A NumPy, PyTorch, CuPy or ``array_api_strict`` array (or anything ``numpy.asarray`` reads).
+
+    Returns
+    -------
+    numpy.ndarray
+        NumPy input as it is (no copy); any other array as a copy on the host.
+
+    Notes
+    -----
+    Arrays on the CPU cross by DLPack (``numpy.from_dlpack``); arrays on a GPU are first copied to the host with
+    ``array_api_compat.to_device(x, "cpu")``.
+    """
+    if isinstance(x, (np.ndarray, np.generic)) or not array_api_compat.is_array_api_obj(x):
+        return np.asarray(x)
+    try:
+        return np.array(np.from_dlpack(x), copy=True)
+    except (BufferError, RuntimeError, TypeError, ValueError, AttributeError):
+        host = array_api_compat.to_device(x, "cpu")
+    if isinstance(host, np.ndarray):
+        return host
+    return np.array(np.from_dlpack(host), copy=True)
