@@ -143,8 +143,10 @@ def test_rng_is_keyword_only_and_names_are_the_contract_s(module):
 def test_gradient_descent_is_gd_with_an_optimiser(model):
     m = importlib.import_module(f"solvable.{model}")
     params = inspect.signature(m.gd).parameters
-    for name in ("optimiser", "n_inits", "lr", "max_steps", "tol", "record_every", "rng"):
+    for name in ("optimiser", "n_inits", "lr", "max_steps", "tol", "record_every", "device", "rng"):
         assert name in params, f"{model}.gd lacks {name}"
+    device = params["device"]
+    assert device.kind is inspect.Parameter.KEYWORD_ONLY and device.default == "cpu"
 
 
 # --------------------------------------------------------------------------- data sets

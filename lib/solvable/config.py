@@ -374,7 +374,8 @@ PRESETS = {
 
 
 # The papers' protocols where the paper preset shrinks them: chapter 3's gradient descent at d = L = 100 with 64
-# initialisations on every alpha up to alpha_PR and the paper's cap of 5e4 steps (arXiv:2410.18858); chapter 4's 64
+# initialisations on the paper's alphas up to 0.3 (below alpha_PR = 0.36 at beta = 1, across alpha_PR = 0.28 at
+# beta = 2) and the paper's cap of 5e4 steps (arXiv:2410.18858); chapter 4's 64
 # initialisations (arXiv:2408.03733); chapter 5's Adam students at the paper's d = 200 (arXiv:2506.01582).
 PRESETS["full"] = dataclasses.replace(
     PRESETS["paper"],
