@@ -6,12 +6,20 @@ folder, everything its page shows: the figures (``fig_*.png``), the comparison t
 the page with ``{include}``; :func:`markdown_table` writes them as MyST ``{table}`` directives with column widths
 and maths markup, so that they fit the printed page) and ``results.json``, the numbers behind them, which ``tests/``
 pin against the theory.
-The science lives in :mod:`solvable`; this module only times, tabulates and writes.
+The science lives in :mod:`solvable`; this module only times, tabulates, writes and hands independent runs to
+worker processes.
+
+Independent runs (one data set or one seed each) go through :func:`run_jobs`, i.e.
+:func:`solvable.experiments.parallel_map` with ``n_jobs`` from the environment variable ``REPRO_JOBS`` (default
+``-1``: one worker per core; ``1``: one after the other in the script's own process). Every job carries its own seed,
+so the numbers do not depend on the number of workers. joblib gives each worker ``cores / workers`` BLAS threads
+unless ``OMP_NUM_THREADS`` (or ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``) is set, which the workers then inherit.
+:func:`cpu_time` counts the CPU time of the workers as well as the script's own.
 
 ``results.json`` has one fixed shape (checked by ``tests/test_reproductions.py``)::
 
     {"paper": "<authors, title, venue>", "reference": "arXiv:XXXX.XXXXX", "sizes": "<what was run>",
-     "machine": "<where it ran>", "total_wall_time_s": float,
+     "machine": "<where it ran>", "workers": int, "total_wall_time_s": float,
      "figures": [{"id": "fig1", "file": "fig_1.png", "title": "...", "wall_time_s": float,
                   "authors_time": {"kind": "measured" | "estimated, not run" | "not known",
                                    "how": "<what was run or how it was estimated, with sizes>"},
@@ -30,26 +38,87 @@ strings from the committed ``results.json`` and fails if the page differs, or if
 from __future__ import annotations
 
 import json
+import os
 import platform
 import re
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
+import joblib
 import numpy as np
 
-from solvable.experiments import mean_se  # noqa: F401 (the scripts take it from here)
+from solvable.experiments import (
+    mean_se,  # noqa: F401 (the scripts take it from here)
+    parallel_map,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
+JOBS_VAR = "REPRO_JOBS"
 COMPARISON_KINDS = ("theory_vs_published", "runs_vs_published", "runs_vs_theory")
 AUTHORS_TIME_KINDS = ("measured", "estimated, not run", "not known")
 _FRONT = "---\n"
 
 
+def n_jobs() -> int:
+    """Worker processes for a script's independent runs: ``REPRO_JOBS``, default -1 (one per core).
+
+    ``1`` runs the jobs one after the other in the script's own process; ``k > 1``, ``k`` workers; ``-1`` every
+    core (``-2`` all but one, as joblib counts).
+    """
+    raw = os.environ.get(JOBS_VAR, "").strip()
+    if not raw:
+        return -1
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value == 0:
+        raise ValueError(f"{JOBS_VAR} must be a non-zero integer (-1: every core), got {raw!r}")
+    return value
+
+
+def workers() -> int:
+    """The number of worker processes :func:`n_jobs` stands for on this machine (recorded in ``results.json``)."""
+    jobs = n_jobs()
+    return jobs if jobs > 0 else max(1, joblib.cpu_count() + 1 + jobs)
+
+
+def run_jobs(function, jobs, *, device: str = "cpu") -> list:
+    """``[function(job) for job in jobs]`` on :func:`n_jobs` workers (:func:`solvable.experiments.parallel_map`).
+
+    Each job must carry its own seed (or generator): the results are then those of the loop, whatever the number
+    of workers. Jobs that compute on a GPU (``device`` ``"cuda"``, or ``"auto"`` where PyTorch or CuPy sees one) run
+    one after the other in this process: one process drives the GPU, which runs the students of a job side by side.
+    """
+    on_gpu = device == "cuda"
+    if device == "auto":
+        from solvable.backend import gpu_available  # the GPU libraries load only when asked for
+
+        on_gpu = gpu_available()
+    return parallel_map(function, jobs, n_jobs=1 if on_gpu else n_jobs())
+
+
+def cpu_time() -> float:
+    """CPU seconds used so far by this process and by the worker processes of :func:`run_jobs`.
+
+    joblib keeps its workers alive between calls, and the operating system reports the CPU time of a child only
+    once it has exited: the workers are shut down first (the next :func:`run_jobs` starts fresh ones). Where the
+    ``resource`` module is missing (Windows), only this process is counted.
+    """
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True)
+    try:
+        import resource
+    except ImportError:
+        return time.process_time()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def machine() -> str:
     """A one-line description of the machine (CPU count and BLAS threads), for the timing tables."""
-    import os
-
     threads = os.environ.get("OMP_NUM_THREADS", "unset")
     return f"{platform.machine()}, {os.cpu_count()} CPU cores, OMP_NUM_THREADS={threads}, Python {platform.python_version()}"
 

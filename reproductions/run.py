@@ -2,12 +2,17 @@
 
 Each paper has a folder ``reproductions/<paper>/`` whose ``reproduce.py`` recomputes the paper's key figures at the
 paper's sizes and writes the figures, tables and ``results.json`` that its page (``reproductions/<paper>.md``) shows
-and that ``tests/`` pin. This script runs them, each in its own process with ``--threads`` BLAS threads, ``--jobs``
-at a time, prints each one's wall time and writes the timing table of the Reproductions index page
-(``reproductions/timings.md``)::
+and that ``tests/`` pin. This script runs them one after the other, each in its own process, prints each one's wall
+time and writes the timing table of the Reproductions index page (``reproductions/timings.md``)::
 
-    python reproductions/run.py                       # every paper, one after the other
-    python reproductions/run.py --jobs 2 bsr quadratic
+    python reproductions/run.py                       # every paper, each on every core
+    python reproductions/run.py --jobs 2 bsr quadratic   # two of them, each on 2 worker processes
+
+Each script spreads its own independent runs (data sets, seeds) over ``--jobs`` worker processes: the variable
+``REPRO_JOBS`` of its environment, read by ``_common.run_jobs`` (default -1, one worker per core; 1 runs them one
+after the other in the script's process). The numbers do not depend on it: every run carries its own seed. joblib
+gives each worker ``cores / workers`` BLAS threads; an ``OMP_NUM_THREADS`` (or ``OPENBLAS_NUM_THREADS``,
+``MKL_NUM_THREADS``) set in the environment is passed on to the scripts and their workers instead.
 
 The exit status is 0 only if every selected script ran without an error. Commit what it wrote: the pages are static.
 """
@@ -20,21 +25,19 @@ import os
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PAPERS = ("perceptron", "bsr", "quadratic", "attention")
 
 
-def _run(name: str, threads: int, timeout: int) -> tuple[str, float, int, str]:
-    env = dict(os.environ)
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[var] = str(threads)
+def _run(name: str, jobs: int, timeout: int) -> tuple[str, float, int, str]:
+    """Run ``<name>/reproduce.py`` with ``REPRO_JOBS=jobs``: (name, seconds, exit status, the end of its stderr)."""
+    env = dict(os.environ, REPRO_JOBS=str(jobs))
     t0 = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, str(HERE / name / "reproduce.py")], cwd=HERE.parent, env=env,
-                              capture_output=True, text=True, timeout=timeout)
+                              capture_output=True, text=True, timeout=timeout, check=False)
         code, err = proc.returncode, "\n".join((proc.stderr or "").strip().splitlines()[-15:])
     except subprocess.TimeoutExpired:
         code, err = 124, f"timed out after {timeout} s"
@@ -67,24 +70,26 @@ def write_timings(path: Path = HERE / "timings.md") -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("papers", nargs="*", help=f"papers to regenerate (default: all of {', '.join(PAPERS)})")
-    parser.add_argument("--jobs", type=int, default=1, help="scripts run at the same time (default 1)")
-    parser.add_argument("--threads", type=int, default=2, help="BLAS threads per script (default 2)")
+    parser.add_argument("--jobs", type=int, default=-1,
+                        help="worker processes of each script, its REPRO_JOBS (default -1: one per core; 1: one run "
+                             "after the other)")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds allowed per script (default 3600)")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.papers) - set(PAPERS))
     if unknown:
         parser.error(f"unknown paper(s) {unknown}; choose from {PAPERS}")
-    if args.jobs < 1 or args.threads < 1 or args.timeout < 1:
-        parser.error("--jobs, --threads and --timeout must be positive")
-    chosen = args.papers or list(PAPERS)
+    if args.jobs == 0:
+        parser.error("--jobs must be a positive number of workers or -1 (every core)")
+    if args.timeout < 1:
+        parser.error("--timeout must be positive")
     failed = 0
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for name, seconds, code, err in pool.map(lambda n: _run(n, args.threads, args.timeout), chosen):
-            status = "ok" if code == 0 else f"FAILED (exit {code})"
-            print(f"{name:12s} {seconds:8.1f} s  {status}", flush=True)
-            if code:
-                failed += 1
-                print(err, file=sys.stderr)
+    for name in args.papers or PAPERS:
+        name, seconds, code, err = _run(name, args.jobs, args.timeout)
+        status = "ok" if code == 0 else f"FAILED (exit {code})"
+        print(f"{name:12s} {seconds:8.1f} s  {status}", flush=True)
+        if code:
+            failed += 1
+            print(err, file=sys.stderr)
     write_timings()
     return 1 if failed else 0
 

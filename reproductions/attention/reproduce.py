@@ -3,22 +3,22 @@ models" (arXiv:2506.01582) at the paper's sizes, beside the authors' published n
 
     python reproductions/attention/reproduce.py          # paper sizes (about 10 min on 2 cores)
     REPRO_DEV=1 python reproductions/attention/reproduce.py   # every d about a quarter (even), 2 data sets: a smoke test
+    REPRO_JOBS=4 python reproductions/attention/reproduce.py  # 4 worker processes (default -1: one per core)
 
 Writes fig_*.png, table_*.md and results.json next to this file (see ``reproductions/_common.py``). The science is
-in :mod:`solvable.attention`; this is wiring. Independent runs (one data set each) go to a pool of
-``REPRO_WORKERS`` processes (default 2), each with its own explicit seed, so the numbers do not depend on it.
+in :mod:`solvable.attention`; this is wiring. Independent runs (one data set, or one state evolution, each) go to
+``REPRO_JOBS`` worker processes (``_common.run_jobs``, joblib underneath), each with its own explicit seed, so the
+numbers do not depend on the number of workers.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 import os
 import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import matplotlib
@@ -36,11 +36,14 @@ from _common import (
     ROOT,
     authors_time,
     comparison,
+    cpu_time,
     load_published,
     machine,
     markdown_table,
     mean_se,
+    run_jobs,
     timed,
+    workers,
     write_page_numbers,
     write_results,
     z_scores,
@@ -52,7 +55,6 @@ from solvable.config import PRESETS
 
 DEV = os.environ.get("REPRO_DEV") == "1"
 SCALE = 4 if DEV else 1
-WORKERS = int(os.environ.get("REPRO_WORKERS", "2"))
 RHO = 0.5
 # GAMP-RIE iteration caps, those of the authors' scripts: AMP_softmax.py runs 100 iterations, AMP_hardmax.py 500.
 # At the softmax points of LONG (T, alpha) the runs go on to SOFT_LONG iterations; their error after 100 iterations
@@ -134,7 +136,7 @@ def score_ratio(q, n=SCORE_MC, seed=2507, chunk=250_000):
     return float(ratio), float(se)
 
 
-def hardmax_score(pool, pub_se, data):
+def hardmax_score(pub_se, data):
     """The authors' E||g||^2 over the exact one at SCORE_Q, and their published SE against ours at alpha x ratio.
 
     Their recursion is ours with qhat = 4 alpha E||g_theirs||^2 = 4 (alpha x ratio(q)) E||g||^2: at its fixed point
@@ -145,7 +147,7 @@ def hardmax_score(pool, pub_se, data):
     alphas, theirs = pub_se["alpha"][rows], pub_se["mmse"][rows]
     at_fp = [score_ratio(1.0 + RHO - m, seed=2508 + i) for i, m in enumerate(theirs)]
     scaled = alphas * np.array([r for r, _ in at_fp])
-    ours_scaled = np.array(list(pool.map(hard_se_job, scaled)))
+    ours_scaled = np.array(run_jobs(hard_se_job, scaled))
     data["hardmax_score"] = {
         "q": list(SCORE_Q), "ratio": [r for r, _ in ratios], "ratio_se": [e for _, e in ratios], "mc": SCORE_MC,
         "check_alpha": alphas.tolist(), "check_theirs": theirs.tolist(),
@@ -179,7 +181,7 @@ def table(folder, name, comps):
                                                "largest abs. z"], rows))
 
 
-def fig_se(pool, data):
+def fig_se(data):
     """Fig. 1: the softmax Bayes-optimal MMSE (T = 2) against the authors' state evolution, rho = 0.5 and 2."""
     comps = []
     for rho in (0.5, 2.0):
@@ -210,16 +212,16 @@ def draw_se(data):
     fig.savefig(HERE / "fig_se.png", dpi=150)
 
 
-def fig_hardmax(pool, data):
+def fig_hardmax(data):
     """The hardmax (T = 2, rho = 0.5) state evolution: ours, theirs, their AMP and our GAMP-RIE at their d = 100."""
     pub_se, pub_amp = load_published(HERE, "se_hardmax_rho0.5.csv"), load_published(HERE, "amp_hardmax_rho0.5.csv")
     amp_alphas = pub_amp["alpha"][list(HARD_ROWS)]
     se_alphas = np.concatenate([pub_se["alpha"], amp_alphas])
-    se = np.array(list(pool.map(hard_se_job, se_alphas)))
+    se = np.array(run_jobs(hard_se_job, se_alphas))
     ours_se, ours_at_amp = se[: pub_se.size], se[pub_se.size:]
     jobs = [(2, a, HARD_D, "hardmax", (2, i, s), HARD_CAP) for i, a in enumerate(amp_alphas)
             for s in range(HARD_SETS)]
-    runs = list(pool.map(amp_job, jobs))
+    runs = run_jobs(amp_job, jobs)
     errs = np.array([r[0] for r in runs]).reshape(len(amp_alphas), HARD_SETS)
     iters = np.array([r[1] for r in runs]).reshape(len(amp_alphas), HARD_SETS)
     conv = np.array([r[2] for r in runs]).reshape(len(amp_alphas), HARD_SETS)
@@ -242,7 +244,7 @@ def fig_hardmax(pool, data):
                        "mc_samples": HARD_MC, "score_k": k.tolist(), "score_exact": exact.tolist(),
                        "score_density": dens.tolist(), "their_amp_runs": 16, "their_amp_ddof": 0}
     draw_hardmax(data)
-    score = hardmax_score(pool, pub_se, data)
+    score = hardmax_score(pub_se, data)
     tiny = np.full_like(sem, 1e-12)  # the SE's Monte-Carlo error (~1e-3) is neglected next to the runs' s.e.
     return [score, comparison("hardmax SE: ours vs published (33 alphas, 0.02-10)", "theory_vs_published",
                        diffs=ours_se - pub_se["mmse"]),
@@ -283,7 +285,7 @@ def draw_hardmax(data):
     fig.savefig(HERE / "fig_hardmax.png", dpi=150)
 
 
-def fig_amp(pool, data):
+def fig_amp(data):
     """GAMP-RIE at the authors' d = 150 (rho = 0.5, T = 2, 3, 4) against their AMP points and the theory: the error
     after their cap of 100 iterations (like for like) and after 500."""
     pub = load_published(HERE, "amp_softmax_rho0.5.csv")
@@ -291,7 +293,7 @@ def fig_amp(pool, data):
     caps = {T: [SOFT_LONG if (T, round(float(a), 6)) in LONG else SOFT_CAP for a in als] for T, als in alphas.items()}
     jobs = [(T, a, AMP_D, "softmax", (3, T, i, s), caps[T][i]) for T, als in alphas.items() for i, a in enumerate(als)
             for s in range(AMP_SETS)]
-    out = iter(pool.map(amp_job, jobs))
+    out = iter(run_jobs(amp_job, jobs))
     comps = []
     for T in (2, 3, 4):
         als = np.asarray(alphas[T], dtype=float)
@@ -367,13 +369,13 @@ def draw_amp(data):
     fig.savefig(HERE / "fig_amp.png", dpi=150)
 
 
-def fig_gd(pool, data):
+def fig_gd(data):
     """Single and averaged Adam at the authors' d = 200 (T = 2, rho = 0.5) against their GD_single/GD_averaged."""
     pub = load_published(HERE, "gd_T2_d200.csv")
     a_avg, a_single = float(pub["alpha"][GD_AVG_ROW]), float(pub["alpha"][GD_SINGLE_ROW])
     jobs = [(a_avg, GD_D, GD_K, (4, 0, s)) for s in range(GD_SETS)] + \
            [(a_single, GD_D, 1, (4, 1, s)) for s in range(GD_SETS)]
-    res = list(pool.map(gd_job, jobs))
+    res = run_jobs(gd_job, jobs)
     per_set_single = np.array([np.mean(r[0]) for r in res[:GD_SETS]])  # mean over the 32 students of a data set
     avg = np.array([r[1] for r in res[:GD_SETS]])
     single_hi = np.array([r[0][0] for r in res[GD_SETS:]])
@@ -497,27 +499,22 @@ def main():
                         f"d = {GD_D}, {GD_K} students, {GD_STEPS} steps, {GD_SETS} data sets per alpha"
                         + (" [DEV: d / 4]" if DEV else "")}
     data = {}
-    warnings.simplefilter("ignore")
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = "1"  # the workers, started afresh (spawn), run one BLAS thread each
-    with ProcessPoolExecutor(max_workers=WORKERS, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for fid, file, title, make in FIGURES:
-            fig = {"id": fid, "file": file, "title": title}
-            with timed(fig):
-                comps = make(pool, data)
-            fig["comparisons"] = comps
-            table(HERE, f"table_{fid}.md", comps)
-            results["figures"].append(fig)
-            print(f"{fid}: {fig['wall_time_s']:.0f} s", flush=True)
+    warnings.simplefilter("ignore")  # in this process; the workers' warnings are not shown (parallel_map)
+    for fid, file, title, make in FIGURES:
+        fig = {"id": fid, "file": file, "title": title}
+        with timed(fig):
+            comps = make(data)
+        fig["comparisons"] = comps
+        table(HERE, f"table_{fid}.md", comps)
+        results["figures"].append(fig)
+        print(f"{fid}: {fig['wall_time_s']:.0f} s", flush=True)
     theirs = authors_times(data)
     for fig in results["figures"]:
         fig["authors_time"] = theirs[fig["id"]]
     results["data"] = data
     results["total_wall_time_s"] = round(time.perf_counter() - t0, 2)
-    import resource
-    results["cpu_time_s"] = round(time.process_time() + resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
-                                  + resource.getrusage(resource.RUSAGE_CHILDREN).ru_stime, 2)
-    results["workers"] = WORKERS
+    results["cpu_time_s"] = round(cpu_time(), 2)  # this process and its workers (shut down first, to count them)
+    results["workers"] = workers()
     write_results(HERE, results)
     write_page_numbers(ROOT / "reproductions" / "attention.md", prose.numbers(results))
     print(f"total {results['total_wall_time_s']:.0f} s wall, {results['cpu_time_s']:.0f} s CPU")

@@ -3,6 +3,8 @@ for learning from long sequences of high-dimensional tokens", arXiv:2410.18858, 
 
     python reproductions/bsr/reproduce.py                  # the authors' sizes (about 6 min on 2 cores)
     REPRO_SCALE=4 python reproductions/bsr/reproduce.py    # smaller and fewer runs, for development
+    REPRO_JOBS=1 python reproductions/bsr/reproduce.py     # one run after the other (default -1: every core)
+    REPRO_PROTOCOL=authors SOLVABLE_DEVICE=cuda python reproductions/bsr/reproduce.py   # their GD protocol, on a GPU
 
 Figure "theory": the Bayes-optimal MMSE against alpha (their Fig. 1, beta = 1 and 2, rho = 0.1 ... 2, Delta = 0, and
 their noisy Fig. 1, Delta = 0.1) against the authors' published curves (``published/fig1_theory.csv``).
@@ -17,6 +19,16 @@ Figure "gd50": their single-GD protocol at d = L = 50, alpha = 0.2 (a fixed 5e4 
 variants that could explain their lower single-GD errors (larger steps, the best error along the run, a full-width
 student).
 Writes fig_*.png, table_*.md and results.json next to this file, and the page's numbers into ``../bsr.md``.
+The independent runs of a figure (one data set, or one GD variant on one data set, each with its own seed) go to
+``REPRO_JOBS`` worker processes (``_common.run_jobs``), so the numbers do not depend on the number of workers.
+
+``REPRO_PROTOCOL=authors`` runs figure "gd" with the authors' own protocol instead: every alpha of their grid below
+alpha_PR (0.05 ... 0.3), 4 data sets per alpha (their averaged_rect.py), 64 initialisations each and a fixed 5e4
+steps with no stopping rule (their ``T``), gradient descent on ``SOLVABLE_DEVICE`` (``cpu``, ``cuda`` or ``auto``,
+the default of this protocol: the GPU where PyTorch or CuPy sees one; ``bsr.gd(device=...)``), the runs one after the
+other when they go to a GPU. That is about 10 s per data set on one GPU and hours on a CPU. Its figures, tables and
+``results.json`` go to ``authors_protocol/`` (the page and its tests keep the default protocol's); the other
+figures are as by default.
 """
 
 from __future__ import annotations
@@ -40,11 +52,14 @@ from _common import (
     ROOT,
     authors_time,
     comparison,
+    cpu_time,
     load_published,
     machine,
     markdown_table,
     mean_se,
+    run_jobs,
     timed,
+    workers,
     write_page_numbers,
     write_results,
     z_scores,
@@ -54,6 +69,12 @@ from solvable import bsr
 from solvable import plotting as plot
 
 SCALE = int(os.environ.get("REPRO_SCALE", "1"))
+PROTOCOL = os.environ.get("REPRO_PROTOCOL", "").strip().lower() or "default"
+if PROTOCOL not in ("default", "authors"):
+    raise SystemExit(f"REPRO_PROTOCOL must be 'default' or 'authors', got {PROTOCOL!r}")
+AUTHORS = PROTOCOL == "authors"
+DEVICE = os.environ.get("SOLVABLE_DEVICE", "").strip().lower() or ("auto" if AUTHORS else "cpu")
+OUT = HERE / "authors_protocol" if AUTHORS else HERE   # where the figures, tables and results.json go
 D = 100 // SCALE                 # d = L = 100: the authors' "D_100" runs (beta = 1)
 RHO = 0.2
 R = round(RHO * D)
@@ -62,9 +83,13 @@ THEORY_PANELS = ((1.0, 0.0), (2.0, 0.0), (1.0, 0.1))  # (beta, delta) of their F
 GAMP_ALPHAS = (0.1, 0.15, 0.2, 0.3, 0.4, 0.45)
 GAMP_SEEDS = 3
 GAMP = {"damping": 0.3, "damp": "estimate", "max_iter": 500, "tol": 1e-3}  # the chapter's setting (relative change)
-GD_ALPHAS = (0.05, 0.1, 0.15, 0.2)
-GD_DATASETS = (3, 3, 2, 2)       # per alpha (cost grows with alpha: about 0.2 s per step at alpha = 0.2)
-GD = {"n_inits": 64, "lr": 0.1, "tol": 1e-6, "max_steps": 50_000, "dtype": np.float32}  # their lr, init, K
+GD_ALPHAS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3) if AUTHORS else (0.05, 0.1, 0.15, 0.2)
+GD_DATASETS = (4,) * 6 if AUTHORS else (3, 3, 2, 2)   # per alpha (cost grows with alpha: about 0.2 s per step at
+                                                      # alpha = 0.2 on a CPU); the authors' averaged GD: 4
+GD = {"n_inits": 64, "lr": 0.1, "tol": 0.0 if AUTHORS else 1e-6, "max_steps": 50_000,  # their lr, init, K, T
+      "dtype": np.float32}
+if DEVICE != "cpu":
+    GD["device"] = DEVICE
 PROBE_ALPHA, PROBE_STEPS = 0.3, 6000  # one single run followed at every step (their budget: 5e4 steps)
 THEIR_GD_SETS = {"single": 3, "averaged": 4}  # `samples` in standard_rect.py / averaged_rect.py
 THEIR_GD_STEPS = 50_000                        # `T` in both scripts
@@ -118,7 +143,7 @@ def fig_theory(fig_rec):
     rdiff = np.abs(ridge - pub["mse_ridge_opt"])
     comps.append(comparison("ridge MSE, all panels", "theory_vs_published", diffs=rdiff))
     rows.append(["ridge MSE (all panels)", len(pub), f"{rdiff.max():.1e}", f"{rdiff.max():.1e}"])
-    (HERE / "table_theory.md").write_text(markdown_table(
+    (OUT / "table_theory.md").write_text(markdown_table(
         ["curve", "published points", "largest difference", "largest difference, 0.011 or more from $\\alpha_{PR}$"],
         rows))
     fig_rec["comparisons"] = comps
@@ -151,22 +176,26 @@ def draw_theory(data):
                     title=f"$\\beta = {beta:g}$, $\\Delta = {delta:g}$")
     axes[-1].axis("off")
     axes[-1].legend(*axes[0].get_legend_handles_labels(), loc="center")
-    fig.savefig(HERE / "fig_theory.png", dpi=150)
+    fig.savefig(OUT / "fig_theory.png", dpi=150)
 
+
+
+def gamp_job(job):
+    """One data set at d = L = D and GAMP-RIE on it: (error, iterations, converged)."""
+    alpha, rng = job
+    data = bsr.sample(D, alpha, beta=1.0, rho=R / D, rng=rng)
+    res = bsr.gamp_rie(data, warn=False, rng=rng, **GAMP)
+    return bsr.mse(res.estimate, data), res.iterations, res.converged
 
 
 def fig_gamp(fig_rec):
     children = np.random.default_rng(2024).spawn(len(GAMP_ALPHAS) * GAMP_SEEDS)
-    err = np.zeros((len(GAMP_ALPHAS), GAMP_SEEDS))
-    iters = np.zeros_like(err, dtype=int)
-    conv = np.zeros_like(err, dtype=bool)
-    for i, a in enumerate(GAMP_ALPHAS):
-        for s in range(GAMP_SEEDS):
-            rng = children[i * GAMP_SEEDS + s]
-            data = bsr.sample(D, a, beta=1.0, rho=R / D, rng=rng)
-            res = bsr.gamp_rie(data, warn=False, rng=rng, **GAMP)
-            err[i, s], iters[i, s], conv[i, s] = bsr.mse(res.estimate, data), res.iterations, res.converged
-            del data
+    out = run_jobs(gamp_job, [(a, children[i * GAMP_SEEDS + s]) for i, a in enumerate(GAMP_ALPHAS)
+                              for s in range(GAMP_SEEDS)])
+    shape = (len(GAMP_ALPHAS), GAMP_SEEDS)
+    err = np.array([o[0] for o in out], dtype=float).reshape(shape)
+    iters = np.array([o[1] for o in out], dtype=int).reshape(shape)
+    conv = np.array([o[2] for o in out], dtype=bool).reshape(shape)
     mean, se = mean_se(err, axis=1)
     sd = err.std(axis=1, ddof=1)
     theory = np.array([bsr.bayes_optimal_mmse(a, 1.0, RHO) for a in GAMP_ALPHAS])
@@ -181,7 +210,7 @@ def fig_gamp(fig_rec):
     rows = [[f"{a:g}", _f(th), f"{_f(m)} ± {_f(e)}", f"{int(c.sum())}/{GAMP_SEEDS}", f"{int(it.max())}",
              "—" if np.isnan(zt) else f"{zt:+.1f}", _f(tp), "—" if np.isnan(zp) else f"{zp:+.1f}"]
             for a, th, m, e, c, it, zt, tp, zp in zip(GAMP_ALPHAS, theory, mean, se, conv, iters, z_th, theirs, z_pub)]
-    (HERE / "table_gamp.md").write_text(markdown_table(
+    (OUT / "table_gamp.md").write_text(markdown_table(
         ["$\\alpha$", "theory", "ours (mean ± s.e.)", "converged", "most iterations", "z vs theory",
          "authors' run", "z vs authors"], rows))
     fig_rec["comparisons"] = [
@@ -219,27 +248,30 @@ def draw_gamp(data):
     plot.threshold_line(ALPHA_PR, label=r"$\alpha_{PR}$", ax=ax)
     plot.finish(ax, xlabel=r"$\alpha$", ylabel="MSE", title=r"GAMP-RIE, $\beta = 1$, $\rho = 0.2$, $\Delta = 0$",
                 loc="upper left", bbox_to_anchor=(0.0, -0.16))
-    fig.savefig(HERE / "fig_gamp.png", dpi=150)
+    fig.savefig(OUT / "fig_gamp.png", dpi=150)
 
+
+
+def gd_job(job):
+    """One data set at d = L = D and GD from K = 64 initialisations on it: (mean single error, averaged error, most
+    steps, largest final relative loss, seconds)."""
+    alpha, rng = job
+    t0 = time.perf_counter()
+    data = bsr.sample(D, alpha, beta=1.0, rho=R / D, rng=rng)
+    res = bsr.gd(data, rng=rng, warn=False, **GD)
+    return (float(res.errors.mean()), float(res.average_error), int(res.steps.max()), float(res.losses.max()),
+            time.perf_counter() - t0)
 
 
 def gd_runs():
-    single = [[] for _ in GD_ALPHAS]
-    avg = [[] for _ in GD_ALPHAS]
-    steps = [[] for _ in GD_ALPHAS]
-    losses = [[] for _ in GD_ALPHAS]
-    seconds = []
-    for i, (a, nd) in enumerate(zip(GD_ALPHAS, GD_DATASETS)):
-        t0 = time.perf_counter()
-        for child in np.random.default_rng(100 + i).spawn(nd):
-            data = bsr.sample(D, a, beta=1.0, rho=R / D, rng=child)
-            res = bsr.gd(data, rng=child, warn=False, **GD)
-            single[i].append(float(res.errors.mean()))
-            avg[i].append(float(res.average_error))
-            steps[i].append(int(res.steps.max()))
-            losses[i].append(float(res.losses.max()))
-            del data, res
-        seconds.append(round(time.perf_counter() - t0, 1))
+    """The GD runs of every alpha, GD_DATASETS[i] data sets at GD_ALPHAS[i] (children of seed 100 + i), on the
+    workers; the seconds per alpha are summed over its data sets."""
+    jobs = [(a, child) for i, (a, nd) in enumerate(zip(GD_ALPHAS, GD_DATASETS))
+            for child in np.random.default_rng(100 + i).spawn(nd)]
+    out = iter(run_jobs(gd_job, jobs, device=DEVICE))
+    per_alpha = [[next(out) for _ in range(nd)] for nd in GD_DATASETS]
+    single, avg, steps, losses = ([[r[k] for r in runs] for runs in per_alpha] for k in range(4))
+    seconds = [round(sum(r[4] for r in runs), 1) for runs in per_alpha]
     return single, avg, steps, losses, seconds
 
 
@@ -293,7 +325,7 @@ def fig_gd(fig_rec):
                      f"{ta_mean[k]:.3f} ± {ta_se[k]:.3f}", f"{z_a_pub[k]:+.1f}",
                      f"{s_mean[k]:.3f} ± {s_se[k]:.3f}", f"{ts_mean[k]:.3f} ± {ts_se[k]:.3f}", f"{z_s_pub[k]:+.1f}",
                      f"{max(steps[k])}", f"{4 * max(losses[k]):.0e} / {tr[k]:.0e}"])
-    (HERE / "table_gd.md").write_text(markdown_table(
+    (OUT / "table_gd.md").write_text(markdown_table(
         ["$\\alpha$", "data sets", "MMSE", "averaged GD, ours", "averaged GD, authors", "z",
          "single GD, ours", "single GD, authors", "z", "most steps (ours)",
          "final training error, ours (largest) / authors"], rows))
@@ -368,7 +400,7 @@ def draw_gd(data, probe_steps, probe_train, probe_err):
                 markersize=8, capsize=3, label="authors: test, 5e4 steps")
     ax.axhline(2 * bsr.bayes_optimal_mmse(probe_alpha, 1.0, RHO), color="C0", linestyle="--", linewidth=1)
     plot.finish(ax, xlabel="GD step", ylabel="error", title=rf"one single GD run, $\alpha = {probe_alpha}$", **below)
-    fig.savefig(HERE / "fig_gd.png", dpi=150)
+    fig.savefig(OUT / "fig_gd.png", dpi=150)
 
 
 
@@ -376,6 +408,15 @@ def _runs(tab, prefix="run_"):
     """The run columns ``run_00, run_01, ...`` of a published table, as an array (rows, runs)."""
     names = [c for c in tab.dtype.names if c.startswith(prefix)]
     return np.column_stack([tab[c] for c in names])
+
+
+def mnne_job(job):
+    """One data set of n samples at d = L = D50 and the minimum-nuclear-norm estimator: (error, iterations,
+    converged)."""
+    n, rng = job
+    data = bsr.sample(D50, n / D50**2, beta=1.0, rho=round(RHO * D50) / D50, rng=rng)
+    res = bsr.min_nuclear_norm(data, tol=MN_TOL, warn=False)
+    return bsr.mse(res.estimate, data), res.iterations, res.converged
 
 
 def fig_mnne(fig_rec):
@@ -386,15 +427,11 @@ def fig_mnne(fig_rec):
     # their size: n = int(alpha d L) samples (min_norm.py); ours draws round(alpha d L), so pass alpha = n/(dL)
     ns = np.floor(alphas * D50 * D50 + 1e-9).astype(int)
     children = np.random.default_rng(2026).spawn(len(alphas) * MN_SETS)
-    err = np.zeros((len(alphas), MN_SETS))
-    iters = np.zeros_like(err, dtype=int)
-    conv = np.zeros_like(err, dtype=bool)
-    for i, n in enumerate(ns):
-        for s in range(MN_SETS):
-            rng = children[i * MN_SETS + s]
-            data = bsr.sample(D50, n / D50**2, beta=1.0, rho=round(RHO * D50) / D50, rng=rng)
-            res = bsr.min_nuclear_norm(data, tol=MN_TOL, warn=False)
-            err[i, s], iters[i, s], conv[i, s] = bsr.mse(res.estimate, data), res.iterations, res.converged
+    out = run_jobs(mnne_job, [(n, children[i * MN_SETS + s]) for i, n in enumerate(ns) for s in range(MN_SETS)])
+    shape = (len(alphas), MN_SETS)
+    err = np.array([o[0] for o in out], dtype=float).reshape(shape)
+    iters = np.array([o[1] for o in out], dtype=int).reshape(shape)
+    conv = np.array([o[2] for o in out], dtype=bool).reshape(shape)
     mean, se = mean_se(err, axis=1)
     t_mean, t_se = mean_se(theirs_runs, axis=1)
     theory = np.array([bsr.bayes_optimal_mmse(a, 1.0, RHO) for a in alphas])
@@ -408,7 +445,7 @@ def fig_mnne(fig_rec):
     rows = [[f"{a:.4f}", int(n), _f(th), f"{_f(m)} ± {_f(e)}", f"{_f(tm)} ± {_f(te)}",
              "—" if np.isnan(zz) else f"{zz:+.1f}", f"{int(c.sum())}/{MN_SETS}"]
             for a, n, th, m, e, tm, te, zz, c in zip(alphas, ns, theory, mean, se, t_mean, t_se, zfull, conv)]
-    (HERE / "table_mnne.md").write_text(markdown_table(
+    (OUT / "table_mnne.md").write_text(markdown_table(
         ["$\\alpha$", "$n$", "Bayes MMSE", "ours (mean ± s.e.)", "authors' (mean ± s.e.)", "z", "converged"], rows))
     fig_rec["comparisons"] = [
         comparison("minimum nuclear norm (ours) vs authors' runs, error above 1e-3", "runs_vs_published",
@@ -440,20 +477,21 @@ def draw_mnne(data):
     plot.threshold_line(data["mn_threshold"], label=r"$\alpha_{\rm NN}$ (large-size threshold)", ax=ax)
     plot.finish(ax, xlabel=r"$\alpha$", ylabel="MSE", loc="upper left", bbox_to_anchor=(0.0, -0.16),
                 title=r"minimum nuclear norm, $\beta = 1$, $\rho = 0.2$, $\Delta = 0$")
-    fig.savefig(HERE / "fig_mnne.png", dpi=150)
+    fig.savefig(OUT / "fig_mnne.png", dpi=150)
 
+
+
+def step_job(rng):
+    """One data set at d = L = D50, alpha = STEP_ALPHA, and one single GD run on it: its test error at every step."""
+    data = bsr.sample(D50, STEP_ALPHA, beta=1.0, rho=round(RHO * D50) / D50, rng=rng)
+    res = bsr.gd(data, n_inits=1, lr=STEP_LR, tol=0.0, max_steps=STEP_COUNT, record_every=1, warn=False,
+                 dtype=np.float32, rng=rng)
+    return res.error_history[:, 0]
 
 
 def step_runs():
     """The test error of STEP_RUNS single GD runs (one data set each) at every step: (STEP_COUNT + 1, STEP_RUNS)."""
-    ours = np.zeros((STEP_COUNT + 1, STEP_RUNS))
-    for k, child in enumerate(np.random.default_rng(440).spawn(STEP_RUNS)):
-        data = bsr.sample(D50, STEP_ALPHA, beta=1.0, rho=round(RHO * D50) / D50, rng=child)
-        res = bsr.gd(data, n_inits=1, lr=STEP_LR, tol=0.0, max_steps=STEP_COUNT, record_every=1, warn=False,
-                     dtype=np.float32, rng=child)
-        ours[:, k] = res.error_history[:, 0]
-        del data, res
-    return ours
+    return np.column_stack(run_jobs(step_job, np.random.default_rng(440).spawn(STEP_RUNS))).astype(float)
 
 
 def fig_steps(fig_rec):
@@ -482,7 +520,7 @@ def fig_steps(fig_rec):
     t_last = theirs[int(np.flatnonzero(their_steps == last)[0])]
     rec["recovered_ours"] = int(np.sum(ours[last] < 1e-3))
     rec["recovered_theirs"] = int(np.sum(t_last < 1e-3))
-    (HERE / "table_steps.md").write_text(markdown_table(
+    (OUT / "table_steps.md").write_text(markdown_table(
         ["GD step", "median, ours", "median, authors", "ours (mean ± s.e.)", "authors (mean ± s.e.)", "z"], rows))
     fig_rec["comparisons"] = [comparison("single GD trajectories (ours) vs authors' lr_figure runs, mean at steps "
                                          + ", ".join(map(str, marks)), "runs_vs_published",
@@ -518,7 +556,7 @@ def draw_steps(data, ours):
     plot.finish(ax, xlabel="GD step", ylabel="test error (MSE)", loc="upper left", bbox_to_anchor=(0.0, -0.16),
                 title=rf"single GD, $d = L = {data['steps_d']}$, $\alpha = {data['steps_alpha']}$, "
                       rf"step {data['steps_lr']}")
-    fig.savefig(HERE / "fig_steps.png", dpi=150)
+    fig.savefig(OUT / "fig_steps.png", dpi=150)
 
 
 
@@ -532,6 +570,15 @@ def fixed_protocol(data):
     """Their protocol: a fixed CK_STEPS steps, no stopping rule, float32, CK_INITS inits, on one data set."""
     return bsr.gd(data, n_inits=CK_INITS, lr=0.1, tol=0.0, max_steps=CK_STEPS, record_every=1, warn=False,
                   dtype=np.float32, rng=np.random.default_rng(1))
+
+
+def variant_job(job):
+    """One GD variant (keywords ``kw`` of ``bsr.gd``) on ``data``, data set ``k`` of :func:`gd50_sets`, to the
+    training tolerance: (final test error, best test error along the way), each the mean over the CK_INITS runs."""
+    data, k, kw = job
+    res = bsr.gd(data, n_inits=CK_INITS, tol=1e-6, max_steps=CK_STEPS, record_every=1, warn=False,
+                 dtype=np.float32, rng=np.random.default_rng(10 + k), **kw)
+    return float(res.errors.mean()), float(res.error_history.min(axis=0).mean())
 
 
 def fig_gd50(fig_rec):
@@ -550,13 +597,9 @@ def fig_gd50(fig_rec):
     variants = [(f"step {lr:g}, student width r", {"lr": lr}) for lr in CK_LRS]
     variants.append((f"step 0.1, full-width student (width d = {D50})", {"lr": 0.1, "width": D50}))
     var_rows, var_rec = [], []
-    for name, kw in variants:
-        final, best = [], []
-        for k, data in enumerate(sets):
-            res = bsr.gd(data, n_inits=CK_INITS, tol=1e-6, max_steps=CK_STEPS, record_every=1, warn=False,
-                         dtype=np.float32, rng=np.random.default_rng(10 + k), **kw)
-            final.append(float(res.errors.mean()))
-            best.append(float(res.error_history.min(axis=0).mean()))  # each run's best test error along the way
+    out = iter(run_jobs(variant_job, [(data, k, kw) for _, kw in variants for k, data in enumerate(sets)]))
+    for name, _ in variants:
+        final, best = zip(*[next(out) for _ in sets])
         (fm, fs), (bm, bs) = mean_se(final), mean_se(best)
         var_rec.append({"what": name, "final_mean": fm, "final_se": fs, "best_mean": bm, "best_se": bs,
                         "final_ratio": fm / mmse, "best_ratio": bm / mmse})
@@ -569,7 +612,7 @@ def fig_gd50(fig_rec):
                          f"{CK_EVERY})"), _span(at_checks),
                         f"{at_checks.min() / mmse:.2f}", f"{hist.min(axis=0).mean():.3f}",
                         f"{hist.min(axis=0).mean() / mmse:.2f}"])
-    (HERE / "table_gd50.md").write_text(markdown_table(
+    (OUT / "table_gd50.md").write_text(markdown_table(
         ["single GD run", "test error at the end (mean ± s.e.)", "÷ MMSE", "best test error along the run",
          "÷ MMSE"], var_rows))
     lowest = min(min(v["final_ratio"], v["best_ratio"]) for v in var_rec)
@@ -600,7 +643,7 @@ def draw_gd50(data, hist):
                label=f"authors' single GD at $d = 100$: {ratio:.2f} × MMSE")
     plot.finish(ax, xlabel="GD step", ylabel="test error (MSE)", loc="upper left", bbox_to_anchor=(0.0, -0.16),
                 title=rf"single GD, their protocol, $d = L = {data['ck_d']}$, $\alpha = {data['ck_alpha']}$")
-    fig.savefig(HERE / "fig_gd50.png", dpi=150)
+    fig.savefig(OUT / "fig_gd50.png", dpi=150)
 
 
 
@@ -640,7 +683,7 @@ def _authors_times(data):
 
 
 def main():
-    t_start, cpu_start = time.perf_counter(), time.process_time()
+    t_start, cpu_start = time.perf_counter(), cpu_time()
     specs = [("theory", "fig_theory.png", "Bayes-optimal MMSE, their Fig. 1 (beta = 1, 2) and noisy Fig. 1",
               fig_theory),
              ("gamp", "fig_gamp.png", f"GAMP-RIE at d = L = {D}", fig_gamp),
@@ -650,12 +693,13 @@ def main():
              ("gd50", "fig_gd50.png", f"single GD, their protocol and variants, d = L = {D50}, alpha = {CK_ALPHA}",
               fig_gd50)]
     figures, data = [], {}
+    OUT.mkdir(exist_ok=True)
     for fid, fname, title, fn in specs:
         rec = {"id": fid, "file": fname, "title": title}
-        c0 = time.process_time()
+        c0 = cpu_time()
         with timed(rec):
             data.update(fn(rec))
-        rec["cpu_time_s"] = round(time.process_time() - c0, 1)
+        rec["cpu_time_s"] = round(cpu_time() - c0, 1)  # this process and the workers
         figures.append(rec)
         print(f"{fid}: {rec['wall_time_s']} s", flush=True)
     theirs = _authors_times(data)
@@ -667,13 +711,17 @@ def main():
         "reference": "arXiv:2410.18858",
         "sizes": (f"theory at the published alphas; GAMP-RIE d = L = {D}, {GAMP_SEEDS} data sets x "
                   f"{len(GAMP_ALPHAS)} alphas; minimum nuclear norm d = L = {D50}, {MN_SETS} data sets x 16 alphas; "
-                  f"GD d = L = {D}, K = {GD['n_inits']} inits, data sets {GD_DATASETS} at alphas {GD_ALPHAS}; one "
+                  f"GD d = L = {D}, K = {GD['n_inits']} inits, data sets {GD_DATASETS} at alphas {GD_ALPHAS}"
+                  + (f" (the authors' protocol: a fixed {GD['max_steps']} steps, on {DEVICE})" if AUTHORS else "")
+                  + "; one "
                   f"single-GD run at alpha = {PROBE_ALPHA}; {STEP_RUNS} single GD runs at d = L = {D50}, "
                   f"alpha = {STEP_ALPHA}, {STEP_COUNT} steps; single GD at d = L = {D50}, alpha = {CK_ALPHA}: "
                   f"{CK_INITS} inits x {CK_STEPS} steps, and {CK_SETS} data sets x {CK_INITS} inits per variant"),
         "machine": machine(),
+        "workers": workers(),
+        "protocol": PROTOCOL,
         "total_wall_time_s": round(time.perf_counter() - t_start, 1),
-        "total_cpu_time_s": round(time.process_time() - cpu_start, 1),
+        "total_cpu_time_s": round(cpu_time() - cpu_start, 1),
         "figures": figures,
         "data": data,
     }
@@ -681,10 +729,11 @@ def main():
              f"**{rec['authors_time']['kind']}**: {rec['authors_time']['how']}"] for rec in figures]
     rows.append(["**whole page**", (f"**{results['total_wall_time_s'] / 60:.1f} min "
                                     f"({results['total_cpu_time_s'] / 60:.1f} min)**"), ""])
-    (HERE / "table_time.md").write_text(markdown_table(
+    (OUT / "table_time.md").write_text(markdown_table(
         ["figure", "wall time here (CPU time)", "the authors' code"], rows))
-    write_results(HERE, results)
-    write_page_numbers(ROOT / "reproductions" / "bsr.md", prose.numbers(results))
+    write_results(OUT, results)
+    if not AUTHORS:
+        write_page_numbers(ROOT / "reproductions" / "bsr.md", prose.numbers(results))
     print(f"total {results['total_wall_time_s']} s wall, {results['total_cpu_time_s']} s CPU")
 
 

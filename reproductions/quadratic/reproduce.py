@@ -10,6 +10,10 @@ Run from the repository root: ``python reproductions/quadratic/reproduce.py``. W
 - fig_sizes: beyond the paper, GAMP-RIE at d = 50 ... 400 (the authors' code stores an n x d x d tensor) and the
   time per iteration at each d; plus the before/after timing of the sped-up gradient descent.
 
+The independent runs (one data set each, seeded from its own parameters by ``rng_for``) go to ``REPRO_JOBS`` worker
+processes (``_common.run_jobs``; default -1, one per core; ``REPRO_JOBS=1`` runs them one after the other here), so
+the numbers do not depend on the number of workers.
+
 The authors' code is timed separately (``time_authors.py --repo PATH``, which writes ``authors_timing.json``, read
 here); the numbers quoted in the page's prose are formatted by ``prose.py`` and written into the page's front matter.
 
@@ -36,11 +40,14 @@ sys.path.insert(0, str(HERE.parent))
 from _common import (
     authors_time,
     comparison,
+    cpu_time,
     load_published,
     machine,
     markdown_table,
     mean_se,
+    run_jobs,
     timed,
+    workers,
     write_page_numbers,
     write_results,
     z_scores,
@@ -58,7 +65,8 @@ QUICK = "--quick" in sys.argv  # development only: every GAMP d halved, GD at ka
 
 
 def D(d):
-    return d // 2 if QUICK else d
+    """The GAMP size d, or under --quick about half of it, even (kappa d is an integer at kappa = 0.5)."""
+    return 2 * (d // 4) if QUICK else d
 
 
 def rng_for(*tags):
@@ -72,18 +80,28 @@ def fmt(x, p=4):
 GAMP_CAP = 100  # at most 100 iterations, as the authors' notebook (AMP_experiment(iterations=100))
 
 
-def gamp_runs(d, kappa, delta, alphas, n_data):
-    """Errors (n_alpha, n_data) of GAMP-RIE and the time per iteration of every run."""
-    errs, per_iter = np.zeros((len(alphas), n_data)), np.zeros((len(alphas), n_data, 2))
-    for i, a in enumerate(alphas):
-        for s in range(n_data):
-            rng = rng_for(d, kappa, delta, a, s)
-            data = quadratic.sample(d, a, kappa=kappa, delta=delta, rng=rng)
-            t, c = time.perf_counter(), time.process_time()
-            res = quadratic.gamp_rie(data, max_iter=GAMP_CAP, rng=rng, warn=False)  # DATA['gamp_settings']
-            per_iter[i, s] = (time.perf_counter() - t) / res.iterations, (time.process_time() - c) / res.iterations
-            errs[i, s] = res.error
-    return errs, per_iter  # per_iter[..., 0] wall, [..., 1] CPU seconds per iteration
+def gamp_job(job):
+    """One data set and GAMP-RIE on it: (error, wall seconds per iteration, CPU seconds per iteration)."""
+    d, kappa, delta, a, s = job
+    rng = rng_for(d, kappa, delta, a, s)
+    data = quadratic.sample(d, a, kappa=kappa, delta=delta, rng=rng)
+    t, c = time.perf_counter(), time.process_time()
+    res = quadratic.gamp_rie(data, max_iter=GAMP_CAP, rng=rng, warn=False)  # DATA['gamp_settings']
+    return res.error, (time.perf_counter() - t) / res.iterations, (time.process_time() - c) / res.iterations
+
+
+def gamp_runs(sets):
+    """GAMP-RIE on every ``(d, kappa, delta, alphas, n_data)`` of ``sets``, all runs at once on the workers: for
+    each, the errors (n_alpha, n_data) and the time per iteration of every run (n_alpha, n_data, 2)."""
+    jobs = [(d, kappa, delta, a, s) for d, kappa, delta, alphas, n_data in sets for a in alphas for s in range(n_data)]
+    out = iter(run_jobs(gamp_job, jobs))
+    results = []
+    for d, kappa, delta, alphas, n_data in sets:
+        runs = [next(out) for _ in range(len(alphas) * n_data)]
+        errs = np.array([r[0] for r in runs], dtype=float).reshape(len(alphas), n_data)
+        per_iter = np.array([r[1:] for r in runs], dtype=float).reshape(len(alphas), n_data, 2)
+        results.append((errs, per_iter))  # per_iter[..., 0] wall, [..., 1] CPU seconds per iteration
+    return results
 
 
 # the authors' code timed here by time_authors.py (their notebook's AMP and their theory script, one thread)
@@ -222,7 +240,7 @@ fig1 = {"id": "theory", "file": "fig_theory.png", "title": "Bayes-optimal MMSE a
                         f"(alpha = {THEIRS['theory']['alpha']}, kappa = {THEIRS['theory']['kappa']}); {THEIRS_HOW}")}
 THEORY = [("theory_noiseless_kappa0.1.csv", 0.1, 0.0), ("theory_noiseless_kappa0.5.csv", 0.5, 0.0),
           ("theory_noiseless_kappa1.0.csv", 1.0, 0.0), ("theory_delta0.25_kappa0.5.csv", 0.5, 0.25)]
-C0 = time.process_time()
+C0 = cpu_time()
 with timed(fig1):
     rows, comps, DATA["theory"] = [], [], []
     for k, (name, kappa, delta) in enumerate(THEORY):
@@ -247,7 +265,7 @@ with timed(fig1):
     (HERE / "table_theory.md").write_text(markdown_table(
         ["curve", "points", "largest abs. difference (where)", "median abs. difference", "points off by > 1e-4",
          "ours, Delta = 0 vs Delta = 1e-9 (alpha < alpha_PR)"], rows))
-fig1["cpu_time_s"] = round(time.process_time() - C0, 2)
+fig1["cpu_time_s"] = round(cpu_time() - C0, 2)
 results["figures"].append(fig1)
 print(f"theory: {fig1['wall_time_s']} s", flush=True)
 
@@ -262,11 +280,12 @@ SETS = [  # (d, kappa, Delta, our alphas, data sets, published file)
     (D(100), 1.0, 0.0, A100, 3, "amp_d100_kappa1.0_delta0.csv"),
 ]
 PER_ITER = {}  # d -> list of (alpha, seconds per iteration)
-C0 = time.process_time()
+C0 = cpu_time()
 with timed(fig2):
     rows, comps, DATA["gamp"] = [], [], []
-    for d, kappa, delta, alphas, n_data, name in SETS:
-        errs, per_iter = gamp_runs(d, kappa, delta, alphas, n_data)
+    runs = gamp_runs([s[:5] for s in SETS])
+    print(f"  gamp runs: {time.perf_counter() - T0:.0f} s", flush=True)
+    for (d, kappa, delta, alphas, n_data, name), (errs, per_iter) in zip(SETS, runs):
         PER_ITER.setdefault(d, []).extend((a, t) for a, row in zip(alphas, per_iter) for t in row)
         mean, se = mean_se(errs, axis=1)
         theory = np.array([quadratic.bayes_optimal_mmse(a, kappa, delta) for a in alphas])
@@ -290,7 +309,6 @@ with timed(fig2):
                              "theory": theory.tolist(), "published_mean": p_mean.tolist(),
                              "published_std": p_std.tolist(), "z_published": z_pub.tolist(),
                              "z_theory": z_th.tolist()})
-        print(f"  gamp d={d} kappa={kappa} Delta={delta}: {time.perf_counter() - T0:.0f} s", flush=True)
     draw_gamp(DATA)
     fig2["comparisons"] = comps
     (HERE / "table_gamp.md").write_text(markdown_table(
@@ -303,7 +321,7 @@ fig2["authors_time"] = authors_time(
                 f"{amp_t['iterations']} iterations; building its {amp_t['tensor_gb']:.2f} GB n x d x d tensor: "
                 f"{amp_t['data_generation_s']:.1f} s); {THEIRS_HOW}. Their runs at d = 200 were not timed (tensor "
                 f"{8 * 0.5 * 200**4 / 1e9:.0f} GB at alpha = 0.5)")
-fig2["cpu_time_s"] = round(time.process_time() - C0, 2)
+fig2["cpu_time_s"] = round(cpu_time() - C0, 2)
 results["figures"].append(fig2)
 print(f"gamp: {fig2['wall_time_s']} s", flush=True)
 
@@ -314,25 +332,35 @@ GD_D, GD_DATA = 100, 2
 GD_SETS = [(0.5, [0.0479167, 0.0966667, 0.150833, 0.199583], 64),
            (0.1, [0.03, 0.06, 0.08], 16)][: 1 if QUICK else 2]  # (kappa, alphas, initialisations per data set)
 ADAM_LR, ADAM_STEPS, ADAM_K = 0.01, 3000, 8  # their committed GD_vanilla.py: torch Adam, lr 0.01 (3000 stored steps)
-C0 = time.process_time()
+
+
+def gd_job(job):
+    """One data set at d = GD_D and gradient descent from n_inits initialisations on it (and Adam from ADAM_K at
+    kappa = 0.5): (mean single error, averaged error, most steps, Adam's mean error after 1000 and 3000 steps)."""
+    kappa, a, s, n_inits = job
+    data = quadratic.sample(GD_D, a, kappa=kappa, rng=rng_for(GD_D, kappa, a, s, 7))
+    res = quadratic.gd(data, n_inits=n_inits, dtype=np.float32, rng=rng_for(GD_D, kappa, a, s, 8), warn=False)
+    adam = (0.0, 0.0)
+    if kappa == 0.5:  # Adam at a fixed budget, as the authors trained their single runs
+        ad = quadratic.gd(data, optimiser="adam", lr=ADAM_LR, n_inits=ADAM_K, max_steps=ADAM_STEPS, tol=0.0,
+                          record_every=1000, dtype=np.float32, rng=rng_for(GD_D, kappa, a, s, 9), warn=False)
+        adam = ad.error_history[1].mean(), ad.error_history[-1].mean()
+    return res.errors.mean(), res.average_error, int(res.steps.max()), adam
+
+
+C0 = cpu_time()
 with timed(fig3):
     rows, comps, DATA["gd"] = [], [], []
+    gd_out = iter(run_jobs(gd_job, [(kappa, a, s, k) for kappa, alphas, k in GD_SETS for a in alphas
+                                    for s in range(GD_DATA)]))
+    print(f"  gd runs: {time.perf_counter() - T0:.0f} s", flush=True)
     for kappa, alphas, GD_K in GD_SETS:
         single, avg, steps = np.zeros((len(alphas), GD_DATA)), np.zeros((len(alphas), GD_DATA)), 0
         adam = np.zeros((len(alphas), GD_DATA, 2))  # mean over ADAM_K inits after 1000 and 3000 Adam steps
         for i, a in enumerate(alphas):
             for s in range(GD_DATA):
-                data = quadratic.sample(GD_D, a, kappa=kappa, rng=rng_for(GD_D, kappa, a, s, 7))
-                res = quadratic.gd(data, n_inits=GD_K, dtype=np.float32, rng=rng_for(GD_D, kappa, a, s, 8),
-                                   warn=False)
-                single[i, s], avg[i, s] = res.errors.mean(), res.average_error
-                steps = max(steps, int(res.steps.max()))
-                if kappa == 0.5:  # Adam at a fixed budget, as the authors trained their single runs
-                    ad = quadratic.gd(data, optimiser="adam", lr=ADAM_LR, n_inits=ADAM_K, max_steps=ADAM_STEPS,
-                                      tol=0.0, record_every=1000, dtype=np.float32,
-                                      rng=rng_for(GD_D, kappa, a, s, 9), warn=False)
-                    adam[i, s] = ad.error_history[1].mean(), ad.error_history[-1].mean()
-            print(f"  gd kappa={kappa} alpha={a}: {time.perf_counter() - T0:.0f} s", flush=True)
+                single[i, s], avg[i, s], most, adam[i, s] = next(gd_out)
+                steps = max(steps, most)
         mmse = np.array([quadratic.bayes_optimal_mmse(a, kappa) for a in alphas])
         s_mean, s_se = mean_se(single, axis=1)
         a_mean, a_se = mean_se(avg, axis=1)
@@ -387,25 +415,26 @@ with timed(fig3):
          "authors' single runs (Adam)", "authors' averaged GD (64 inits)", f"ours, Adam lr {ADAM_LR}"], rows))
 fig3["authors_time"] = authors_time("not known", "their GD scripts need PyTorch, which is not installed here; not run "
                                     "(their runs: d = 100, 64 initialisations per data set, 2 data sets per point)")
-fig3["cpu_time_s"] = round(time.process_time() - C0, 2)
+fig3["cpu_time_s"] = round(cpu_time() - C0, 2)
 results["figures"].append(fig3)
 print(f"gd: {fig3['wall_time_s']} s", flush=True)
 
 # ----------------------------------------------------------------------------------------------- 4. beyond
 fig4 = {"id": "sizes", "file": "fig_sizes.png", "title": "Beyond the paper: GAMP-RIE at d = 50 ... 400"}
 B_ALPHAS = [0.1, 0.2, 0.3]
-B_DATA = {D(50): 6, D(400): 1}
-C0 = time.process_time()
+B_DATA = {D(400): 1} if QUICK else {50: 6, 400: 1}  # --quick leaves d = 50 out (GAMP-RIE diverges at d = 24)
+C0 = cpu_time()
 with timed(fig4):
     by_d = {}
     for g in DATA["gamp"]:  # d = 100 and 200 reuse the runs of fig_gamp (same kappa, Delta, seeds)
         if g["kappa"] == 0.5 and g["delta"] == 0.0:
             idx = [g["alpha"].index(a) for a in B_ALPHAS]
             by_d[g["d"]] = np.array(g["errors"])[idx]
-    for d, n_data in B_DATA.items():
-        by_d[d], per_iter = gamp_runs(d, 0.5, 0.0, B_ALPHAS, n_data)
+    for (d, n_data), (errs, per_iter) in zip(B_DATA.items(),
+                                             gamp_runs([(d, 0.5, 0.0, B_ALPHAS, n) for d, n in B_DATA.items()])):
+        by_d[d] = errs
         PER_ITER.setdefault(d, []).extend((a, t) for a, row in zip(B_ALPHAS, per_iter) for t in row)
-        print(f"  beyond d={d}: {time.perf_counter() - T0:.0f} s", flush=True)
+    print(f"  beyond: {time.perf_counter() - T0:.0f} s", flush=True)
     mmse = np.array([quadratic.bayes_optimal_mmse(a, 0.5) for a in B_ALPHAS])
     dims = sorted(by_d)
     rows, DATA["sizes"], excess = [], {"alpha": B_ALPHAS, "mmse": mmse.tolist(), "runs": {}}, {}
@@ -414,6 +443,7 @@ with timed(fig4):
         mean, se = mean_se(errs, axis=1) if errs.shape[1] > 1 else (errs[:, 0], np.full(len(B_ALPHAS), np.nan))
         DATA["sizes"]["runs"][str(d)] = {"errors": errs.tolist(), "mean": mean.tolist(),
                                          "se": [None if math.isnan(x) else x for x in se]}
+        excess[d] = (mean - mmse, se)
     draw_sizes(DATA)
     comps = []
     for d in dims:
@@ -440,7 +470,7 @@ fig4["authors_time"] = authors_time(
     "estimated, not run", f"their notebook's n x d x d float64 tensor would need {8 * round(0.3 * 400**2) * 400**2 / 1e9:.0f} GB "
                           f"at d = 400 (alpha = 0.3; 8 n d^2 bytes), more than this machine has; at d = 100 their AMP "
                           f"took {1e3 * THEIRS['amp']['s_per_iteration']:.0f} ms per iteration (measured)")
-fig4["cpu_time_s"] = round(time.process_time() - C0, 2)
+fig4["cpu_time_s"] = round(cpu_time() - C0, 2)
 results["figures"].append(fig4)
 print(f"sizes: {fig4['wall_time_s']} s", flush=True)
 
@@ -473,7 +503,8 @@ DATA["speedup"] = {"what": "one gradient-descent step, d = 100, kappa = 0.5, alp
 
 DATA["authors_timing"] = THEIRS
 results["total_wall_time_s"] = round(time.perf_counter() - T0, 1)
-results["cpu_time_s"] = round(time.process_time(), 1)
+results["cpu_time_s"] = round(cpu_time(), 1)  # this process and the workers
+results["workers"] = workers()
 (HERE / "table_timing.md").write_text(markdown_table(
     ["figure", "wall time here", "CPU time here", "the authors' code"],
     [[f["title"], f"{f['wall_time_s']:.0f} s", f"{f['cpu_time_s']:.0f} s",
