@@ -48,6 +48,7 @@ from pathlib import Path
 import joblib
 import numpy as np
 
+from solvable.config import jobs_from_environment
 from solvable.experiments import (
     mean_se,  # noqa: F401 (the scripts take it from here)
     parallel_map,
@@ -66,16 +67,7 @@ def n_jobs() -> int:
     ``1`` runs the jobs one after the other in the script's own process; ``k > 1``, ``k`` workers; ``-1`` every
     core (``-2`` all but one, as joblib counts).
     """
-    raw = os.environ.get(JOBS_VAR, "").strip()
-    if not raw:
-        return -1
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value == 0:
-        raise ValueError(f"{JOBS_VAR} must be a non-zero integer (-1: every core), got {raw!r}")
-    return value
+    return jobs_from_environment(JOBS_VAR, -1)
 
 
 def workers() -> int:

@@ -27,7 +27,7 @@ import os
 
 from .results import record
 
-__all__ = ["Sizes", "PRESETS", "HARDWARE", "preset_name", "sizes", "n_jobs", "device"]
+__all__ = ["Sizes", "PRESETS", "HARDWARE", "preset_name", "sizes", "n_jobs", "device", "jobs_from_environment"]
 
 ENV_VAR = "SOLVABLE_SIZE"
 JOBS_VAR = "SOLVABLE_JOBS"
@@ -496,15 +496,38 @@ def n_jobs(device: str = "cpu") -> int | None:
         raise ValueError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
     if _on_gpu(device.strip().lower()):
         return 1
-    value = os.environ.get(JOBS_VAR, "").strip()
+    return jobs_from_environment(JOBS_VAR, _DEFAULT_JOBS[preset_name()])
+
+
+def jobs_from_environment(variable: str, default: int | None) -> int | None:
+    """A number of worker processes read from an environment variable (joblib's ``n_jobs``).
+
+    Parameters
+    ----------
+    variable : str
+        The variable's name (``SOLVABLE_JOBS`` for the chapters, ``REPRO_JOBS`` for the reproductions).
+    default : int or None
+        What an unset or empty variable stands for.
+
+    Returns
+    -------
+    int or None
+        The variable's integer (``k > 0`` workers, ``-1`` every core, ``-2`` all but one), or ``default``.
+
+    Raises
+    ------
+    ValueError
+        If the variable holds anything but a non-zero integer (the message names the variable).
+    """
+    value = os.environ.get(variable, "").strip()
     if not value:
-        return _DEFAULT_JOBS[preset_name()]
+        return default
     try:
         jobs = int(value)
     except ValueError:
         jobs = 0
     if jobs == 0:
-        raise ValueError(f"{JOBS_VAR} must be a non-zero integer (-1: every core); got {value!r}")
+        raise ValueError(f"{variable} must be a non-zero integer (-1: every core); got {value!r}")
     return jobs
 
 
