@@ -14,9 +14,106 @@ myst-nb, "Embedding outputs as variables": https://myst-nb.readthedocs.io/en/lat
 
 from __future__ import annotations
 
+import math
 import numbers
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-__all__ = ["quote"]
+from .validation import check_finite, check_int
+
+__all__ = ["quote", "upper_bound", "lower_bound"]
+
+
+def _outward(value, digits, rounding) -> float:
+    value = check_finite("value", value)
+    digits = check_int("digits", digits, minimum=1)
+    if value == 0:
+        return 0.0
+    exact = Decimal(repr(value))  # the shortest decimal that reads back as value (6.1e-6 stays 6.1e-6)
+    step = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    bound = float(exact.quantize(step, rounding=rounding))
+    # the float nearest to the decimal bound may fall on the wrong side of value: step to the next float outward
+    if rounding == ROUND_CEILING and bound < value:
+        bound = math.nextafter(bound, math.inf)
+    if rounding == ROUND_FLOOR and bound > value:
+        bound = math.nextafter(bound, -math.inf)
+    return bound
+
+
+def upper_bound(value: float, digits: int = 2) -> float:
+    """The number of ``digits`` significant digits to quote as "at most" (or "below") ``value``: rounded up.
+
+    Parameters
+    ----------
+    value : float
+        The measured number (finite).
+    digits : int, optional
+        Significant digits of the quoted bound (>= 1).
+
+    Returns
+    -------
+    float
+        The smallest number with ``digits`` significant digits that is not below ``value``: "at most 6.1e-6" for
+        6.1e-6, "at most 2e-12" (not 1e-12) for 1.01e-12 with one digit.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not finite or ``digits`` is below 1 (an :class:`~solvable.errors.ArgumentTypeError` if
+        either is not a number).
+
+    Notes
+    -----
+    A bound quoted in prose must hold for the number behind it: rounding to nearest can put "at most 0.002" on
+    0.0024. The rounding is done in decimal arithmetic on the shortest decimal that reads back as the value, and the
+    returned float is checked against the value, so the bound is never on the wrong side by a rounding error.
+
+    References
+    ----------
+    The hidden checks of the chapters and the reproduction pages, which assert the bounds their prose quotes.
+
+    Examples
+    --------
+    >>> upper_bound(0.0024, digits=1), upper_bound(1.01e-12, digits=1), upper_bound(0.0184)
+    (0.003, 2e-12, 0.019)
+    """
+    return _outward(value, digits, ROUND_CEILING)
+
+
+def lower_bound(value: float, digits: int = 2) -> float:
+    """The number of ``digits`` significant digits to quote as "at least" (or "above") ``value``: rounded down.
+
+    Parameters
+    ----------
+    value : float
+        The measured number (finite).
+    digits : int, optional
+        Significant digits of the quoted bound (>= 1).
+
+    Returns
+    -------
+    float
+        The largest number with ``digits`` significant digits that is not above ``value``: "at least 16" for 16.7.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not finite or ``digits`` is below 1 (an :class:`~solvable.errors.ArgumentTypeError` if
+        either is not a number).
+
+    Notes
+    -----
+    The mirror of :func:`upper_bound`.
+
+    References
+    ----------
+    The hidden checks of the chapters and the reproduction pages, which assert the bounds their prose quotes.
+
+    Examples
+    --------
+    >>> lower_bound(16.7), lower_bound(-0.0024, digits=1)
+    (16.0, -0.003)
+    """
+    return _outward(value, digits, ROUND_FLOOR)
 
 
 def quote(**values) -> None:
