@@ -14,7 +14,9 @@ the cached doctrees are untouched.
 2. **Solutions apart from their exercises.** On the website a solution is a collapsed block under its exercise. In
    print the solutions of a chapter are moved, in order, to a last section "Solutions" of the chapter, so that the
    exercises read as a problem sheet; each keeps its title "Solution to Exercise N.k (...)" with its link, in bold
-   above its text rather than in a framed box (which cannot break a long listing across pages).
+   above its text rather than in a framed box (which cannot break a long listing across pages). The graded hints
+   under an exercise print with it; its "Short answer" (a collapsed block on the website, to compare with before
+   opening the worked solution) is left out of print, where the solution at the chapter's end states it.
 
 3. **The API reference keeps its notes in place.** numpydoc turns a docstring's "References" into numbered
    citations ([1], [2], one set per function), which LaTeX would gather into the book's bibliography, hundreds of
@@ -58,6 +60,7 @@ PRINT_REMOVE_CELL = "print-remove-cell"
 CHAPTERS = "chapters/"  # docnames of the chapters, whose solutions move to their end
 API = "api/"  # docnames of the API reference, whose index entries stay on the website
 SOLUTIONS_TITLE = "Solutions"
+SHORT_ANSWER_TITLE = "Short answer"  # a derivation's answer to compare with (item 2): in print, the solution holds it
 FIRST_NUMBERED_PAGE = "notation"  # the one page before the numbered chapters (item 6)
 BIBLIOGRAPHY_PAGE = "bibliography"
 FRONT_MATTER_HEAD = "About this book"
@@ -108,6 +111,10 @@ class PrintEdition(SphinxPostTransform):
                 for part in list(cell.children):
                     if isinstance(part, nodes.Element) and part.get("nb_element") == "cell_code_source":
                         cell.remove(part)
+        for box in list(self.document.findall(nodes.admonition)):
+            title = next(iter(box.findall(nodes.title)), None)
+            if title is not None and title.astext().strip() == SHORT_ANSWER_TITLE:
+                box.parent.remove(box)
         for page in list(self.document.findall(addnodes.start_of_file)):
             docname = page.get("docname", "")
             if docname.startswith(CHAPTERS):

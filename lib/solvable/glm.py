@@ -1,7 +1,8 @@
 """The teacher-student perceptron, or generalised linear model (GLM): replica theory, state evolution and GAMP.
 
 Model (Chapter 1, Sec. 'The model', eq. ``eq-perceptron-model``): a teacher ``w* in R^d`` with i.i.d. entries
-from a prior (``gaussian`` N(0, 1) or ``rademacher`` +-1, so ``rho = E w*_i^2 = 1``; eq. ``eq-priors``), inputs
+from a prior (``gaussian`` N(0, 1), eq. ``eq-priors``, or ``rademacher`` +-1, whose denoiser is derived in
+Chapter 1's exercise ``ex-perceptron-gamp-rademacher``; so ``rho = E w*_i^2 = 1``), inputs
 ``x_mu ~ N(0, I_d)``, ``mu = 1..n``, ``alpha = n/d``, preactivations ``z_mu = x_mu . w* / sqrt(d)`` and labels
 through a channel (``sign``, ``probit`` with noise variance ``delta``, ``linear`` with noise variance ``delta``;
 eqs. ``eq-channel-probit``, ``eq-channel-linear``).
