@@ -45,6 +45,11 @@ Out of the box, a Jupyter Book 1.x page loads MathJax and the ipywidgets manager
    pdflatex`, which writes `_build/latex/solvable-models-of-learning.pdf`), the HTML build copies it to the root of
    the site, where the landing page links it.
 
+9. **Launches the reader's notebook.** The launch buttons of a chapter (Binder, Colab) open its reader notebook,
+   `notebooks/NN_name.ipynb`, written from the chapter by `tools/reader_notebooks.py` in plain Markdown (JupyterLab,
+   Notebook and Colab know no MyST: the chapter's source would show its directives and roles as raw text). The
+   download button keeps the chapter's source.
+
 `tests/test_site.py` checks all of this in headless Chromium with every request outside localhost blocked, and
 `tests/test_pdf.py` the PDF (item 8). The print edition of the PDF is `_ext/solvable_print.py`.
 """
@@ -158,6 +163,26 @@ def tidy_page(app: Sphinx, pagename: str, templatename: str, context: dict, doct
     context["script_files"] = unique
 
 
+READER_NOTEBOOKS = "notebooks"  # tools/reader_notebooks.py writes one per chapter, named like the chapter
+
+
+def launch_reader_notebook(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """Point the launch buttons of a chapter at its reader notebook (item 9 above)."""
+    if app.builder.format != "html" or not (Path(app.srcdir) / f"{pagename}.ipynb").is_file():
+        return
+    reader = Path(app.srcdir) / READER_NOTEBOOKS / f"{Path(pagename).name}.ipynb"
+    if not reader.is_file():
+        logger.warning(f"{pagename}: no reader notebook {reader.name} (python tools/reader_notebooks.py)")
+        return
+    source, target = f"{pagename}.ipynb", f"{READER_NOTEBOOKS}/{reader.name}"
+    for group in context.get("header_buttons", []):
+        if isinstance(group, dict) and group.get("label") == "launch-buttons":
+            for button in group.get("buttons", []):
+                url = button.get("url", "")
+                if url.endswith(f"/{source}"):
+                    button["url"] = url[: -len(source)] + target
+
+
 FONT_AWESOME_SCRIPT = re.compile(r"""[ \t]*<script\b[^>]*\bsrc=["'][^"']*_static/scripts/fontawesome\.js[^"']*["'][^>]*>\s*</script>\n?""")
 PDF_NAME = "solvable-models-of-learning.pdf"  # latex_documents.targetname in _config.yml, with .pdf
 
@@ -225,6 +250,7 @@ def setup(app: Sphinx) -> dict:
     app.add_js_file("solvable_site.js")
     app.connect("config-inited", use_local_mathjax, priority=900)
     app.connect("html-page-context", tidy_page, priority=900)  # after myst-nb and sphinx.ext.mathjax (500)
+    app.connect("html-page-context", launch_reader_notebook, priority=900)  # after sphinx-book-theme's buttons (501)
     app.connect("build-finished", copy_mathjax)
     app.connect("build-finished", lighten_site)
     app.connect("build-finished", publish_pdf)

@@ -52,11 +52,14 @@ def test_chapters_have_binder_and_colab_links(book):
         text = (html / f"{page}.html").read_text(encoding="utf-8")
         binder = f"https://mybinder.org/v2/gh/{org_repo}/{branch}?urlpath="
         assert binder in text, f"{page}.html: no Binder launch link ({binder}...)"
+        # they open the chapter's reader notebook (plain Markdown, tools/reader_notebooks.py), not its MyST source
+        reader = f"notebooks/{page.rsplit('/', 1)[-1]}.ipynb"
+        assert (ROOT / reader).is_file(), f"{page}: no reader notebook {reader} (python tools/reader_notebooks.py)"
         binder_hrefs = [chunk.split('"', 1)[0] for chunk in text.split('href="')[1:] if chunk.startswith(binder)]
-        assert any(href.endswith(f"{page}.ipynb") for href in binder_hrefs), (
-            f"{page}.html: the Binder link does not open {page}.ipynb: {binder_hrefs}"
+        assert any(href.endswith(f"/{reader}") for href in binder_hrefs), (
+            f"{page}.html: the Binder link does not open {reader}: {binder_hrefs}"
         )
-        colab = f"https://colab.research.google.com/github/{org_repo}/blob/{branch}/{page}.ipynb"
+        colab = f"https://colab.research.google.com/github/{org_repo}/blob/{branch}/{reader}"
         assert colab in text, f"{page}.html: no Colab launch link ({colab})"
 
 

@@ -12,8 +12,8 @@ file). So a page that passes works offline. One more test opens a chapter straig
 - every static explorer (matplotlib `to_jshtml` animation) is there, at least one per chapter and one per live widget,
   and moving its slider with the keyboard shows another frame;
 - where a chapter shows a live ipywidget, a note in its place explains that it needs a kernel (its manager is CDN-only);
-- launch buttons (in a hidden dropdown: their `href` is read, visibility is not tested) open this chapter's notebook on
-  Binder and Colab;
+- launch buttons (in a hidden dropdown: their `href` is read, visibility is not tested) open this chapter's reader
+  notebook (`notebooks/`, plain Markdown) on Binder and Colab;
 - every local `href`/`src` of the page resolves (no 404), and so do its `#fragment`s;
 - on a phone (390 px wide) the page does not scroll sideways;
 - code: no line of a code cell a reader sees scrolls sideways in its box at 1366 px;
@@ -455,10 +455,12 @@ def test_launch_buttons(visit, page_name):
     url = urlparse(binder[0])
     assert url.scheme == "https" and url.path == f"/v2/gh/{org_repo}/{branch}", f"{page_name}: Binder URL {binder[0]}"
     urlpath = parse_qs(url.query).get("urlpath", [""])[0]
-    expected = f"{'lab/tree' if interface == 'jupyterlab' else 'tree'}/{page_name}.ipynb"
+    # the chapter's reader notebook (plain Markdown, written by tools/reader_notebooks.py), not its MyST source
+    reader = f"notebooks/{page_name.rsplit('/', 1)[-1]}.ipynb"
+    expected = f"{'lab/tree' if interface == 'jupyterlab' else 'tree'}/{reader}"
     assert urlpath == expected, f"{page_name}: Binder opens {urlpath!r}, expected {expected!r} ({binder[0]})"
-    assert colab[0] == f"https://colab.research.google.com/github/{org_repo}/blob/{branch}/{page_name}.ipynb", colab[0]
-    assert (ROOT / f"{page_name}.ipynb").is_file()
+    assert colab[0] == f"https://colab.research.google.com/github/{org_repo}/blob/{branch}/{reader}", colab[0]
+    assert (ROOT / f"{page_name}.ipynb").is_file() and (ROOT / reader).is_file()
 
 
 @functools.cache

@@ -49,3 +49,18 @@ def test_live_explorer_says_it_needs_a_kernel_in_full():
     explorer = widgets.interactive_explorer(lambda ax, a: ax.plot([0, a]), a=ipywidgets.FloatSlider(value=1.0))
     text = explorer._repr_mimebundle_()["text/plain"]
     assert text == widgets.LIVE_EXPLORER_TEXT and len(text) <= 110
+
+
+def test_live_explorer_sliders_update_on_release():
+    """A redraw takes about a second (chapters 3 and 5): a slider that updated while dragged would queue redraws."""
+    ipywidgets = pytest.importorskip("ipywidgets")
+    controls = dict(
+        a=ipywidgets.FloatSlider(value=1.0),
+        n=ipywidgets.IntSlider(value=2, continuous_update=True),
+        r=ipywidgets.FloatRangeSlider(value=(0.0, 1.0)),
+        s=ipywidgets.SelectionSlider(options=["x", "y"]),
+        kind=ipywidgets.Dropdown(options=["p", "q"]),
+    )
+    widgets.interactive_explorer(lambda ax, **values: ax.plot([0, 1]), **controls)
+    sliders = [c for c in controls.values() if c.has_trait("continuous_update")]
+    assert len(sliders) == 4 and not any(c.continuous_update for c in sliders)

@@ -334,7 +334,7 @@ def check_function(name: str, function: Callable | str, reference: Callable,
         signature computing what that slip gives. When the reader's output matches one on the case where it
         differs from the reference, the verdict says "This is what one gets when <description>."
     max_bytes : float, optional
-        The most memory one call of the reader's function may allocate (its peak, traced by :mod:`tracemalloc`,
+        The most memory one call of the reader's function may allocate (its peak, traced by ``tracemalloc``,
         which NumPy reports to); more gives ``NOT YET``.
 
     Returns

@@ -43,6 +43,9 @@ def interactive_explorer(draw: Callable, figsize=(7.0, 4.2), **controls):
     **controls
         The ipywidgets controls, by the name ``draw`` receives their value under (e.g.
         ``alpha=FloatSlider(...)``); the first two go on the first row, the others on the second.
+        Every control that can update while it is dragged (sliders, text boxes) is set to update on
+        release (``continuous_update=False``): a redraw takes about a second, and intermediate values
+        would queue up behind the hand.
 
     Returns
     -------
@@ -51,6 +54,9 @@ def interactive_explorer(draw: Callable, figsize=(7.0, 4.2), **controls):
     """
     import ipywidgets as widgets
 
+    for control in controls.values():
+        if control.has_trait("continuous_update"):
+            control.continuous_update = False
 
     def update(**values):
         _, ax = new_axes(width=figsize[0], height=figsize[1])
