@@ -169,3 +169,59 @@ def test_timings_and_the_authors_code_labels():
     # one Adam student-step at alpha = 0.103: 4 n T d r FLOP, 0.6-1 GFLOP (the issue's estimate)
     assert g["step_flop"] == 4 * g["step_n"] * 2 * g["d"] * (g["d"] // 2)
     assert 0.6e9 < g["step_flop"] < 1e9
+
+
+def _page():
+    import sys
+
+    sys.path.insert(0, str(HERE.parent))
+    from _common import read_page_numbers
+
+    return read_page_numbers(HERE.parent / "attention.md")
+
+
+def test_the_bounds_the_page_quotes_are_rounded_outward():
+    """"at least 16 combined standard errors" (16.7), "at most 0.0024 apart", "below 1.9 %" (1.84 %): each is its
+    value rounded outward by solvable.quote, and holds."""
+    from solvable.quote import lower_bound, upper_bound
+
+    page, h, s, g = _page(), DATA["hardmax"], DATA["hardmax_score"], DATA["gd"]
+    z_amp = min((t - m) / math.hypot(e, u) for m, e, t, u in
+                zip(h["amp_mean"], h["amp_se"], h["their_amp_mean"], h["their_amp_se"]))
+    assert float(page["hm_amp_z_their_amp_min"]) == lower_bound(z_amp) <= z_amp
+    diff = max(abs(o - t) for o, t in zip(s["check_ours_at_scaled"], s["check_theirs"]))
+    assert float(page["sc_check_maxdiff"]) == upper_bound(diff) >= diff
+    loss = 100 * g["max_relative_loss"]
+    assert float(page["gd_loss_pct"].rstrip(" %")) == upper_bound(loss) >= loss
+
+
+def test_the_authors_amp_against_their_own_curve():
+    """The page: their AMP points lie close to their curve at the two smaller alphas (within 2.1 of their s.e.) and
+    above it at the two larger ones (18 of their s.e. at alpha = 2.27), not "on" it."""
+    from solvable.quote import upper_bound
+
+    page, h = _page(), DATA["hardmax"]
+    z = (np.array(h["their_amp_mean"]) - np.array(h["theirs_se_at_amp"])) / np.array(h["their_amp_se"])
+    assert page["hm_their_amp_z_own"] == ", ".join(f"{x:+.1f}" for x in z[:-1]) + f" and {z[-1]:+.1f}"
+    assert float(page["hm_their_amp_near_max"]) == upper_bound(np.abs(z[:2]).max()) >= np.abs(z[:2]).max()
+    assert np.all(z[2:] > 2) and z[-1] > 15
+    text = (HERE.parent / "attention.md").read_text()
+    assert "sit on their curve" not in text and "agree with their state evolution because" not in text
+
+
+def test_the_authors_time_labels_say_what_was_measured():
+    """The hardmax time per alpha is extrapolated from the iterations that finished (said so, rounded down); the
+    softmax AMP time rests on an assumed bandwidth (said so; bounds rounded down)."""
+    from solvable.quote import lower_bound
+
+    figs = {f["id"]: f["authors_time"]["how"] for f in RES["figures"]}
+    hard = DATA["authors_timing"]["runs"][1]
+    per_iteration = DATA["authors_timing"]["se_hardmax_s_per_iteration"]
+    minutes = hard["min_iterations"] * per_iteration / 60
+    assert f"at least {lower_bound(minutes):g} min per alpha: extrapolated from these " \
+           f"{hard['iterations_finished']} iterations, not measured" in figs["hardmax"]
+    n = round(0.1 * 150**2)
+    per_iter = 3 * n * 150**2 * 4 * 8 / 1e9 / 10.0
+    assert "Assuming a memory bandwidth of 10 GB/s (an assumption, not measured here)" in figs["amp"]
+    assert f"at least {lower_bound(per_iter):g} s per iteration" in figs["amp"]
+    assert f"{lower_bound(2000 * per_iter / 60):g} min per alpha of 20 runs" in figs["amp"]

@@ -198,3 +198,45 @@ def test_the_single_run_probe_converges_long_before_their_budget():
     # their runs at alpha = 0.3 and 0.33 had not converged
     for a in (0.3, 0.33):
         assert float(pt["train_error_mean"][np.isclose(pt["alpha"], a)][0]) > 0.05
+
+
+def _quoted(text: str) -> float:
+    """``$1.1 \\times 10^{-12}$`` -> 1.1e-12, ``$10^{-12}$`` -> 1e-12."""
+    import re
+
+    m = re.search(r"\$(?:([\d.]+) \\times )?10\^\{(-?\d+)\}\$", text)
+    return float(f"{m[1] or 1}e{m[2]}")
+
+
+def test_the_bounds_the_page_quotes_are_rounded_outward():
+    """"at most 1.1e-12" (not "1e-12" for 1.01e-12), "agree to" and "at least" figures: each is its value rounded
+    outward by solvable.quote, and holds."""
+    from _common import read_page_numbers
+
+    from solvable.quote import lower_bound, upper_bound
+
+    page = read_page_numbers(ROOT / "reproductions" / "bsr.md")
+    diff = np.abs(np.array(DATA["theory_ours"]) - np.array(DATA["theory_published"]))
+    top = np.argsort(-diff)[:3]
+    ours_top = max(DATA["theory_ours"][i] for i in top)
+    assert ours_top > 0 and page["th_ours_top"].startswith("at most ")
+    assert _quoted(page["th_ours_top"]) == upper_bound(ours_top) >= ours_top
+    alpha_pr = np.array(DATA["theory_rho"]) * (1 + np.array(DATA["theory_beta"]) - np.array(DATA["theory_rho"])) \
+        / np.array(DATA["theory_beta"])
+    away = diff[np.abs(np.array(DATA["theory_alpha"]) - alpha_pr) > 0.011].max()
+    assert _quoted(page["th_away"]) == upper_bound(away) >= away
+    ridge = DATA["theory_ridge_max_diff"]
+    assert _quoted(page["th_ridge"]) == upper_bound(ridge) >= ridge
+    lowest = min(v["final_ratio"] for v in DATA["ck_variants"])
+    assert float(page["ck_final_lowest"]) == lower_bound(lowest, 3) <= lowest
+
+
+def test_every_run_not_reproduced_has_its_reason():
+    text = (ROOT / "reproductions" / "bsr.md").read_text()
+    block = text[text.index("Not reproduced"):text.index("The authors' numbers used here")]
+    items = [line for line in block.splitlines() if line.startswith("- ")]
+    assert len(items) == 4
+    for item in items:
+        assert ":" in item.split("*")[-1] or item.count("*") >= 2, item
+    for what in ("\\beta = 2", "\\Delta = 0.5", "small-initialisation", "d = 20"):
+        assert what in block, what

@@ -208,3 +208,44 @@ def test_speedup_keeps_the_results_up_to_rounding():
     sp = DATA["speedup"]
     # on the weights: about 2/kappa = 4 times fewer multiply-adds; measured about twice as fast on one thread
     assert sp["speedup"] >= 1.8 and sp["max_rel_diff_loss"] < 1e-12
+
+
+def test_the_rise_of_their_single_runs_as_the_page_states_it():
+    """"by up to 0.21 (at alpha = 0.02625); at alpha = 0.0479 by 0.18": the largest rise between step 999 and their
+    last stored step, rounded up (solvable.quote.upper_bound), at the alpha where it occurs; their files store no
+    training loss, so the page does not say the loss was small."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reproductions"))
+    from _common import read_page_numbers
+
+    from solvable.quote import upper_bound
+
+    root = Path(__file__).resolve().parents[1] / "reproductions"
+    page = read_page_numbers(root / "quadratic.md")
+    res = json.loads((root / "quadratic" / "results.json").read_text())
+    pub = res["data"]["gd"][0]["published"]
+    rise, alpha = np.array(pub["rise_last_minus_step999"]), np.array(pub["rise_alpha"])
+    k = int(np.argmax(rise))
+    assert float(page["gd_max_rise"]) == upper_bound(rise[k]) >= rise[k]
+    assert float(page["gd_max_rise_alpha"]) == pytest.approx(alpha[k]) and alpha[k] != pytest.approx(0.0479167)
+    first = rise[np.argmin(np.abs(alpha - 0.0479167))]
+    assert float(page["gd_rise_first"]) == pytest.approx(first, abs=0.005)
+    text = (root / "quadratic.md").read_text()
+    assert "after the training loss is small" not in text and "does **not** shrink" not in text
+
+
+def test_the_size_sweep_counts_its_data_sets():
+    """The alpha = 0.1 sentence names how many data sets each size rests on (2 at d = 200, 1 at d = 400), too few
+    to call a trend beyond d = 200."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reproductions"))
+    from _common import read_page_numbers
+
+    root = Path(__file__).resolve().parents[1] / "reproductions"
+    page = read_page_numbers(root / "quadratic.md")
+    runs = json.loads((root / "quadratic" / "results.json").read_text())["data"]["sizes"]["runs"]
+    for d in (100, 200):
+        assert page[f"sets_d{d}"] == str(len(runs[str(d)]["errors"][0]))
+    assert len(runs["200"]["errors"][0]) <= 2 and len(runs["400"]["errors"][0]) == 1

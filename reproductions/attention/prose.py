@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from solvable.quote import lower_bound, upper_bound
+
 LITERALS = {
     "0.5": "rho, an input", "2.0": "rho of the second softmax curve", "100": "d of the hardmax runs; the authors' "
     "softmax iteration cap", "150": "d of the softmax runs (theirs)", "200": "d of the Adam runs (theirs)",
@@ -105,7 +107,12 @@ def numbers(results: dict) -> dict[str, str]:
     n["hm_amp_z_theirs"] = _join(f"{_z(t, s, m):.0f}" for m, s, t in zip(means, ses, h["theirs_se_at_amp"]))
     n["hm_their_amp"] = _join(_f(x) for x in h["their_amp_mean"])
     z_amp = [_z(t, u, m, s) for m, s, t, u in zip(means, ses, h["their_amp_mean"], h["their_amp_se"])]
-    n["hm_amp_z_their_amp_min"] = f"{min(z_amp):.0f}"
+    n["hm_amp_z_their_amp_min"] = f"{lower_bound(min(z_amp)):g}"
+    # the authors' AMP against their own curve, in their standard errors
+    z_own = [(t - c) / u for t, u, c in zip(h["their_amp_mean"], h["their_amp_se"], h["theirs_se_at_amp"])]
+    n["hm_their_amp_z_own"] = _join(f"{z:+.1f}" for z in z_own)
+    n["hm_their_amp_near_max"] = f"{upper_bound(max(abs(z) for z in z_own[:2])):g}"
+    n["hm_their_amp_last_above"] = _f(h["their_amp_mean"][-1] - h["theirs_se_at_amp"][-1], 2)
     conv = [sum(c) for c in h["amp_converged"]]
     n["hm_conv"] = _join(str(c) for c in conv)
     last = h["amp_iterations"][-1]
@@ -122,7 +129,7 @@ def numbers(results: dict) -> dict[str, str]:
     n["sc_check_ratio_range"] = f"{_f(min(cr), 2)}-{_f(max(cr), 2)}"
     n["sc_check_factor_range"] = f"{_f(1 / max(cr), 2)}-{_f(1 / min(cr), 2)}"
     diffs = [abs(o - t) for o, t in zip(s["check_ours_at_scaled"], s["check_theirs"])]
-    n["sc_check_maxdiff"] = _f(max(diffs), 1)
+    n["sc_check_maxdiff"] = f"{upper_bound(max(diffs)):g}"
     n["sc_check_ours"] = _join(_f(x) for x in s["check_ours_at_scaled"])
     n["sc_check_theirs"] = _join(_f(x) for x in s["check_theirs"])
     n["sc_check_scaled"] = _join(_f(x) for x in s["check_scaled_alpha"])
@@ -161,7 +168,7 @@ def numbers(results: dict) -> dict[str, str]:
     n["gd_bayes"] = _f(g["theory"][0])
     n["gd_their_avg_above"] = _f(g["their_averaged"] - g["theory"][0], 2)
     n["gd_avg_pct"] = f"{100 * (g['averaged_mean'] / g['theory'][0] - 1):.0f} %"
-    n["gd_loss_pct"] = f"{100 * g['max_relative_loss']:.1f} %"
+    n["gd_loss_pct"] = f"{upper_bound(100 * g['max_relative_loss']):g} %"
     n["gd_step_ms"] = f"{1e3 * g['step_cpu_s']:.0f}"
     n["gd_step_gflop"] = f"{g['step_flop'] / 1e9:.2f}"
     n["gd_step_n"] = f"{g['step_n']:,}"

@@ -4,6 +4,8 @@ models" (arXiv:2506.01582) at the paper's sizes, beside the authors' published n
     python reproductions/attention/reproduce.py          # paper sizes (about 10 min on 2 cores)
     REPRO_DEV=1 python reproductions/attention/reproduce.py   # every d about a quarter (even), 2 data sets: a smoke test
     REPRO_JOBS=4 python reproductions/attention/reproduce.py  # 4 worker processes (default -1: one per core)
+    python reproductions/attention/reproduce.py --from-results   # the authors' times and the page's numbers from
+                                                                 # the committed results.json (nothing rerun)
 
 Writes fig_*.png, table_*.md and results.json next to this file (see ``reproductions/_common.py``). The science is
 in :mod:`solvable.attention`; this is wiring. Independent runs (one data set, or one state evolution, each) go to
@@ -52,6 +54,7 @@ from _common import (
 from solvable import attention as at
 from solvable import plotting as plot
 from solvable.config import PRESETS
+from solvable.quote import lower_bound
 
 DEV = os.environ.get("REPRO_DEV") == "1"
 SCALE = 4 if DEV else 1
@@ -436,6 +439,10 @@ def draw_gd(data):
     fig.savefig(HERE / "fig_gd.png", dpi=150)
 
 
+AMP_DESIGN_ALPHA = 0.1        # the alpha at which the size of their softmax AMP design is quoted
+ASSUMED_BANDWIDTH_GB_S = 10.0  # memory bandwidth assumed for their AMP estimate (not measured)
+
+
 def authors_times(data) -> dict:
     """The ``authors_time`` of each figure: their SE scripts as timed here by ``time_authors.py`` (measured), the
     rest estimated from those measurements and from our own step times."""
@@ -461,18 +468,27 @@ def authors_times(data) -> dict:
                  if soft["finished"] else
                  f"{soft['alphas_finished']} of its {soft['grid_size']} alphas in the {soft['cap_s']:.0f} s cap") +
                 f" ({soft['cpu_s']:.0f} s of CPU)")
-    hard_how = (f"their SE_hardmax.py run unmodified here at one alpha ({hard['alpha']:.3g}; {where}), stopped after "
-                f"{hard['wall_s']:.0f} s: {hard['iterations_finished']} iteration(s) of "
-                f"{hard['mc_draws_per_iteration']} draws in {hard['cpu_s']:.0f} s of CPU, {hard_iter:.1f} s each; it runs "
-                f"at least {hard['min_iterations']}, so at least "
-                f"{hard['min_iterations'] * hard_iter / 60:.0f} min per alpha (estimated from the measured iteration). "
+    hard_min = hard["min_iterations"] * hard_iter / 60  # minutes per alpha, extrapolated from the measured iterations
+    hard_how = (f"their SE_hardmax.py run unmodified here at one alpha ({hard['alpha']:.3g}; {where}) and stopped "
+                f"after {hard['wall_s']:.0f} s, having finished {hard['iterations_finished']} iteration(s) of "
+                f"{hard['mc_draws_per_iteration']} draws in {hard['cpu_s']:.0f} s of CPU, {hard_iter:.1f} s each "
+                f"(measured). It runs at least {hard['min_iterations']} iterations per alpha, so at least "
+                f"{lower_bound(hard_min):g} min per alpha: extrapolated from these "
+                f"{hard['iterations_finished']} iterations, not measured. "
                 f"Their AMP (not run) calls one scipy CDF per sample 3 times per iteration: at the measured "
                 f"{per_draw * 1e3:.2f} ms per draw, about {their_amp_iter:.0f} s per iteration at alpha = 2.27 "
                 f"(n = {n_hard}), estimated")
-    amp_how = ("their AMP_softmax.py builds the n x d x d x T x T design in float64 (1.6 GB at "
-               "d = 150, T = 2, alpha = 0.1, and as much again for the test set) and reads it at least 3 times per "
-               "iteration; at 10 GB/s that is at least 0.5 s per iteration, 50 s per run of 100 iterations, "
-               "17 min per alpha of 20 runs")
+    # their AMP_softmax.py: the n x d x d x T x T design in float64, read at least 3 times per iteration; the time
+    # assumes a memory bandwidth (not measured here)
+    n_amp = round(AMP_DESIGN_ALPHA * AMP_D**2)
+    design_gb = n_amp * AMP_D**2 * 2**2 * 8 / 1e9
+    per_iteration = 3 * design_gb / ASSUMED_BANDWIDTH_GB_S
+    amp_how = (f"their AMP_softmax.py builds the n x d x d x T x T design in float64 ({design_gb:.2f} GB at "
+               f"d = {AMP_D}, T = 2, alpha = {AMP_DESIGN_ALPHA:g}, and as much again for the test set) and reads it at "
+               f"least 3 times per iteration. Assuming a memory bandwidth of {ASSUMED_BANDWIDTH_GB_S:g} GB/s (an "
+               f"assumption, not measured here), that is at least {lower_bound(per_iteration):g} s per iteration, "
+               f"{lower_bound(100 * per_iteration):g} s per run of 100 iterations and "
+               f"{lower_bound(20 * 100 * per_iteration / 60):g} min per alpha of 20 runs")
     gd_how = (f"one Adam student-step at alpha = 0.103 (n = {g['step_n']}) is "
               f"4 n T d r = {g['step_flop'] / 1e9:.2f} GFLOP and took {g['step_cpu_s'] * 1e3:.0f} ms of CPU here "
               f"(ours, float64, one thread); their averaged point, 16 data sets x {GD_K} students x {GD_STEPS} "
@@ -520,5 +536,15 @@ def main():
     print(f"total {results['total_wall_time_s']:.0f} s wall, {results['cpu_time_s']:.0f} s CPU")
 
 
+def from_results():
+    """Rewrite the authors' times and the page's numbers from the committed ``results.json`` (nothing is rerun)."""
+    results = json.loads((HERE / "results.json").read_text())
+    theirs = authors_times(results["data"])
+    for fig in results["figures"]:
+        fig["authors_time"] = theirs[fig["id"]]
+    write_results(HERE, results)
+    write_page_numbers(ROOT / "reproductions" / "attention.md", prose.numbers(results))
+
+
 if __name__ == "__main__":
-    main()
+    from_results() if "--from-results" in sys.argv else main()

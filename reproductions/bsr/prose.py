@@ -12,6 +12,8 @@ import math
 
 from _format import sci
 
+from solvable.quote import lower_bound, upper_bound
+
 LITERALS = {
     "0.05": "alpha, a value of the authors' GD grid",
     "0.1": "rho of Fig. 1, Delta of the noisy Fig. 1, the learning rate, an alpha of the GD grid",
@@ -68,15 +70,15 @@ def theory_numbers(d: dict) -> dict:
     diff = [abs(o - p) for *_, o, p in rows]
     away = [abs(a - _alpha_pr(b, r)) > 0.011 for a, b, r, *_ in rows]
     top = sorted(range(len(rows)), key=lambda i: -diff[i])[:3]
-    out = {"th_points": str(len(rows)), "th_away": sci(max(x for x, w in zip(diff, away) if w)),
-           "th_ridge": sci(d["theory_ridge_max_diff"])}
+    out = {"th_points": str(len(rows)), "th_away": sci(upper_bound(max(x for x, w in zip(diff, away) if w))),
+           "th_ridge": sci(upper_bound(d["theory_ridge_max_diff"]))}
     for k, i in enumerate(top, 1):
         a, b, r, *_ = rows[i]
         out[f"th_top{k}"] = f"{sci(diff[i])} ($\\beta = {b:g}$, $\\rho = {r:g}$, $\\alpha = {a:g}$)"
     theirs = sorted(rows[i][5] for i in top)
     ours = max(rows[i][4] for i in top)
     out["th_their_top"] = f"{sci(theirs[0])} to {sci(theirs[-1])}"
-    out["th_ours_top"] = "0 at every one of them" if ours == 0 else f"at most {sci(ours)}"
+    out["th_ours_top"] = "0 at every one of them" if ours == 0 else f"at most {sci(upper_bound(ours))}"
     return out
 
 
@@ -97,7 +99,7 @@ def gamp_numbers(d: dict) -> dict:
         "gamp_damping": f"{d['gamp_damping']:g}", "gamp_max_iter": str(d["gamp_max_iter"]),
         "gamp_tol": sci(d["gamp_tol"]), "alpha_pr": f"{pr:.2f}",
         "gamp_zth_max": f"{max(zth):.1f}", "gamp_zpub_max": f"{max(zpub):.1f}",
-        "gamp_ours_above": sci(above_ours), "gamp_their_above": f"{sci(min(above_theirs))}-"
+        "gamp_ours_above": sci(upper_bound(above_ours)), "gamp_their_above": f"{sci(min(above_theirs))}-"
                                                                   f"{sci(max(above_theirs))}",
         "gamp_cap_count": str(cap), "gamp_iter_range": f"{min(small)}-{max(small)}",
         "gamp_div_alphas": _list([f"{x:g}" for x, _ in div]),
@@ -161,7 +163,7 @@ def gd_numbers(d: dict) -> dict:
         "gd_ratio_02": f"{sm[i02] / th[i02]:.2f}",
         "gd_spread_ours": f"{sm[i02] - am[i02]:.2f}",
         "gd_spread_theirs": f"{tm[i02]:.2f} − {their_avg_02:.2f} = {tm[i02] - their_avg_02:.2f}",
-        "gd_their_train_max": sci(max(t for x, t in zip(pta, ptrain) if x <= 0.2 + 1e-9)),
+        "gd_their_train_max": sci(upper_bound(max(t for x, t in zip(pta, ptrain) if x <= 0.2 + 1e-9))),
         "gd_their_train_03": f"{at(pta, ptrain, 0.3):.3f}", "gd_their_train_033": f"{at(pta, ptrain, 0.33):.3f}",
         "gd_their_test_03": f"{at(palpha, ptest, 0.3):.2f}", "gd_their_test_033": f"{at(palpha, ptest, 0.33):.2f}",
         "gd_steps_02": str(max(d["gd_steps"][i02])),
@@ -204,7 +206,7 @@ def check_numbers(d: dict) -> dict:
     return {
         "ck_inits": str(d["ck_inits"]), "ck_sets": str(d["ck_sets"]), "ck_checks": checks,
         "ck_ratio": f"{min(c) / d['ck_mmse']:.2f}",
-        "ck_final_lowest": f"{min(v['final_ratio'] for v in d['ck_variants']):.2f}",
+        "ck_final_lowest": f"{lower_bound(min(v['final_ratio'] for v in d['ck_variants']), 3):g}",
         "ck_best_lowest": f"{best['best_ratio']:.2f}", "ck_best_what": best["what"],
         "ck_best_z": f"{abs(best_z):.1f}",
         "ck_their_ratio": f"{d['ck_published_ratio']:.2f}",

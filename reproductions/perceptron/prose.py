@@ -6,6 +6,8 @@ import math
 
 from _format import sci
 
+from solvable.quote import lower_bound, upper_bound
+
 # typed numbers of the page that are inputs of the run, the authors' settings or the paper's own grid and brackets
 LITERALS = {
     "116": "PNAS volume", "5451": "PNAS page", "2019": "year of the paper", "5001": "the authors' N",
@@ -17,7 +19,15 @@ LITERALS = {
     "1.244": "the authors' bracket", "1.245": "the authors' bracket", "1.492": "the authors' bracket and last alpha",
     "1.493": "the authors' bracket", "0.5": "their damping", "1.25": "an alpha of their grid",
     "1.48": "an alpha of their grid", "270": "their iteration count at alpha = 1.492, printed in their output",
+    "5e-7": "half a unit of their sixth printed decimal", "1e-5": "GAP_SHOWN: the differences whose split is quoted",
+    "0.95": "an alpha of the published grid", "0.001": "the step of their alpha grid",
 }
+GAP_SHOWN = 1e-5  # the split of q_ours - q_theirs is quoted where it is at least 20 times their print's rounding 5e-7
+
+
+def percent_range(values) -> str:
+    """``min``-``max`` of fractions as percentages, rounded outward (the range quoted contains every value)."""
+    return f"{lower_bound(100 * min(values)):g} % to {upper_bound(100 * max(values)):g} %"
 
 
 def numbers(results: dict) -> dict[str, str]:
@@ -42,10 +52,10 @@ def numbers(results: dict) -> dict[str, str]:
     out.update(
         f2_df=sci(max(df), 1), alpha_it5=f"{f2['alpha_it']:.5f}", alpha_alg5=f"{f2['alpha_alg']:.5f}",
         alpha_it4=f"{f2['alpha_it']:.4f}", alpha_alg4=f"{f2['alpha_alg']:.4f}",
-        f2_dq_low=sci(max(abs(x) for x, u in zip(dq, upto) if u), 1), f2_dq_last=sci(abs(dq[-1]), 2),
+        f2_dq_low=sci(upper_bound(max(abs(x) for x, u in zip(dq, upto) if u)), 2), f2_dq_last=sci(abs(dq[-1]), 2),
         f2_dq_below=str(sum(x > 0 for x in dq)), f2_n_pub=str(len(pa)),
         f2_dq_005=sci(at[0.05], 1), f2_dq_125=sci(at[1.25], 1), f2_dq_148=sci(at[1.48], 2),
-        f2_dl_low=sci(max(x for x, u in zip(dl, upto) if u), 2), f2_dl_last=sci(dl[-1], 2),
+        f2_dl_low=sci(upper_bound(max(x for x, u in zip(dl, upto) if u)), 2), f2_dl_last=sci(dl[-1], 2),
         f2_se_iterations=str(f2["se_iterations_last"]),
     )
     hard = [a < f2["alpha_alg"] for a in f2["alphas"]]
@@ -54,7 +64,24 @@ def numbers(results: dict) -> dict[str, str]:
     in_hard = [m for a, m in zip(f2["alphas"], f2["gamp_mean"]) if f2["alpha_it"] < a < f2["alpha_alg"]]
     above = [m for m, h in zip(f2["gamp_mean"], hard) if not h]
     out.update(f2_max_z=f"{abs(z2[j]):.1f}", f2_max_z_alpha=f"{f2['alphas'][j]:g}",
-               f2_hard_min=f"{min(in_hard):.2f}", f2_hard_max=f"{max(in_hard):.2f}", f2_above=sci(max(above), 1))
+               f2_hard_min=f"{min(in_hard):.2f}", f2_hard_max=f"{max(in_hard):.2f}", f2_above=sci(upper_bound(max(above)), 2))
+    g = d["gamp"]
+    out.update(gamp_damping=f"{g['damping']:g}", gamp_tol=sci(g["tol"], 1), gamp_max_iter=str(g["max_iter"]))
+
+    # the authors' regulariser and stopping rule, recomputed (reproduce.authors_procedure)
+    ap = f2["authors_procedure"]
+    ours_q, pub_q = f2["ours_q"], f2["published_q"]
+    gap = [o - p for o, p in zip(ours_q, pub_q)]
+    shown = [k for k, g_ in enumerate(gap) if g_ >= GAP_SHOWN]
+    share = [(ours_q[k] - ap["regularised_q"][k]) / gap[k] for k in shown]
+    out.update(
+        ap_share=percent_range(share), ap_share_n=str(len(shown)), ap_share_from=f"{pa[shown[0]]:g}",
+        ap_reg_last=sci(ours_q[-1] - ap["regularised_q"][-1], 2),
+        ap_stop_last=sci(ours_q[-1] - ap["procedure_q_without_delta"][-1], 2),
+        ap_proc_max=sci(upper_bound(max(abs(q - p) for q, p in zip(ap["procedure_q"], pub_q)), 1), 1),
+        ap_proc_iter_last=str(ap["procedure_iterations"][-1]),
+        ap_plain_max=sci(upper_bound(max(abs(q - o) for q, o in zip(ap["unregularised_q"], ours_q)), 1), 1),
+    )
 
     figs = {f["id"]: f for f in results["figures"]}
     for key, fid in (("t1", "fig1"), ("t2", "fig2")):

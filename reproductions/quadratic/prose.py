@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from _format import sci
 
+from solvable.quote import upper_bound
+
 LITERALS = {
     "0.1": "kappa and alpha values of the runs (inputs)",
     "0.5": "kappa = 0.5, the damping 1/2 (inputs)",
@@ -153,7 +155,11 @@ def numbers(results: dict) -> dict:
     rise = pub["rise_last_minus_step999"]
     out["gd_n_rise"] = str(sum(r > 0 for r in rise))
     out["gd_n_rise_total"] = str(len(rise))
-    out["gd_max_rise"] = _f(max(rise), 2)
+    k_rise = max(range(len(rise)), key=rise.__getitem__)
+    out["gd_max_rise"] = f"{upper_bound(rise[k_rise]):g}"
+    out["gd_max_rise_alpha"] = f"{pub['rise_alpha'][k_rise]:g}"
+    k_first = min(range(len(rise)), key=lambda i: abs(pub["rise_alpha"][i] - g5["alpha"][0]))
+    out["gd_rise_first"] = _f(rise[k_first], 2)
     out["gd_step999_first"] = _f(pub["single_mean_step999"][0], 2)
     out["gd_last_first"] = _f(pub["single_mean"][0], 2)
     out["gd_step999_list"] = " / ".join(_f(x, 2) for x in pub["single_mean_step999"])
@@ -184,6 +190,7 @@ def numbers(results: dict) -> dict:
         out[f"ex03_d{d}"] = excess(d, 0.3)
     for d in (100, 200):
         out[f"ex01_d{d}"] = excess(d, 0.1)
+        out[f"sets_d{d}"] = str(len(runs[str(d)]["errors"][ia[0.1]]))
     out["ex03_d400"] = excess(400, 0.3, False)
     out["ex01_d400"] = excess(400, 0.1, False)
     out["ex02_list"] = " / ".join(excess(d, 0.2, False) for d in (50, 100, 200, 400))
