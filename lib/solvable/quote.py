@@ -69,7 +69,7 @@ def upper_bound(value: float, digits: int = 2) -> float:
 
     References
     ----------
-    The hidden checks of the chapters and the reproduction pages, which assert the bounds their prose quotes.
+    The hidden checks of the chapters and the reproduction pages, which check the bounds their prose quotes.
 
     Examples
     --------
@@ -106,7 +106,7 @@ def lower_bound(value: float, digits: int = 2) -> float:
 
     References
     ----------
-    The hidden checks of the chapters and the reproduction pages, which assert the bounds their prose quotes.
+    The hidden checks of the chapters and the reproduction pages, which check the bounds their prose quotes.
 
     Examples
     --------
