@@ -15,7 +15,7 @@ scale, ``MSE = ||S_hat - S*||_F^2/(dL)`` (1 for ``S_hat = 0``); the test error o
 theory functions read ``beta`` as ``max(beta, 1/beta)``; data are never transposed.
 
 Theory (Sec. "The Bayes-optimal error", ``eq-bsr-fixed-point``): with the effective matrix-denoising noise
-``D(q) = (delta + 1 - q)/alpha`` the Bayes-optimal overlap solves ``q = 1 - mmse_den(beta, rho, D(q))``, with
+``s(q) = (delta + 1 - q)/alpha`` the Bayes-optimal overlap solves ``q = 1 - mmse_den(beta, rho, s(q))``, with
 ``mmse_den`` the MMSE of the rectangular rotationally invariant estimator (:func:`solvable.rie.rectangular_rie_mmse`,
 which owns those numerics; Troiani et al., arXiv:2203.07752). Iterating it from ``q_0 = 0`` is the state
 evolution of GAMP-RIE (``eq-bsr-se``; rigorous: Xu, Maillard, Zdeborova, Krzakala, arXiv:2503.14121).
@@ -23,8 +23,9 @@ evolution of GAMP-RIE (``eq-bsr-se``; rigorous: Xu, Maillard, Zdeborova, Krzakal
 Algorithm (Sec. "GAMP-RIE: an algorithm that reaches the Bayes-optimal error"): :func:`gamp_rie` is
 :func:`solvable.amp.run_gamp` with the linear map :class:`BilinearMap`, the noisy linear channel and the
 rectangular RIE (:class:`solvable.rie.RectangularRIEDenoiser`). Baselines: perfect-recovery threshold, ridge on
-``vec(X)``, minimum nuclear norm (Donoho, Gavish, Montanari, PNAS 110:8405 (2013), arXiv:1302.2331); gradient
-descent on ``(U, V)`` is :func:`gd`.
+``vec(X)``, minimum nuclear norm (Donoho, Gavish, Montanari, PNAS 110:8405 (2013), arXiv:1302.2331) with its
+threshold (:func:`nuclear_norm_threshold`) and its error below it (:func:`nuclear_norm_mse`, the state evolution of
+singular-value soft thresholding, :func:`soft_threshold_risk`); gradient descent on ``(U, V)`` is :func:`gd`.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from .errors import ArgumentTypeError, ConvergenceWarning, DivergenceError
 from .regression import fit_ridge as _fit_ridge_dense
 from .regression import gaussian_linear_mse
 from .results import record
-from .spectra import MAX_NODES, RATIO_RANGE, bulk_quadrature
+from .spectra import MAX_ASPECT_RATIO, MAX_NODES, RATIO_RANGE, bulk_quadrature, rectangular_plus_noise
 from .validation import (
     all_finite,
     check_array,
@@ -70,6 +71,8 @@ __all__ = [
     "state_evolution",
     "perfect_recovery_threshold",
     "nuclear_norm_threshold",
+    "soft_threshold_risk",
+    "nuclear_norm_mse",
     "low_rank_sample_ratio",
     "low_rank_limit_mmse",
     "ridge_mse",
@@ -81,6 +84,8 @@ __all__ = [
     "gd",
 ]
 
+#: Smallest positive sample ratio of :func:`nuclear_norm_mse` (its effective noise, about 1/alpha, stays in range).
+_MNNE_SMALLEST_ALPHA = 1e-8
 #: Smallest error at which the noiseless fixed-point equation is bracketed (``e = 0`` is always a root there).
 _E_LOW_NOISELESS = 1e-12
 #: Largest ``|error - root|`` of a converged state evolution, relative to ``max(1e-6, 1e3 tol)``, before the two
@@ -660,6 +665,168 @@ def nuclear_norm_threshold(beta: float, rho: float, *, n_nodes: int = 200) -> fl
     return float(rho + b * rho - b * rho**2 + (1.0 - rho * b) * bracket)
 
 
+def _svt_nodes(noise: float, beta: float, rho: float, n_nodes: int):
+    """Nodes ``x``, weights times the singular-value density ``2 mu(x)``, and ``v(x) = Re G(x)`` of the law of
+    ``Y = S* + sqrt(noise) Z`` scaled by ``(dL)^{1/4}`` (:class:`~solvable.spectra.RectangularPlusNoise`)."""
+    law = rectangular_plus_noise(beta, rho, noise)
+    x, w = law.quadrature(n_nodes)
+    return x, w * 2.0 * law.density(x), law.stieltjes_real(x)
+
+
+def _svt_moments(nodes, noise: float, threshold: float, beta: float) -> tuple[float, float]:
+    """``(mse, divergence)`` per entry of soft thresholding at ``threshold``, from :func:`_svt_nodes`."""
+    x, weight, v = nodes
+    shrunk = np.maximum(x - threshold, 0.0)  # the thresholded singular values
+    residual = float(weight @ np.minimum(x, threshold) ** 2) / math.sqrt(beta)  # ||eta(Y) - Y||^2/(dL)
+    divergence = (1.0 - 1.0 / beta) * float(weight @ (shrunk / x)) + 2.0 / beta * float(weight @ (shrunk * v))
+    return residual - noise + 2.0 * noise * divergence, divergence
+
+
+def _check_finite_beta(beta) -> float:
+    """``beta`` folded to ``max(beta, 1/beta)`` and at most ``spectra.MAX_ASPECT_RATIO`` (the singular-value law
+    is needed, not only its ``beta = inf`` limit)."""
+    beta = _check_beta(beta)
+    if beta > MAX_ASPECT_RATIO:
+        raise ValueError(f"beta must be a finite aspect ratio with max(beta, 1/beta) <= {MAX_ASPECT_RATIO:g} "
+                         f"(spectra.MAX_ASPECT_RATIO), got {beta!r}")
+    return beta
+
+
+def _check_svt_nodes(n_nodes) -> int:
+    n_nodes = check_int("n_nodes", n_nodes, minimum=2)
+    if n_nodes > MAX_NODES:
+        raise ValueError(f"n_nodes must be an integer in [2, {MAX_NODES}] (spectra.MAX_NODES), got {n_nodes}")
+    return n_nodes
+
+
+def soft_threshold_risk(noise: float, threshold: float, beta: float, rho: float, *,
+                        n_nodes: int = 128) -> tuple[float, float]:
+    """Asymptotic error and divergence of singular-value soft thresholding of ``Y = S* + sqrt(noise) Z``.
+
+    Parameters
+    ----------
+    noise : float
+        Noise variance per entry on the unit scale, in ``spectra.NOISE_RANGE``.
+    threshold : float
+        ``>= 0``, in units of the singular values of ``Y/(dL)^{1/4}``: the estimate is
+        ``eta(Y) = sum_k (y_k - threshold (dL)^{1/4})_+ p_k q_k^T`` for the SVD ``Y = sum_k y_k p_k q_k^T``.
+    beta : float
+        Aspect ratio ``L/d`` (``beta < 1`` is read as ``1/beta``), at most ``spectra.MAX_ASPECT_RATIO``.
+    rho : float
+        Rank ratio ``r/min(d, L)`` of ``S* = U* V*^T/sqrt(r)``, in ``spectra.RATIO_RANGE``.
+    n_nodes : int, optional
+        Gauss-Legendre nodes per piece of the support, in ``[2, spectra.MAX_NODES]``.
+
+    Returns
+    -------
+    mse, divergence : float
+        ``E ||eta(Y) - S*||_F^2/(dL)`` and ``E div eta(Y)/(dL)`` in the limit ``d, L, r -> infinity``.
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named).
+
+    Notes
+    -----
+    Both follow from the singular-value law of ``Y`` alone (``x = y/(dL)^{1/4}`` with density ``2 mu(x)`` on
+    ``x > 0`` and ``v(x) = Re G(x)``, :class:`~solvable.spectra.RectangularPlusNoise`). The divergence of soft
+    thresholding [2]_, ``sum_{y_k > lam} [1 + (L - d)(1 - lam/y_k)] + 2 sum_{k != l} y_k (y_k - lam)_+/(y_k^2 -
+    y_l^2)``, becomes over ``dL``
+
+    ``div = (1 - 1/beta) int (1 - t/x)_+ 2 mu + (2/beta) int (x - t)_+ v(x) 2 mu``,
+
+    the double sum turning into the principal value ``v(x)/x = PV int 2 mu(u)/(x^2 - u^2) du``. Stein's unbiased
+    risk estimate ``E||eta - S*||^2 = E||eta - Y||^2 - noise dL + 2 noise E div eta`` with
+    ``||eta - Y||^2 = sum_k min(y_k, lam)^2`` gives
+
+    ``mse = beta^{-1/2} int min(x, t)^2 2 mu(x) dx - noise + 2 noise div``.
+
+    Checks: ``t = 0`` gives ``(noise, 1)``; the tests compare both with the SVD of sampled matrices.
+
+    References
+    ----------
+    .. [1] Chapter 3, Sec. "Perfect recovery, and the price of convex relaxation" (``eq-bsr-svt-se``).
+    .. [2] E. J. Candes, C. A. Sing-Long, J. D. Trzasko, IEEE Trans. Signal Process. 61:4643 (2013),
+       arXiv:1210.4139.
+    """
+    noise = check_positive("noise", noise)
+    threshold = check_nonnegative("threshold", threshold)
+    beta = _check_finite_beta(beta)
+    rho = _check_rho(rho)
+    n_nodes = _check_svt_nodes(n_nodes)
+    return _svt_moments(_svt_nodes(noise, beta, rho, n_nodes), noise, threshold, beta)
+
+
+def nuclear_norm_mse(alpha: float, beta: float, rho: float, *, n_nodes: int = 128) -> float:
+    """Asymptotic error of the minimum-nuclear-norm interpolator (``eq-bsr-mnne``), noiseless.
+
+    Parameters
+    ----------
+    alpha : float
+        Sample ratio ``n/(dL)``: 0, or in ``[1e-8, 1]``.
+    beta : float
+        Aspect ratio ``L/d`` (``beta < 1`` is read as ``1/beta``), at most ``spectra.MAX_ASPECT_RATIO``.
+    rho : float
+        Rank ratio ``r/min(d, L)`` in ``spectra.RATIO_RANGE``.
+    n_nodes : int, optional
+        Gauss-Legendre nodes per piece of the support, in ``[2, spectra.MAX_NODES]``.
+
+    Returns
+    -------
+    float
+        ``||S_MNNE - S*||_F^2/(dL)`` in the limit; 1 at ``alpha = 0`` and 0 from
+        :func:`nuclear_norm_threshold` on (above 1 at small ``alpha``, tending to 1 as ``alpha -> 0``).
+
+    Raises
+    ------
+    ValueError
+        For a malformed argument (named).
+
+    Notes
+    -----
+    The fixed point of the state evolution of approximate message passing with singular-value soft thresholding,
+    at a vanishing nuclear-norm penalty [2]_ [3]_ (``eq-bsr-svt-se``): the effective noise ``s`` and the
+    threshold ``t`` (:func:`soft_threshold_risk`) solve
+
+    ``div(s, t) = alpha``  (an interpolator has as many degrees of freedom as labels),
+    ``mse(s, t) = alpha s``  (the effective noise of the linear channel, ``s = E/alpha``),
+
+    and the error is ``E = alpha s``. For each ``s`` the first equation fixes ``t`` (the divergence decreases
+    from 1 at ``t = 0`` to 0); the second is solved in ``log s`` by Brent's method. As ``s -> 0`` the ratio
+    ``mse/s`` at ``div = alpha`` reaches 1 exactly at ``alpha = alpha_MNNE``, where the error vanishes.
+
+    References
+    ----------
+    .. [1] Chapter 3, Sec. "Perfect recovery, and the price of convex relaxation" (``eq-bsr-svt-se``).
+    .. [2] D. L. Donoho, M. Gavish, A. Montanari, PNAS 110:8405 (2013), arXiv:1302.2331.
+    .. [3] D. L. Donoho, A. Maleki, A. Montanari, PNAS 106:18914 (2009), arXiv:0907.3574.
+    """
+    alpha = check_in_range("alpha", alpha, 0.0, 1.0)
+    beta = _check_finite_beta(beta)
+    rho = _check_rho(rho)
+    n_nodes = _check_svt_nodes(n_nodes)
+    if alpha == 0.0:
+        return 1.0
+    if alpha < _MNNE_SMALLEST_ALPHA:
+        raise ValueError(f"alpha must be 0 or at least {_MNNE_SMALLEST_ALPHA:g} (the effective noise, about 1/alpha, "
+                         f"must stay in spectra.NOISE_RANGE), got {alpha!r}")
+    if alpha >= nuclear_norm_threshold(beta, rho):
+        return 0.0
+
+    def gap(log_noise):
+        noise = math.exp(log_noise)
+        nodes = _svt_nodes(noise, beta, rho, n_nodes)
+        top = float(nodes[0].max())
+        t = brentq(lambda t: _svt_moments(nodes, noise, t, beta)[1] - alpha, 0.0, top, xtol=1e-14, rtol=1e-13)
+        return _svt_moments(nodes, noise, t, beta)[0] / (alpha * noise) - 1.0
+
+    low, high = math.log(1e-10), math.log(min(1e12, 1e3 / alpha))  # s = E/alpha, E of order 1
+    if gap(low) <= 0.0:  # alpha within ~1e-10 of alpha_MNNE: the error is below the bracket
+        return 0.0
+    return float(alpha * math.exp(brentq(gap, low, high, xtol=1e-13, rtol=1e-13)))
+
+
 def _error_gap(e: float, alpha: float, beta: float, rho: float, delta: float) -> float:
     """``mmse_den((delta + e)/alpha) - e``: zero at a fixed point of error ``e`` (the noise is formed from the
     error itself, so that a tiny ``delta`` is not lost in ``delta + 1 - q``)."""
@@ -996,8 +1163,11 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter
         ``start = 0``). ``"prior"``: ``S_hat`` a prior sample drawn from ``rng``, ``C_hat = V = 20``,
         ``omega = 20`` (the authors' choice; needs the damping).
     precision : {"derivative", "empirical"}, optional
-        ``A = alpha/W`` (default, with the residual floor ``W`` of :class:`~solvable.channels.LinearChannel`) or
-        ``A = alpha mean(g^2)``; the empirical form has a false fixed point where ``V`` exceeds the actual error.
+        The book's recipe (``eq-gamp-rie-recipe``) ``A = c alpha mean_mu(sum_k -dg_{mu,k}/domega_k)`` with the
+        RIE told the noise ``1/(c A)``; this rectangular model has ``c = 1`` and one output per sample, so
+        ``A = alpha/W`` and the noise is ``1/A`` (default, with the residual floor ``W`` of
+        :class:`~solvable.channels.LinearChannel`). ``"empirical"``: ``A = alpha mean(g^2)``, which has a false
+        fixed point where ``V`` exceeds the actual error.
     damp : {"output", "estimate", "both"}, optional
         What ``damping`` mixes (:func:`solvable.amp.run_gamp`); ``"estimate"`` meets ``tol`` more often near
         ``alpha_PR``.
