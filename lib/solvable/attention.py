@@ -27,8 +27,10 @@ GAMP-RIE (:func:`gamp_rie`) is the shared loop :func:`solvable.amp.run_gamp` wit
 - :class:`AttentionSensingMap`: the ``P = T(T+1)/2`` symmetrised indices ``z_ab = tau_ab h_ab``
   (``tau = sqrt(2)`` off the diagonal, 1 on it) computed from the raw tokens with BLAS products (memory
   O(n T d), never a per-sample d x d tensor). The ``tau`` weights give every component output variance
-  ``2 c`` for an error ``c``, exactly as the quadratic network's sensing map, so the precision
-  ``A = 2 sum(g^2)/d`` and :class:`solvable.rie.WishartRIEDenoiser` (``kappa = rho``) are reused unchanged;
+  ``2 c`` for an error ``c``, exactly as the quadratic network's sensing map, so the book's precision (Chapter 3,
+  eq-gamp-rie-recipe, with the symmetric signal's constant ``c = 2``), ``A = 2 alpha mean_mu sum_k (-dg_{mu,k})``
+  with the RIE told the noise ``1/(2A)``, and :class:`solvable.rie.WishartRIEDenoiser` (``kappa = rho``) are
+  reused unchanged;
 - :class:`solvable.channels.SoftmaxChannel`: the Gaussian projection of ``omega`` onto the line of indices
   consistent with ``y``, done in the ``tau`` units of ``omega``.
 
@@ -653,7 +655,8 @@ def state_evolution(alpha: float, rho: float, T: int, *, start: float | None = N
         Tokens per sample, ``>= 2``.
     start : float or None, optional
         The error of the estimate at ``t = 0``, ``m_0 = (1/d)||S_hat_0 - S*||_F^2 > 0`` (``history[0]``).
-        ``None``: ``1 + rho``, the error of a prior draw.
+        ``None``: ``Q_0 = 1 + rho``, the error of the estimate ``S_hat = 0`` (an independent prior draw has
+        error ``2 (Q_0 - rho) = 2``, the prior mean ``sqrt(rho) I`` has 1).
     damping : float, optional
         In ``[0, 1)``: the damping of ``v`` below, as :func:`gamp_rie` damps its output variance (the fixed
         point does not depend on it).
@@ -946,8 +949,9 @@ class AttentionSensingMap:
 
     Variances: every component has ``E <Phi_ab, A>^2 = 2 |A|_F^2/d``, as the quadratic network's
     ``Tr(Z A)``, so ``forward_variance(c) = 2 c`` and ``adjoint_variance(a) = 2 sum(a)/d`` are those of
-    :class:`solvable.quadratic.QuadraticSensingMap`, and :class:`solvable.rie.WishartRIEDenoiser`
-    turns the precision into the noise ``Delta = d/(2A)``.
+    :class:`solvable.quadratic.QuadraticSensingMap`, and :class:`solvable.rie.WishartRIEDenoiser` tells the RIE
+    the noise ``1/(2A)`` for the book's precision ``A = 2 alpha mean_mu sum_k (-dg_{mu,k})`` (its interface
+    takes the loop's unnormalised ``d A``).
 
     Parameters
     ----------
@@ -1048,7 +1052,7 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
         :class:`~solvable.errors.ConvergenceWarning`.
     start_variance : float, optional
         The variance ``C_0 > 0`` of the initial estimate (the first output variance is ``2 C_0``). Default 10:
-        above the error ``1 + rho`` of the prior draw that starts the run.
+        above the error ``2 (Q_0 - rho) = 2`` of the independent prior draw that starts the run.
     onsager_omega : float, optional
         The first Onsager term uses ``g_0 = g_out(y, onsager_omega, onsager_variance)`` (the same
         ``onsager_omega`` in ``[0, 1e6]`` in every component): ``g_0 = 0`` blows up at small ``alpha``, and beyond
@@ -1061,8 +1065,10 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
         ``"both"`` when ``alpha K < AUTO_DAMP_BOTH_BELOW`` (``K`` of :func:`n_effective_indices`).
     precision : {"derivative", "empirical"}, optional
         How the precision ``A`` of the back-projection is computed (Chapter 3, Sec. 'One recipe for GAMP-RIE'):
-        ``"derivative"`` (default) ``A = (2/d) sum(-dg)`` from the derivative of the channel's ``g_out``;
-        ``"empirical"`` ``A = (2/d) sum(g^2)``. Both agree below ``alpha_PR``; above it the empirical form stops at
+        ``"derivative"`` (default) ``A = 2 alpha mean_mu sum_k (-dg_{mu,k})`` from the derivative of the
+        channel's ``g_out`` (the mean over the samples of the sum over a sample's ``T(T+1)/2`` components; the
+        constant ``c = 2`` of a symmetric signal); ``"empirical"`` ``A = 2 alpha mean_mu sum_k g_{mu,k}^2``.
+        The RIE is told the noise ``1/(2A)`` either way. Both agree below ``alpha_PR``; above it the empirical form stops at
         a false fixed point (at ``T = 2``, ``d = 60``, ``alpha = 0.2``: 2e-4 against 2e-6).
     warn : bool, optional
         Emit a :class:`~solvable.errors.ConvergenceWarning` at the cap or at a false fixed point.
@@ -1090,10 +1096,13 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
     The shared loop :func:`solvable.amp.run_gamp` with :class:`AttentionSensingMap` (the ``T(T+1)/2``
     symmetrised indices), the channel :class:`solvable.channels.SoftmaxChannel` (or
     :class:`solvable.channels.HardmaxChannel` for hardmax data) and :class:`solvable.rie.WishartRIEDenoiser`
-    (``kappa = rho``); the precision is ``A = 2 sum(-dg)/d`` (``2 sum(g^2)/d`` with ``precision="empirical"``),
-    and ``d/(2A)`` the noise of the RIE::
+    (``kappa = rho``); the precision is the book's ``A = c alpha mean_mu sum_k (-dg_{mu,k})`` with ``c = 2``
+    (Chapter 3, eq-gamp-rie-recipe; ``g^2`` in place of ``-dg`` with ``precision="empirical"``), and the RIE is
+    told the noise ``1/(2A)`` (eq-aim-gamp)::
 
-        R = S_hat + M^T(g)/A,      Delta = d/(2A),      S_hat = RIE_rho(R, Delta),      C_hat = mmse_RIE(Delta).
+        R = S_hat + M^T(g)/(A d),      Delta = 1/(2A),      S_hat = RIE_rho(R, Delta),      C_hat = mmse_RIE(Delta).
+
+    (The shared loop passes the denoiser the unnormalised precision ``d A`` and the field ``d A R``.)
 
     Its state evolution is :func:`state_evolution` (softmax) or :func:`hardmax_state_evolution` (hardmax).
     A run whose :func:`self_consistency` ratio exceeds :data:`SELF_CONSISTENCY_MAX` is reported as not
