@@ -736,11 +736,12 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
         first steps trust the data little. Far outside the range the first precision is absurd and the
         denoiser's noise leaves the range of the RIE.
     precision : {"derivative", "empirical"}, optional
-        How the precision ``A`` of the back-projection is computed (Chapter 3, Sec. 'One recipe for GAMP-RIE'):
-        ``"derivative"`` (default) ``A = (2/d) sum_mu 1/W`` from the derivative of ``g_out``, with the output
-        variance floored at the observed residual, ``W = max(delta + V, mean((y - omega)^2))``; ``"empirical"``
-        ``A = (2/d) sum_mu g_mu^2``. Both agree below ``alpha_PR``; above it the empirical form stops at a false
-        fixed point whose error is far above zero.
+        How the precision ``A`` of the back-projection is computed (Chapter 3, Sec. 'One recipe for GAMP-RIE',
+        ``A = c alpha mean_mu(-d g_mu / d omega_mu)`` with the constant ``c = 2`` of a symmetric signal):
+        ``"derivative"`` (default) ``A = 2 alpha mean_mu(-d g_mu / d omega_mu) = 2 alpha / V_bar``, with the
+        output variance floored at the observed residual, ``V_bar = max(delta + V, mean((y - omega)^2))``;
+        ``"empirical"`` ``A = 2 alpha mean_mu(g_mu^2)``. Both agree below ``alpha_PR``; above it the empirical
+        form stops at a false fixed point whose error is far above zero.
     warn : bool, optional
         Emit a :class:`~solvable.errors.ConvergenceWarning` when ``max_iter`` is reached before ``tol``.
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
@@ -765,12 +766,15 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
     Notes
     -----
     The shared loop :func:`solvable.amp.run_gamp` with :class:`QuadraticSensingMap`, the noisy linear channel
-    :class:`solvable.channels.LinearChannel` and the symmetric RIE :class:`solvable.rie.WishartRIEDenoiser`;
-    the precision of the back-projection is ``A = 2 sum(-dg)/d`` (``A = 2 sum(g^2)/d`` with
-    ``precision="empirical"``). One iteration (eq-qn-se)::
+    :class:`solvable.channels.LinearChannel` and the symmetric RIE :class:`solvable.rie.WishartRIEDenoiser`,
+    with ``alpha = n/d^2``, ``M(S) = (Tr(Z_mu S))_mu`` and ``M^T(g) = sum_mu g_mu Z_mu``. The precision is the
+    book's one definition with ``c = 2``, ``A = 2 alpha mean_mu(-d g_mu / d omega_mu) = 2 alpha / V_bar``
+    (``A = 2 alpha mean_mu(g_mu^2)`` with ``precision="empirical"``), and the RIE is told the noise
+    ``s = 1/(cA) = 1/(2A)``. One iteration (chapter 4, steps 1-3; its state evolution is eq-qn-se)::
 
-        omega = M(S_hat) - V g_old,            V = 2 C,        g = (y - omega)/W,   W = max(delta + V, residual),
-        R = S_hat + M^T(g)/A,                   S_hat = RIE_kappa(R, s = d/(2A)),     C = mmse of that denoising.
+        omega = M(S_hat) - V g_old,      V = 2 C,      V_bar = max(delta + V, mean((y - omega)^2)),
+        g = (y - omega)/V_bar,           A = 2 alpha / V_bar,          R = S_hat + M^T(g)/(A d),
+        S_hat = RIE_kappa(R, s = 1/(2A)),                              C = mmse of that denoising.
 
     At ``d`` of order 100 and small ``alpha`` the error sits above the asymptotic MMSE: the back-projected noise
     is a sum of ``n = alpha d^2`` rank-one terms, not a GOE matrix (:func:`sensing_noise`).
