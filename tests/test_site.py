@@ -645,7 +645,8 @@ def test_pages_stay_light(visit, page_name):
 #: A cold load of any page. Measured 2026-11-26, with the figures at twice their shown size: landing page 2.65 MB,
 #: chapters 3.33-3.98 MB (MathJax 1.17 MB, the page itself with its explorers' frames 0.6-1.0 MB, theme CSS 0.4 MB);
 #: before cutting Font Awesome's script and palette-encoding the figures, 4.4-5.1 MB with figures at half the pixels.
-PAGE_BUDGET_BYTES = 4_200_000
+#: Chapters 3 and 4 grew by a section and a figure each (the MNNE curve, beyond quadratic activation): 4.23 and 4.34 MB.
+PAGE_BUDGET_BYTES = 4_400_000
 
 
 def test_landing_page_gets_a_newcomer_started(visit, book):
