@@ -102,3 +102,42 @@ def test_reproductions_leave_text_size_to_the_style(path):
     found = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
              if TEXT_SIZE_OVERRIDES.search(line)]
     assert not found, f"{path.parent.name}/reproduce.py: text sizes or figures outside plot.new_axes: {found[:5]}"
+
+
+# Figures that a greyscale print keeps apart: legend entries that differ by colour only are named (and `finish`
+# warns, so that a chapter drawing one prints a warning and fails its notebook test).
+
+import warnings
+
+
+def _finished_warnings(ax):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plot.finish(ax)
+    return [str(w.message) for w in caught if "differ by colour only" in str(w.message)]
+
+
+def test_lines_and_markers_that_differ_by_colour_only_are_twins():
+    fig, ax = plot.new_axes()
+    x = np.linspace(0, 1, 5)
+    ax.plot(x, x, color="C0", label="GAMP")
+    ax.plot(x, x**2, color="C3", label="GD")                       # C0 and C3: grey levels 0.42 and 0.37
+    plot.experiment_points(x, x, yerr=0.1 * x, label="d = 50", ax=ax, color="C0")
+    plot.experiment_points(x, x, yerr=0.1 * x, label="d = 100", ax=ax, color="C3")
+    assert plot.greyscale_twins(ax) == [("GAMP", "GD"), ("d = 50", "d = 100")]
+    assert len(_finished_warnings(ax)) == 2 and "'GAMP' and 'GD'" in _finished_warnings(ax)[0]
+    plt.close(fig)
+
+
+def test_a_line_style_a_marker_or_a_far_grey_tells_entries_apart():
+    fig, ax = plot.new_axes()
+    x = np.linspace(0, 1, 5)
+    ax.plot(x, x, color="C0", label="solid")
+    ax.plot(x, x**2, color="C3", ls="--", label="dashed")
+    ax.plot(x, x**3, color="black", label="black")                 # grey 0 against 0.42
+    plot.experiment_points(x, x, yerr=0.1 * x, label="circles", ax=ax, color="C0", marker="o")
+    plot.experiment_points(x, x, yerr=0.1 * x, label="squares", ax=ax, color="C3", marker="s")
+    ax.fill_between(x, x, x + 1, color="C0", alpha=0.3, label="band")
+    ax.fill_between(x, x, x + 1, color="C3", alpha=0.3, hatch="//", label="hatched band")
+    assert plot.greyscale_twins(ax) == [] and _finished_warnings(ax) == []
+    plt.close(fig)

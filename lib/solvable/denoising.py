@@ -167,9 +167,9 @@ def scalar_shrinkage(Y, noise: float, second_moment: float, mean: float = 0.0) -
 
     Notes
     -----
-    With ``v = second_moment - mean^2`` the spectral variance of ``S``, ``c = v/(v + noise)`` minimises
-    ``(1 - c)^2 v + c^2 noise``; the error is :func:`scalar_shrinkage_mse`. This linear estimator is optimal for a
-    semicircle signal only; the RIE beats it otherwise.
+    With ``varsigma = second_moment - mean^2`` the spectral variance of ``S``, ``c = varsigma/(varsigma + noise)``
+    minimises ``(1 - c)^2 varsigma + c^2 noise``; the error is :func:`scalar_shrinkage_mse`. This linear estimator
+    is optimal for a semicircle signal only; the RIE beats it otherwise.
 
     References
     ----------
@@ -252,7 +252,7 @@ def eigenvalue_truncation(Y, rank: int) -> np.ndarray:
 
     Notes
     -----
-    ``S_hat = sum_{i <= rank} lambda_i u_i u_i^T`` over the largest eigenvalues. Its error has no simple closed
+    ``S_hat = sum_{k <= rank} lambda_k u_k u_k^T`` over the largest eigenvalues. Its error has no simple closed
     form at extensive rank: measure it with :func:`symmetric_error`.
 
     References
@@ -290,7 +290,7 @@ def truncated_svd(Y, rank: int) -> np.ndarray:
 
     Notes
     -----
-    ``S_hat = sum_{i <= rank} sigma_i u_i v_i^T``, the minimiser of ``||S_hat - Y||_F`` at that rank. Measure its
+    ``S_hat = sum_{k <= rank} sigma_k u_k v_k^T``, the minimiser of ``||S_hat - Y||_F`` at that rank. Measure its
     error with :func:`rectangular_error`.
 
     References
@@ -339,7 +339,7 @@ def optimal_shrinkage_singular_values(singular_values, noise: float, beta: float
     Notes
     -----
     For ``Y = S + sqrt(noise) Z/(dL)^{1/4}`` and ``S`` of **fixed** rank, the shrinker that minimises the
-    asymptotic ``||S_hat - S||_F^2`` among ``S_hat = sum_i eta(y_i) u_i v_i^T`` is [2]_
+    asymptotic ``||S_hat - S||_F^2`` among ``S_hat = sum_k eta(y_k) u_k v_k^T`` is [2]_
 
     ``eta(y) = (sigma^2/y) sqrt((y^2/sigma^2 - c - 1)^2 - 4 c)`` for ``y >= sigma (1 + sqrt(c))``, else 0,
 
@@ -583,7 +583,7 @@ class DenoisingErrors:
 
 
 def sample_goe(d: int, variance: float = 1.0, *, rng) -> np.ndarray:
-    """GOE matrix of variance ``v``: symmetric, off-diagonal entries N(0, v/d), diagonal N(0, 2v/d).
+    """GOE matrix of variance ``varsigma``: symmetric, N(0, varsigma/d) off the diagonal, N(0, 2 varsigma/d) on it.
 
     Parameters
     ----------
@@ -608,7 +608,8 @@ def sample_goe(d: int, variance: float = 1.0, *, rng) -> np.ndarray:
 
     Notes
     -----
-    Its spectrum tends to the semicircle of variance ``v``, ``rho(x) = sqrt(4v - x^2)/(2 pi v)``.
+    Its spectrum tends to the semicircle of variance ``varsigma``,
+    ``nu(x) = sqrt(4 varsigma - x^2)/(2 pi varsigma)``.
 
     References
     ----------

@@ -2,17 +2,17 @@
 
 Storage problem (Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?', eq. ``eq-gardner``): ``n = alpha d`` inputs ``x_mu ~ N(0, I_d)`` with
 labels ``y_mu = +-1`` drawn independently of the inputs. A weight vector ``w`` stores them with margin
-``kappa >= 0`` if::
+``gamma >= 0`` if::
 
-    y_mu x_mu . w / sqrt(d) >= kappa  (all mu),   with |w|^2 = d  (spherical)  or  w in {-1, +1}^d  (binary).
+    y_mu x_mu . w / sqrt(d) >= gamma  (all mu),   with |w|^2 = d  (spherical)  or  w in {-1, +1}^d  (binary).
 
 As ``d -> infinity`` the probability that such a ``w`` exists drops from 1 to 0 at the capacity ``alpha_c``:
 
 - spherical weights (Gardner, J. Phys. A 21:257 (1988)):
-  ``alpha_c(kappa) = 1 / int_{-kappa}^inf Dt (t + kappa)^2``, ``alpha_c(0) = 2``;
+  ``alpha_c(gamma) = 1 / int_{-gamma}^inf Dxi (xi + gamma)^2``, ``alpha_c(0) = 2``;
 - binary weights (Krauth and Mezard, J. Phys. France 50:3057 (1989)): the replica-symmetric entropy (log of
   the number of solutions, per weight) vanishes at ``alpha_c``, ``alpha_c(0) = 0.8331``. The naive RS
-  criterion ``q -> 1`` (Gardner and Derrida 1988) gives ``4/pi`` at ``kappa = 0``, which is wrong: the
+  criterion ``q -> 1`` (Gardner and Derrida 1988) gives ``4/pi`` at ``gamma = 0``, which is wrong: the
   entropy is already negative there.
 
 Finite size: :func:`is_linearly_separable` (a linear program), :func:`storage_probability` (Monte Carlo) and
@@ -107,18 +107,18 @@ class BinaryEntropyResult:
 
 
 def spherical_capacity(margin: float = 0.0) -> float:
-    r"""Gardner capacity of spherical weights at margin ``kappa``.
+    r"""Gardner capacity of spherical weights at margin ``gamma``.
 
     Parameters
     ----------
     margin : float, optional
-        The margin ``kappa >= 0`` (in units of ``x . w/sqrt(d)`` with ``|w|^2 = d``).
+        The margin ``gamma >= 0`` (in units of ``x . w/sqrt(d)`` with ``|w|^2 = d``).
 
     Returns
     -------
     float
-        ``alpha_c(kappa)``: 2 at ``kappa = 0``, decreasing, ``~ 1/kappa^2`` for large ``kappa`` (0.0, its rounded
-        value, beyond ``kappa ~ 1e154``).
+        ``alpha_c(gamma)``: 2 at ``gamma = 0``, decreasing, ``~ 1/gamma^2`` for large ``gamma`` (0.0, its rounded
+        value, beyond ``gamma ~ 1e154``).
 
     Raises
     ------
@@ -127,8 +127,8 @@ def spherical_capacity(margin: float = 0.0) -> float:
 
     Notes
     -----
-    .. math:: \alpha_c(\kappa) = 1 / \int_{-\kappa}^\infty Dt\, (t + \kappa)^2
-              = 1 / [(1 + \kappa^2) \Phi(\kappa) + \kappa \phi(\kappa)]
+    .. math:: \alpha_c(\gamma) = 1 / \int_{-\gamma}^\infty D\xi\, (\xi + \gamma)^2
+              = 1 / [(1 + \gamma^2) \Phi(\gamma) + \gamma \varphi(\gamma)]
 
     (Chapter 1, eq. ``eq-gardner``); the Gaussian integral is elementary.
 
@@ -136,17 +136,17 @@ def spherical_capacity(margin: float = 0.0) -> float:
     ----------
     Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Gardner, J. Phys. A 21:257 (1988).
     """
-    kappa = check_nonnegative("margin", margin)
-    # kappa * kappa (not kappa**2, which raises OverflowError): beyond kappa ~ 1e154 the second moment is +inf
-    # in floating point and the capacity ~ 1/kappa^2 underflows to 0.0, its correctly rounded value.
+    gamma = check_nonnegative("margin", margin)
+    # gamma * gamma (not gamma**2, which raises OverflowError): beyond gamma ~ 1e154 the second moment is +inf
+    # in floating point and the capacity ~ 1/gamma^2 underflows to 0.0, its correctly rounded value.
     with np.errstate(over="ignore"):
-        second_moment = (1.0 + kappa * kappa) * ndtr(kappa) + kappa * math.exp(float(log_phi_pdf(kappa)))
+        second_moment = (1.0 + gamma * gamma) * ndtr(gamma) + gamma * math.exp(float(log_phi_pdf(gamma)))
     return float(1.0 / second_moment)
 
 
-def _u_of(q: float, kappa: float, xi: np.ndarray) -> np.ndarray:
-    """Normalised stability ``u = (sqrt(q) xi - kappa) / sqrt(1 - q)``."""
-    return (math.sqrt(q) * xi - kappa) / math.sqrt(1.0 - q)
+def _u_of(q: float, gamma: float, xi: np.ndarray) -> np.ndarray:
+    """Normalised stability ``u = (sqrt(q) xi - gamma) / sqrt(1 - q)``."""
+    return (math.sqrt(q) * xi - gamma) / math.sqrt(1.0 - q)
 
 
 def binary_entropy_potential(q: float, qhat: float, alpha: float, margin: float = 0.0) -> float:
@@ -161,7 +161,7 @@ def binary_entropy_potential(q: float, qhat: float, alpha: float, margin: float 
     alpha : float
         Sample ratio ``>= 0``.
     margin : float, optional
-        Margin ``kappa >= 0``.
+        Margin ``gamma >= 0``.
 
     Returns
     -------
@@ -179,8 +179,8 @@ def binary_entropy_potential(q: float, qhat: float, alpha: float, margin: float 
     -----
     .. math::
 
-        \phi(q, \hat q) = -\frac{\hat q (1 - q)}{2} + E_\xi \log 2\cosh(\sqrt{\hat q}\,\xi)
-            + \alpha\, E_\xi \log \Phi\!\left(\frac{\sqrt q\,\xi - \kappa}{\sqrt{1 - q}}\right)
+        \varphi(q, \hat q) = -\frac{\hat q (1 - q)}{2} + E_\xi \log 2\cosh(\sqrt{\hat q}\,\xi)
+            + \alpha\, E_\xi \log \Phi\!\left(\frac{\sqrt q\,\xi - \gamma}{\sqrt{1 - q}}\right)
 
     The entropy is its value at the stationary point (:func:`binary_storage_entropy`). The last term uses Gauss-Hermite
     with ``log Phi`` from ``log_ndtr``; the ``log 2cosh`` term is ``sqrt(qhat) sqrt(2/pi) + E log(1 + e^{-2 sqrt(qhat)
@@ -194,18 +194,18 @@ def binary_entropy_potential(q: float, qhat: float, alpha: float, margin: float 
     q = check_in_range("q", q, 0.0, 1.0, high_open=True)
     qhat = check_nonnegative("qhat", qhat)
     alpha = check_nonnegative("alpha", alpha)
-    kappa = check_nonnegative("margin", margin)
+    gamma = check_nonnegative("margin", margin)
     with np.errstate(over="ignore", invalid="ignore"):
-        value = _potential(q, qhat, alpha, kappa)
+        value = _potential(q, qhat, alpha, gamma)
     if not math.isfinite(value):
         raise DivergenceError(f"binary_entropy_potential overflows at q = {q}, qhat = {qhat}, alpha = {alpha}, "
-                              f"margin = {kappa} (log Phi of stabilities ~ -margin^2/(2 (1 - q)))")
+                              f"margin = {gamma} (log Phi of stabilities ~ -margin^2/(2 (1 - q)))")
     return value
 
 
-def _potential(q, qhat, alpha, kappa):
+def _potential(q, qhat, alpha, gamma):
     xi, w = hermite_rule()
-    energy = np.dot(w, log_Phi(_u_of(q, kappa, xi)))
+    energy = np.dot(w, log_Phi(_u_of(q, gamma, xi)))
     return float(-0.5 * qhat * (1.0 - q) + _prior_integrals(qhat)[1] + alpha * energy)
 
 
@@ -235,15 +235,15 @@ def _prior_integrals(qhat: float) -> tuple[float, float]:
     return one_minus_q, log2cosh
 
 
-def _qhat_of_q(q, alpha, kappa, xi, w):
+def _qhat_of_q(q, alpha, gamma, xi, w):
     """``qhat = -2 alpha d/dq E log Phi(u)`` (stationarity in q), via Stein's lemma on xi.
 
     With ``r = phi(u)/Phi(u)`` and ``r' = -r (u + r)``:
-    ``qhat = alpha/(1-q)^2 E[r (u + r)] + alpha kappa E[r] / (1-q)^{3/2}``.
+    ``qhat = alpha/(1-q)^2 E[r (u + r)] + alpha gamma E[r] / (1-q)^{3/2}``.
     """
-    u = _u_of(q, kappa, xi)
+    u = _u_of(q, gamma, xi)
     r = mills_ratio(u)
-    return alpha * (np.dot(w, r * (u + r)) / (1.0 - q) ** 2 + kappa * np.dot(w, r) / (1.0 - q) ** 1.5)
+    return alpha * (np.dot(w, r * (u + r)) / (1.0 - q) ** 2 + gamma * np.dot(w, r) / (1.0 - q) ** 1.5)
 
 
 def binary_storage_entropy(
@@ -255,14 +255,14 @@ def binary_storage_entropy(
     tol: float = 1e-13,
     max_iter: int = 20_000,
 ) -> BinaryEntropyResult:
-    r"""RS entropy of binary perceptrons storing ``alpha d`` random labels with margin ``kappa``.
+    r"""RS entropy of binary perceptrons storing ``alpha d`` random labels with margin ``gamma``.
 
     Parameters
     ----------
     alpha : float
         Sample ratio ``> 0``.
     margin : float, optional
-        Stability threshold ``kappa >= 0``.
+        Stability threshold ``gamma >= 0``.
     start : float, optional
         Starting overlap ``q_0`` between two solutions, in ``(0, 1 - 1e-6]`` (closer to 1 the iteration falls into
         its ``q = 1`` flow even below the capacity).
@@ -293,11 +293,11 @@ def binary_storage_entropy(
     .. math::
 
         q = E_\xi \tanh^2(\sqrt{\hat q}\,\xi),\qquad
-        \hat q = \frac{\alpha}{(1-q)^2} E_\xi[r (u + r)] + \frac{\alpha \kappa}{(1-q)^{3/2}} E_\xi[r],
+        \hat q = \frac{\alpha}{(1-q)^2} E_\xi[r (u + r)] + \frac{\alpha \gamma}{(1-q)^{3/2}} E_\xi[r],
 
-    ``u = (sqrt(q) xi - kappa)/sqrt(1-q)``, ``r = phi(u)/Phi(u)`` (Stein's lemma), iterated from ``q_0 = start`` on the engine's
+    ``u = (sqrt(q) xi - gamma)/sqrt(1-q)``, ``r = phi(u)/Phi(u)`` (Stein's lemma), iterated from ``q_0 = start`` on the engine's
     driver (:func:`solvable.amp.iterate_fixed_point`, ``q`` kept in ``[1e-14, 1 - 1e-12]``). Beyond the RS fixed point
-    (``alpha > 4/pi`` at ``kappa = 0``, or a margin far above the capacity) the overlap runs to ``q -> 1``, along which
+    (``alpha > 4/pi`` at ``gamma = 0``, or a margin far above the capacity) the overlap runs to ``q -> 1``, along which
     the RS functional diverges to ``-inf``.
 
     References
@@ -306,12 +306,12 @@ def binary_storage_entropy(
     50:3057 (1989); Gardner and Derrida, J. Phys. A 21:271 (1988).
     """
     alpha = check_positive("alpha", alpha)
-    kappa = check_nonnegative("margin", margin)
+    gamma = check_nonnegative("margin", margin)
     q = check_in_range("start", start, 0.0, _START_MAX, low_open=True)
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
     max_iter = check_int("max_iter", max_iter)
-    return _binary_entropy(alpha, kappa, q, damping, tol, max_iter, warn=True)
+    return _binary_entropy(alpha, gamma, q, damping, tol, max_iter, warn=True)
 
 
 _Q_MAX = 1.0 - 1e-12
@@ -321,13 +321,13 @@ _Q_MAX = 1.0 - 1e-12
 _START_MAX = 1.0 - 1e-6
 
 
-def _binary_entropy(alpha, kappa, q, damping, tol, max_iter, *, warn):
+def _binary_entropy(alpha, gamma, q, damping, tol, max_iter, *, warn):
     xi, w = hermite_rule()
-    what = f"binary storage entropy (alpha={alpha}, margin={kappa})"
+    what = f"binary storage entropy (alpha={alpha}, margin={gamma})"
 
     def update(x):
         with np.errstate(over="ignore", invalid="ignore"):
-            qhat = _qhat_of_q(float(x[0]), alpha, kappa, xi, w)
+            qhat = _qhat_of_q(float(x[0]), alpha, gamma, xi, w)
         if not (math.isfinite(qhat) and qhat >= 0.0):
             # overflow far beyond the capacity (qhat -> inf, whose limit is q = 1); qhat >= 0 by definition, a
             # negative value is the round-off of that overflow (margins ~ 1e30)
@@ -354,8 +354,8 @@ def _binary_entropy(alpha, kappa, q, damping, tol, max_iter, *, warn):
             ConvergenceWarning,
             stacklevel=3,
         )
-    qhat = _qhat_of_q(q, alpha, kappa, xi, w)
-    entropy = _potential(q, qhat, alpha, kappa)
+    qhat = _qhat_of_q(q, alpha, gamma, xi, w)
+    entropy = _potential(q, qhat, alpha, gamma)
     if not math.isfinite(entropy):
         raise DivergenceError(f"{what}: the RS entropy is not finite at q = {q}, qhat = {qhat}")
     return BinaryEntropyResult(entropy=entropy, q=float(q), qhat=float(qhat), converged=fp.converged,
@@ -368,14 +368,14 @@ def binary_capacity(margin: float = 0.0, *, xtol: float = 1e-10) -> float:
     Parameters
     ----------
     margin : float, optional
-        Margin ``kappa`` in ``[0, 4]`` (:data:`BINARY_MARGIN_MAX`).
+        Margin ``gamma`` in ``[0, 4]`` (:data:`BINARY_MARGIN_MAX`).
     xtol : float, optional
         Absolute tolerance on ``alpha_c`` of Brent's method, in (0, 1).
 
     Returns
     -------
     float
-        ``alpha_c(kappa)``; ``alpha_c(0) = 0.833079`` (there ``q = 0.5639``, ``qhat = 2.576``).
+        ``alpha_c(gamma)``; ``alpha_c(0) = 0.833079`` (there ``q = 0.5639``, ``qhat = 2.576``).
 
     Raises
     ------
@@ -387,41 +387,41 @@ def binary_capacity(margin: float = 0.0, *, xtol: float = 1e-10) -> float:
 
     Notes
     -----
-    ``s(alpha_c, kappa) = 0`` (:func:`binary_storage_entropy`); ``s`` decreases from ``log 2`` at ``alpha = 0``. The
-    ``alpha`` axis is scanned with step ``alpha_c^spherical(kappa) / 16`` (binary weights lie on the sphere, so
+    ``s(alpha_c, gamma) = 0`` (:func:`binary_storage_entropy`); ``s`` decreases from ``log 2`` at ``alpha = 0``. The
+    ``alpha`` axis is scanned with step ``alpha_c^spherical(gamma) / 16`` (binary weights lie on the sphere, so
     ``alpha_c^binary < alpha_c^spherical``) up to the first negative entropy, then refined by Brent's method; a grid point
     where the RS iteration runs to ``q -> 1`` is moved back by bisection. The naive criterion ``q -> 1`` gives ``4/pi``
-    at ``kappa = 0``, which is wrong: the entropy is already negative there.
+    at ``gamma = 0``, which is wrong: the entropy is already negative there.
 
     References
     ----------
     Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Krauth and Mezard, J. Phys. France
     50:3057 (1989).
     """
-    kappa = check_nonnegative("margin", margin)
-    if kappa > BINARY_MARGIN_MAX:
-        raise ValueError(f"margin must be <= {BINARY_MARGIN_MAX} for the binary capacity, got {kappa!r}: at larger "
+    gamma = check_nonnegative("margin", margin)
+    if gamma > BINARY_MARGIN_MAX:
+        raise ValueError(f"margin must be <= {BINARY_MARGIN_MAX} for the binary capacity, got {gamma!r}: at larger "
                          "margins the replica-symmetric overlap runs to q -> 1 before the entropy vanishes (near "
                          "margin 10 and above), and before that the iteration slows down by orders of magnitude")
     xtol = check_in_range("xtol", xtol, 0.0, 1.0, low_open=True, high_open=True)
-    upper = spherical_capacity(kappa)
+    upper = spherical_capacity(gamma)
 
     def entropy(alpha):
         """RS entropy at alpha, or None where the iteration finds no fixed point with q < 1."""
-        res = _binary_entropy(alpha, kappa, 0.3, 0.5, 1e-13, 20_000, warn=False)
+        res = _binary_entropy(alpha, gamma, 0.3, 0.5, 1e-13, 20_000, warn=False)
         return res.entropy if res.converged and res.q < _Q_MAX else None
 
     def entropy_defined(alpha):
         s = entropy(alpha)
         if s is None:  # pragma: no cover - q(alpha) grows with alpha, and both ends of the bracket are defined
-            raise DivergenceError(f"no RS fixed point with q < 1 at alpha={alpha} (margin={kappa})")
+            raise DivergenceError(f"no RS fixed point with q < 1 at alpha={alpha} (margin={gamma})")
         return s
 
     steps = 16
     lo = upper / (4 * steps)
     s_lo = entropy(lo)
     if s_lo is None or s_lo <= 0.0:  # pragma: no cover - s ~ log 2 at small alpha
-        raise DivergenceError(f"binary storage entropy not positive at alpha={lo} (margin={kappa})")
+        raise DivergenceError(f"binary storage entropy not positive at alpha={lo} (margin={gamma})")
     for k in range(1, steps + 1):
         hi = upper * k / steps
         if hi <= lo:
@@ -442,7 +442,7 @@ def binary_capacity(margin: float = 0.0, *, xtol: float = 1e-10) -> float:
             return float(brentq(entropy_defined, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps))
         lo = hi
     raise DivergenceError(
-        f"the RS binary storage entropy does not reach 0 below alpha={hi} (margin={kappa}): the fixed "
+        f"the RS binary storage entropy does not reach 0 below alpha={hi} (margin={gamma}): the fixed "
         "point runs to q -> 1 first"
     )
 
@@ -455,12 +455,12 @@ def gardner_capacity(weights: str = "spherical", margin: float = 0.0) -> float:
     weights : {"spherical", "binary"}, optional
         Weight constraint: ``|w|^2 = d`` or ``w in {-1, +1}^d``.
     margin : float, optional
-        Margin ``kappa >= 0`` in units of ``x . w/sqrt(d)`` with ``|w|^2 = d`` (at most 4 for binary weights).
+        Margin ``gamma >= 0`` in units of ``x . w/sqrt(d)`` with ``|w|^2 = d`` (at most 4 for binary weights).
 
     Returns
     -------
     float
-        ``alpha_c``: 2 (spherical) and 0.8331 (binary) at ``kappa = 0``.
+        ``alpha_c``: 2 (spherical) and 0.8331 (binary) at ``gamma = 0``.
 
     Raises
     ------
@@ -469,7 +469,7 @@ def gardner_capacity(weights: str = "spherical", margin: float = 0.0) -> float:
 
     Notes
     -----
-    Spherical: ``alpha_c(kappa) = 1 / int_{-kappa}^inf Dt (t + kappa)^2`` (:func:`spherical_capacity`, eq. ``eq-gardner``).
+    Spherical: ``alpha_c(gamma) = 1 / int_{-gamma}^inf Dxi (xi + gamma)^2`` (:func:`spherical_capacity`, eq. ``eq-gardner``).
     Binary: the zero of the RS entropy (:func:`binary_capacity`).
 
     References
@@ -478,8 +478,8 @@ def gardner_capacity(weights: str = "spherical", margin: float = 0.0) -> float:
     Krauth and Mezard, J. Phys. France 50:3057 (1989); Engel and Van den Broeck (2001), Ch. 6.
     """
     weights = check_choice("weights", weights, WEIGHTS)
-    kappa = check_nonnegative("margin", margin)
-    return spherical_capacity(kappa) if weights == "spherical" else binary_capacity(kappa)
+    gamma = check_nonnegative("margin", margin)
+    return spherical_capacity(gamma) if weights == "spherical" else binary_capacity(gamma)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -515,7 +515,7 @@ def _strictly_separable(Z: np.ndarray) -> bool:
 
 
 def is_linearly_separable(X, y, margin: float = 0.0, *, method: str = "lp") -> bool:
-    r"""Whether some spherical ``w`` stores the labels: ``y_mu x_mu . w/sqrt(d) >= kappa`` with ``|w|^2 = d``.
+    r"""Whether some spherical ``w`` stores the labels: ``y_mu x_mu . w/sqrt(d) >= gamma`` with ``|w|^2 = d``.
 
     Parameters
     ----------
@@ -524,7 +524,7 @@ def is_linearly_separable(X, y, margin: float = 0.0, *, method: str = "lp") -> b
     y : array_like
         Labels ``(n,)`` in {-1, +1}.
     margin : float, optional
-        ``kappa >= 0``, in units of the normalised preactivation ``x . w / sqrt(d)`` with ``|w|^2 = d``.
+        ``gamma >= 0``, in units of the normalised preactivation ``x . w / sqrt(d)`` with ``|w|^2 = d``.
     method : {"lp", "nnls"}, optional
         Decision method at ``margin = 0``: a linear program, or :func:`max_margin` (10-20 times faster).
 
@@ -552,12 +552,12 @@ def is_linearly_separable(X, y, margin: float = 0.0, *, method: str = "lp") -> b
     Electron. Comput. EC-14:326 (1965).
     """
     X, y = check_design(X, y, binary=True)
-    kappa = check_nonnegative("margin", margin)
+    gamma = check_nonnegative("margin", margin)
     method = check_choice("method", method, _SEPARABILITY_METHODS)
-    if kappa == 0.0 and method == "lp":
+    if gamma == 0.0 and method == "lp":
         return _strictly_separable(y[:, None] * X)
     margin_star = max_margin(X, y)
-    return margin_star > 0.0 if kappa == 0.0 else margin_star >= kappa
+    return margin_star > 0.0 if gamma == 0.0 else margin_star >= gamma
 
 
 def hard_margin_weights(X, y) -> np.ndarray:
@@ -620,14 +620,14 @@ def hard_margin_weights(X, y) -> np.ndarray:
     with np.errstate(over="ignore"):
         w = w / scale
     if not np.all(np.isfinite(w)):
-        # |w| ~ sqrt(d) / (kappa* max|X|): for X of subnormal size the weights are beyond the float range
+        # |w| ~ sqrt(d) / (gamma* max|X|): for X of subnormal size the weights are beyond the float range
         raise ValueError(f"X is too small (largest entry {scale:.1e}): the hard-margin weights, of size about "
                          f"1/max|X|, overflow; rescale X")
     return w
 
 
 def max_margin(X, y) -> float:
-    r"""Largest stability ``kappa* = max_{|w|^2 = d} min_mu y_mu x_mu . w / sqrt(d)``, or 0 if not separable.
+    r"""Largest stability ``gamma* = max_{|w|^2 = d} min_mu y_mu x_mu . w / sqrt(d)``, or 0 if not separable.
 
     Parameters
     ----------
@@ -639,7 +639,7 @@ def max_margin(X, y) -> float:
     Returns
     -------
     float
-        ``kappa* >= 0``: the margin that the hard-margin weights achieve, a certified lower bound (equal to ``kappa*`` up
+        ``gamma* >= 0``: the margin that the hard-margin weights achieve, a certified lower bound (equal to ``gamma*`` up
         to rounding). Homogeneous of degree one: ``max_margin(c X, y) = c max_margin(X, y)``.
 
     Raises
@@ -650,7 +650,7 @@ def max_margin(X, y) -> float:
     Notes
     -----
     The hard-margin weights ``w0`` (:func:`hard_margin_weights`, computed on ``X / max|X|``) give
-    ``kappa* = sqrt(d) / |w0|``; the value returned is ``sqrt(d) min_mu z_mu . w0 / |w0|`` rescaled by ``max|X|``.
+    ``gamma* = sqrt(d) / |w0|``; the value returned is ``sqrt(d) min_mu z_mu . w0 / |w0|`` rescaled by ``max|X|``.
 
     References
     ----------
@@ -661,7 +661,7 @@ def max_margin(X, y) -> float:
     scale = float(np.max(np.abs(X)))
     if scale == 0.0:
         return 0.0
-    Xn = X / scale  # kappa*(c X) = c kappa*(X): solve at scale 1
+    Xn = X / scale  # gamma*(c X) = c gamma*(X): solve at scale 1
     try:
         w0 = hard_margin_weights(Xn, y)
     except ValueError:
@@ -687,7 +687,7 @@ def storage_probability(
     n_trials : int
         Number of trials, at most ``MAX_TRIALS``.
     margin : float, optional
-        Margin ``kappa >= 0``.
+        Margin ``gamma >= 0``.
     method : {"lp", "nnls"}, optional
         Decision method of :func:`is_linearly_separable` (``"nnls"`` is much faster for large sweeps).
     rng : numpy.random.Generator, int, numpy.random.SeedSequence or numpy.random.BitGenerator
@@ -716,7 +716,7 @@ def storage_probability(
     alpha = check_positive("alpha", alpha)
     n_trials = check_int("n_trials", n_trials)
     rng = check_rng(rng)
-    kappa = check_nonnegative("margin", margin)
+    gamma = check_nonnegative("margin", margin)
     method = check_choice("method", method, _SEPARABILITY_METHODS)
     n = max(1, round(alpha * d))
     check_size("one trial's inputs X (n = alpha d, d)", n, d)
@@ -726,7 +726,7 @@ def storage_probability(
     for _ in range(n_trials):  # one small LP / QP per trial
         X = rng.standard_normal((n, d))
         y = rng.choice(np.array([-1.0, 1.0]), size=n)
-        hits += is_linearly_separable(X, y, kappa, method=method)
+        hits += is_linearly_separable(X, y, gamma, method=method)
     return hits / n_trials
 
 

@@ -11,6 +11,8 @@ type to print, legends included, at :data:`MIN_PRINTED_PT` or more (:func:`font_
 
 from __future__ import annotations
 
+import warnings
+
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
@@ -24,6 +26,7 @@ __all__ = [
     "experiment_points",
     "finish",
     "font_size",
+    "greyscale_twins",
     "new_axes",
     "printed_size",
     "spectrum_histogram",
@@ -230,7 +233,10 @@ def experiment_points(x, y, yerr=None, label=None, ax=None, **kwargs):
         The markers and error bars.
     """
     ax = ax if ax is not None else plt.gca()
-    kwargs.setdefault("fmt", "o")
+    if "marker" in kwargs:  # a marker of one's own, still without a line between the points
+        kwargs.setdefault("linestyle", "none")
+    else:
+        kwargs.setdefault("fmt", "o")
     kwargs.setdefault("markersize", 5)
     kwargs.setdefault("capsize", 3)
     return ax.errorbar(np.asarray(x), np.asarray(y), yerr=yerr, label=label, **kwargs)
@@ -354,3 +360,69 @@ def finish(ax, xlabel=None, ylabel=None, title=None, legend=True, **legend_kwarg
         ax.set_title(title)
     if legend:
         ax.legend(**legend_kwargs)
+    for first, second in greyscale_twins(ax):
+        warnings.warn(f"the legend entries {first!r} and {second!r} differ by colour only, so a greyscale print "
+                      "shows them alike: give one its own line style, marker or hatch", UserWarning, stacklevel=2)
+
+
+#: Two colours closer than this in grey level (0 black, 1 white) print alike in greyscale.
+GREY_LEVEL_GAP = 0.25
+
+
+def _grey(color) -> float:
+    r, g, b, _ = mpl.colors.to_rgba(color)
+    return 0.299 * r + 0.587 * g + 0.114 * b
+
+
+def _look(handle):
+    """What a legend entry looks like without its colour (its shape), and its grey level; None if unknown."""
+    if isinstance(handle, mpl.container.ErrorbarContainer):
+        handle = handle[0] if handle[0] is not None else (handle[2][0] if handle[2] else None)
+    if isinstance(handle, mpl.container.Container):
+        handle = handle[0] if len(handle) else None
+    if isinstance(handle, mpl.lines.Line2D):
+        style = handle.get_linestyle() if handle.get_linestyle() not in ("None", "", " ") else None
+        marker = handle.get_marker() if handle.get_marker() not in ("None", "", " ", None) else None
+        colour = handle.get_color() if style else handle.get_markerfacecolor()
+        if colour in ("none", "None"):
+            colour = handle.get_markeredgecolor()
+        return ("line", style, str(marker) if marker is not None else None, round(handle.get_linewidth(), 1)), \
+            _grey(colour)
+    if isinstance(handle, mpl.patches.Patch):
+        return ("patch", handle.get_hatch(), handle.get_linestyle()), _grey(handle.get_facecolor())
+    if isinstance(handle, mpl.collections.Collection):
+        colours = handle.get_facecolor()
+        if len(colours) == 0:
+            colours = handle.get_edgecolor()
+        if len(colours) == 0:
+            return None
+        kind = type(handle).__name__
+        paths = handle.get_paths()
+        shape = tuple(np.round(paths[0].vertices, 2).ravel()) if len(paths) and kind == "PathCollection" else None
+        return (kind, handle.get_hatch(), shape), _grey(colours[0])
+    return None
+
+
+def greyscale_twins(ax) -> list[tuple[str, str]]:
+    """The pairs of legend entries of ``ax`` that a greyscale print cannot tell apart.
+
+    Two entries are twins when they have the same shape (line style, marker and width of a line; hatch of a patch;
+    marker of a scatter) and grey levels closer than :data:`GREY_LEVEL_GAP`: they differ by colour only.
+    :func:`finish` warns about each pair, so that a chapter whose figure would lose its meaning in a black-and-white
+    copy prints a warning (and fails its notebook test).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes whose legend entries (``ax.get_legend_handles_labels()``) are compared.
+
+    Returns
+    -------
+    list of (str, str)
+        The labels of each pair of twins, in legend order.
+    """
+    handles, labels = ax.get_legend_handles_labels()
+    looks = [(label, _look(handle)) for handle, label in zip(handles, labels)]
+    looks = [(label, look) for label, look in looks if look is not None]
+    return [(a, b) for i, (a, (shape_a, grey_a)) in enumerate(looks) for b, (shape_b, grey_b) in looks[i + 1:]
+            if shape_a == shape_b and abs(grey_a - grey_b) < GREY_LEVEL_GAP]

@@ -223,7 +223,7 @@ def symmetric_rie_eigenvalues(eigenvalues, noise: float, kappa: float | None = N
         Normalisation of the Wishart signal: ``W^T W/sqrt(m d)`` (default) or ``W^T W/m``.
     law : object or callable, optional
         The law of ``Y`` instead of ``kappa``: an object with a ``stieltjes_real`` method (such as
-        ``spectra.Semicircle(v + noise)`` for a semicircle signal of variance ``v``) or a callable
+        ``spectra.Semicircle(varsigma + noise)`` for a semicircle signal of variance ``varsigma``) or a callable
         ``x -> Re G_Y(x)``.
 
     Returns
@@ -304,7 +304,7 @@ def symmetric_rie(Y, noise: float, kappa: float | None = None, *, normalisation:
 
     Notes
     -----
-    ``Y = O diag(lambda) O^T  ->  S_hat = O diag(lambda_i - 2 noise Re G_Y(lambda_i)) O^T``: the Bayes-optimal
+    ``Y = O diag(lambda) O^T  ->  S_hat = O diag(lambda_k - 2 noise Re G_Y(lambda_k)) O^T``: the Bayes-optimal
     estimator among rotation-equivariant ones, asymptotically Bayes-optimal when ``S`` is rotationally
     invariant [2]_.
 
@@ -332,7 +332,7 @@ EMPIRICAL_BLOCK = 512
 
 
 def empirical_symmetric_rie_eigenvalues(eigenvalues, noise: float, *, width: float | None = None) -> np.ndarray:
-    """Data-driven RIE map: ``lambda_i -> lambda_i - 2 noise Re G_d(lambda_i - i width)`` from the sample itself.
+    """Data-driven RIE map: ``lambda_k -> lambda_k - 2 noise Re G_d(lambda_k - i width)`` from the sample itself.
 
     Parameters
     ----------
@@ -360,13 +360,13 @@ def empirical_symmetric_rie_eigenvalues(eigenvalues, noise: float, *, width: flo
     The map of :func:`symmetric_rie_eigenvalues` with the limiting ``G_Y`` replaced by the Stieltjes transform of
     the sample's own spectrum, smoothed by a Cauchy kernel of width ``epsilon``:
 
-    ``G_d(z) = (1/d) sum_j 1/(z - lambda_j)``,  ``xi_i = lambda_i - 2 noise Re G_d(lambda_i - i epsilon)``.
+    ``G_d(z) = (1/d) sum_j 1/(z - lambda_j)``,  ``theta_hat_k = lambda_k - 2 noise Re G_d(lambda_k - i epsilon)``.
 
     It knows the noise variance only, not the law of the signal. The smoothing must be wide compared with the
     eigenvalue spacing ``1/d`` and narrow compared with the scale of the spectrum: with ``epsilon = d^-1/2`` the
     bias (``O(epsilon)``) and the fluctuation (``O(1/(d epsilon))``) of ``Re G_d`` both vanish as ``d -> inf``,
     so the map tends to the RIE of the limiting law. Without smoothing (``epsilon -> 0``, the sum over
-    ``j != i`` of the heuristic derivation) the nearest neighbours dominate and the map does not converge.
+    ``j != k`` of the heuristic derivation) the nearest neighbours dominate and the map does not converge.
 
     References
     ----------
@@ -413,7 +413,7 @@ def empirical_symmetric_rie(Y, noise: float, *, width: float | None = None) -> n
 
     Notes
     -----
-    ``Y = U diag(lambda) U^T  ->  S_hat = U diag(xi_i) U^T`` with ``xi_i`` from
+    ``Y = U diag(lambda) U^T  ->  S_hat = U diag(theta_hat_k) U^T`` with ``theta_hat_k`` from
     :func:`empirical_symmetric_rie_eigenvalues`. Unlike :func:`symmetric_rie`, which evaluates ``G_Y`` from the
     limiting law of ``Y`` (built from the signal's law, e.g. its ``kappa``), it uses nothing but ``Y`` and the
     noise variance; the two agree as ``d -> inf``.
@@ -627,8 +627,8 @@ def symmetric_rie_mmse(noise: float, kappa: float, normalisation: str = "paper",
 
     ``mmse = 1 - 1/noise + (1 - x)/noise^2 + (-1 + 4x - x^2)/noise^3 + O(noise^-4)``,
 
-    i.e. ``v - v^2/noise + (v^3 - k3^2)/noise^2 + (-v^4 + 4 v k3^2 - k4^2)/noise^3`` with the free cumulants
-    ``v = k2 = 1``, ``k3^2 = k4 = 1/kappa`` of the signal (free Poisson); it is exact for ``x = 0`` (the GOE
+    i.e. ``k2 - k2^2/noise + (k2^3 - k3^2)/noise^2 + (-k2^4 + 4 k2 k3^2 - k4^2)/noise^3`` with the free cumulants
+    ``k2 = 1``, ``k3^2 = k4 = 1/kappa`` of the signal (free Poisson); it is exact for ``x = 0`` (the GOE
     limit ``noise/(1 + noise)``). In the mean-one normalisation ``mmse_W(noise) = mmse_paper(kappa noise)/kappa``.
 
     References
@@ -718,19 +718,19 @@ def symmetric_rie_mmse_from_density(noise: float, density, support, n_nodes: int
 
 
 def semicircle_rie_mmse(noise: float, variance: float = 1.0) -> float:
-    """MMSE of a semicircle (GOE) signal of variance ``v`` seen through GOE noise of variance ``noise``.
+    """MMSE of a semicircle (GOE) signal of variance ``varsigma`` seen through GOE noise of variance ``noise``.
 
     Parameters
     ----------
     noise : float
         Noise variance ``>= 0``.
     variance : float, optional
-        Spectral variance ``v > 0`` of the signal.
+        Spectral variance ``varsigma > 0`` of the signal.
 
     Returns
     -------
     float
-        ``noise v/(noise + v)``.
+        ``noise varsigma/(noise + varsigma)``.
 
     Raises
     ------
@@ -740,7 +740,7 @@ def semicircle_rie_mmse(noise: float, variance: float = 1.0) -> float:
     Notes
     -----
     ``Y`` is then a semicircle of variance ``noise + v``, and the RIE is the linear map
-    ``lambda -> lambda v/(v + noise)``: ``mmse = noise v/(noise + v)``.
+    ``lambda -> lambda varsigma/(varsigma + noise)``: ``mmse = noise varsigma/(noise + varsigma)``.
 
     References
     ----------
@@ -949,9 +949,9 @@ def rectangular_rie_singular_values(singular_values, noise: float, beta: float, 
 
     Notes
     -----
-    With ``v = Re G`` of :class:`~solvable.spectra.RectangularPlusNoise` [2]_,
+    With ``h = Re G`` of :class:`~solvable.spectra.RectangularPlusNoise` [2]_,
 
-    ``sigma -> max(0, sigma - (2 noise/sqrt(beta)) [(beta - 1)/(2 sigma) + v(sigma)])``.
+    ``sigma -> max(0, sigma - (2 noise/sqrt(beta)) [(beta - 1)/(2 sigma) + h(sigma)])``.
 
     The map is clipped at 0: a negative result (and a zero singular value) is sent to 0, since a singular value
     cannot be negative. On the support of the limiting law the map stays positive in the cases of the course,
@@ -1033,7 +1033,7 @@ def rectangular_rie(Y, noise: float, rho: float) -> np.ndarray:
 
 def empirical_rectangular_rie_singular_values(singular_values, noise: float, beta: float, *,
                                               width: float | None = None) -> np.ndarray:
-    """Data-driven rectangular RIE shrinkage: ``v(sigma)`` of the singular-value law estimated from the sample.
+    """Data-driven rectangular RIE shrinkage: ``h(sigma)`` of the singular-value law estimated from the sample.
 
     Parameters
     ----------
@@ -1063,18 +1063,18 @@ def empirical_rectangular_rie_singular_values(singular_values, noise: float, bet
     -----
     The map of :func:`rectangular_rie_singular_values`,
 
-    ``sigma -> max(0, sigma - (2 noise/sqrt(beta)) [(beta - 1)/(2 sigma) + v(sigma)])``,
+    ``sigma -> max(0, sigma - (2 noise/sqrt(beta)) [(beta - 1)/(2 sigma) + h(sigma)])``,
 
-    with ``v = Re G`` of the symmetrised singular-value law (the normalisation of
-    :meth:`~solvable.spectra.RectangularPlusNoise.stieltjes_real`, ``v(x) = 2 int mu(t) x/(x^2 - t^2) dt``)
+    with ``h = Re G`` of the symmetrised singular-value law (the normalisation of
+    :meth:`~solvable.spectra.RectangularPlusNoise.stieltjes_real`, ``h(x) = 2 int nu_sv(t) x/(x^2 - t^2) dt``)
     replaced by its estimate from the sample's own singular values, smoothed by a Cauchy kernel of width
     ``epsilon``:
 
-    ``G_d(z) = (1/(2d)) sum_j [1/(z - sigma_j) + 1/(z + sigma_j)]``,  ``v_d(sigma_i) = Re G_d(sigma_i - i epsilon)``.
+    ``G_d(z) = (1/(2d)) sum_j [1/(z - sigma_j) + 1/(z + sigma_j)]``,  ``h_d(sigma_k) = Re G_d(sigma_k - i epsilon)``.
 
     It knows the noise variance and the shape only, not the rank ratio ``rho`` nor the law of the signal. As
     for :func:`empirical_symmetric_rie_eigenvalues`, with ``epsilon = d^-1/2`` the bias ``O(epsilon)`` and the
-    fluctuation ``O(1/(d epsilon))`` of ``v_d`` both vanish as ``d -> inf``, so the map tends to the RIE of the
+    fluctuation ``O(1/(d epsilon))`` of ``h_d`` both vanish as ``d -> inf``, so the map tends to the RIE of the
     limiting law. A zero singular value is sent to 0.
 
     References
@@ -1130,7 +1130,7 @@ def empirical_rectangular_rie(Y, noise: float, *, width: float | None = None) ->
     -----
     ``Y = U diag(sigma) V^T  ->  S_hat = U diag(sigma_new) V^T`` with the shrinkage of
     :func:`empirical_rectangular_rie_singular_values` (``beta = L/d`` read from the shape). Unlike
-    :func:`rectangular_rie`, which evaluates ``v`` from the limiting law (built from the rank ratio ``rho``),
+    :func:`rectangular_rie`, which evaluates ``h`` from the limiting law (built from the rank ratio ``rho``),
     it uses nothing but ``Y`` and the noise variance; the two agree as ``d -> inf``. If ``d > L`` the problem
     is solved for ``Y^T`` and the estimate transposed back.
 
@@ -1328,8 +1328,8 @@ class RectangularRIEDenoiser:
 
 
 def _spectral_error(new, projections, signal_norm2, scale):
-    """``||sum_i new_i a_i b_i^T - S||_F^2/scale`` for orthonormal systems ``(a_i)``, ``(b_i)``, from the
-    projections ``a_i^T S b_i`` and ``||S||_F^2`` (no matrix is rebuilt)."""
+    """``||sum_k new_k a_k b_k^T - S||_F^2/scale`` for orthonormal systems ``(a_k)``, ``(b_k)``, from the
+    projections ``a_k^T S b_k`` and ``||S||_F^2`` (no matrix is rebuilt)."""
     return float((new @ new - 2.0 * new @ projections + signal_norm2) / scale)
 
 
@@ -1364,8 +1364,9 @@ def symmetric_denoising_experiment(d: int, kappa: float, noise: float, *, rng) -
     Notes
     -----
     Draws ``S`` Wishart (paper normalisation) and ``Y = S + sqrt(noise) Z``. Every estimator keeps the
-    eigenvectors ``u_i`` of ``Y`` and changes only the eigenvalues, so its error is
-    ``(1/d) [sum_i xi_i^2 - 2 sum_i xi_i u_i^T S u_i + ||S||_F^2]``: one eigendecomposition serves all four.
+    eigenvectors ``u_k`` of ``Y`` and changes only the eigenvalues, so its error is
+    ``(1/d) [sum_k theta_hat_k^2 - 2 sum_k theta_hat_k u_k^T S u_k + ||S||_F^2]``: one eigendecomposition serves
+    all four.
     Asymptotic values: :func:`symmetric_rie_mmse`, :func:`~solvable.denoising.identity_mse`,
     :func:`~solvable.denoising.scalar_shrinkage_mse`.
 
@@ -1432,7 +1433,7 @@ def rectangular_denoising_experiment(d: int, L: int, r: int, noise: float, *, rn
     -----
     Draws the scaled ``S = U V^T/(sqrt(r) (dL)^{1/4})`` and ``Y = S + sqrt(noise) Z/(dL)^{1/4}``. All five
     estimators keep the singular vectors of ``Y``, so each error is
-    ``[sum_i y_i'^2 - 2 sum_i y_i' u_i^T S v_i + ||S||_F^2]/sqrt(dL)``: one SVD serves all. Asymptotic values:
+    ``[sum_k y_k'^2 - 2 sum_k y_k' u_k^T S v_k + ||S||_F^2]/sqrt(dL)``: one SVD serves all. Asymptotic values:
     :func:`rectangular_rie_mmse` ``(noise, L/d, r/d)``, :func:`~solvable.denoising.identity_mse`,
     :func:`~solvable.denoising.scalar_shrinkage_mse` ``(noise, 1)``.
 

@@ -5,7 +5,7 @@ noisy matrix ``Y = S + noise``: its density, the real part of its Stieltjes tran
 quadrature rule over its support. This module provides them (Chapter 2, Secs. "Three spectral laws" and
 "Rectangular matrices: singular values"):
 
-- :class:`Semicircle` (GOE of variance ``v``) and :class:`MarchenkoPastur` (Wishart ``W^T W``), closed forms;
+- :class:`Semicircle` (GOE of variance ``varsigma``) and :class:`MarchenkoPastur` (Wishart ``W^T W``), closed forms;
 - :class:`WishartPlusNoise`: Wishart + GOE of variance ``noise``, through the cubic of the subordination relation;
 - :class:`RectangularPlusNoise`: singular values of a rank-``r`` product ``U V^T`` plus i.i.d. Gaussian noise,
   through the quartic of Troiani et al. (arXiv:2203.07752);
@@ -13,9 +13,9 @@ quadrature rule over its support. This module provides them (Chapter 2, Secs. "T
 
 Conventions
 -----------
-Stieltjes transform ``G(z) = int rho(x)/(z - x) dx`` (``G ~ 1/z`` at infinity), so that
-``rho(x) = -Im G(x + i0)/pi``. A REAL argument ``x`` of a ``stieltjes`` method is read as ``x - i0``: the
-returned boundary value is ``Re G(x) + i pi rho(x)``. ``Re G(x)`` (``stieltjes_real``) is ``pi`` times the
+Stieltjes transform ``G(z) = int nu(x)/(z - x) dx`` (``G ~ 1/z`` at infinity), so that
+``nu(x) = -Im G(x + i0)/pi``. A REAL argument ``x`` of a ``stieltjes`` method is read as ``x - i0``: the
+returned boundary value is ``Re G(x) + i pi nu(x)``. ``Re G(x)`` (``stieltjes_real``) is ``pi`` times the
 Hilbert transform of ``rho``; outside the support it is the ordinary integral ``int rho(t)/(x - t) dt``.
 
 Normalisations of the Wishart matrix (``kappa = m/d``, ``W`` in ``R^{m x d}`` with i.i.d. N(0, 1) entries):
@@ -435,7 +435,9 @@ def _in_bulks(x, bulks):
 
 
 def semicircle_density(x, variance: float = 1.0):
-    """Wigner semicircle of variance ``v``: ``rho(x) = sqrt(4v - x^2)/(2 pi v)`` on ``|x| <= 2 sqrt(v)``.
+    """Wigner semicircle of variance ``varsigma``: ``nu(x) = sqrt(4 varsigma - x^2)/(2 pi varsigma)``.
+
+    It is supported on ``|x| <= 2 sqrt(varsigma)`` (0 outside).
 
     Parameters
     ----------
@@ -456,7 +458,7 @@ def semicircle_density(x, variance: float = 1.0):
 
     Notes
     -----
-    Law of a GOE matrix whose off-diagonal entries are N(0, v/d) and diagonal entries N(0, 2v/d)
+    Law of a GOE matrix whose off-diagonal entries are N(0, varsigma/d) and diagonal entries N(0, 2 varsigma/d)
     (``eq-rmt-semicircle``).
 
     References
@@ -467,7 +469,7 @@ def semicircle_density(x, variance: float = 1.0):
 
 
 def semicircle_stieltjes(z, variance: float = 1.0):
-    """Stieltjes transform ``G(z)`` of the semicircle of variance ``v``.
+    """Stieltjes transform ``G(z)`` of the semicircle of variance ``varsigma``.
 
     Parameters
     ----------
@@ -498,7 +500,7 @@ def semicircle_stieltjes(z, variance: float = 1.0):
 
 
 def semicircle_stieltjes_iterates(z, variance: float = 1.0, iterations: int = 50, start=0.0) -> np.ndarray:
-    """The fixed-point iteration ``G <- 1/(z - v G)`` of the semicircle's self-consistent equation.
+    """The fixed-point iteration ``G <- 1/(z - varsigma G)`` of the semicircle's self-consistent equation.
 
     Parameters
     ----------
@@ -524,7 +526,7 @@ def semicircle_stieltjes_iterates(z, variance: float = 1.0, iterations: int = 50
 
     Notes
     -----
-    The Schur-complement (cavity) equation of a GOE matrix of variance ``v``, ``G = 1/(z - v G)``
+    The Schur-complement (cavity) equation of a GOE matrix of variance ``varsigma``, ``G = 1/(z - varsigma G)``
     (``eq-rmt-semicircle-cavity``), iterated. For ``Im z > 0`` the map sends the lower half-plane into itself
     and contracts there, so the iterates converge to the root of :func:`semicircle_stieltjes` (the one with
     ``G ~ 1/z``), geometrically, the slower the closer ``z`` is to the support.
@@ -547,12 +549,12 @@ def semicircle_stieltjes_iterates(z, variance: float = 1.0, iterations: int = 50
 
 @record
 class Semicircle:
-    """Semicircle law of variance ``variance`` (GOE normalised so that off-diagonal entries are N(0, v/d)).
+    """Semicircle law of variance ``variance`` (GOE normalised so that off-diagonal entries are N(0, varsigma/d)).
 
     Parameters
     ----------
     variance : float, optional
-        Variance ``v > 0``.
+        Variance ``varsigma > 0``.
 
     Raises
     ------
@@ -561,8 +563,8 @@ class Semicircle:
 
     Notes
     -----
-    ``rho(x) = sqrt(4v - x^2)/(2 pi v)``; ``G(z) = (z - sqrt(z^2 - 4v))/(2v)``; inside the bulk
-    ``Re G(x) = x/(2v)``.
+    ``nu(x) = sqrt(4 varsigma - x^2)/(2 pi varsigma)``; ``G(z) = (z - sqrt(z^2 - 4 varsigma))/(2 varsigma)``;
+    inside the bulk ``Re G(x) = x/(2 varsigma)``.
 
     References
     ----------
@@ -576,12 +578,12 @@ class Semicircle:
 
     @property
     def edge(self) -> float:
-        """Right edge ``2 sqrt(v)``."""
+        """Right edge ``2 sqrt(varsigma)``."""
         return 2.0 * math.sqrt(self.variance)
 
     @property
     def bulks(self) -> tuple[tuple[float, float], ...]:
-        """The support ``((-2 sqrt(v), 2 sqrt(v)),)``."""
+        """The support ``((-2 sqrt(varsigma), 2 sqrt(varsigma)),)``."""
         return ((-self.edge, self.edge),)
 
     @property
@@ -591,11 +593,11 @@ class Semicircle:
 
     @property
     def second_moment(self) -> float:
-        """Second moment ``v``."""
+        """Second moment ``varsigma``."""
         return self.variance
 
     def density(self, x):
-        """The density ``sqrt(4v - x^2)/(2 pi v)``.
+        """The density ``sqrt(4 varsigma - x^2)/(2 pi varsigma)``.
 
         Parameters
         ----------
@@ -635,7 +637,9 @@ class Semicircle:
         return g[()] if g.ndim == 0 else g
 
     def stieltjes_real(self, x):
-        """``Re G(x)`` on the real axis: ``x/(2v)`` inside the bulk, ``(x - sign(x) sqrt(x^2 - 4v))/(2v)`` outside.
+        """``Re G(x)`` on the real axis: ``x/(2 varsigma)`` inside the bulk.
+
+        Outside the bulk it is ``(x - sign(x) sqrt(x^2 - 4 varsigma))/(2 varsigma)``.
 
         Parameters
         ----------
@@ -1211,17 +1215,17 @@ class RectangularPlusNoise(_BulkSupport):
     ``beta = L/d`` in ``[1, MAX_ASPECT_RATIO]``, ``rho = r/d`` in ``RATIO_RANGE`` (``rho >= 1`` is a full-rank
     signal), ``noise`` in ``NOISE_RANGE``. With
     ``phi = rho/beta``, ``psi = rho``, ``eta = (1 + noise) sqrt(beta)``, ``zeta = sqrt(beta)`` and ``w = x^2``, the
-    transform ``G(x) = x g`` of the symmetrised singular-value density ``mu`` solves the quartic
+    transform ``G(x) = x g`` of the symmetrised singular-value density ``nu_sv`` solves the quartic
     ``a4 g^4 + a3 g^3 + a2 g^2 + a1 g + a0 = 0`` (``eq-rmt-rect-subordination``; Troiani, Erba, Krzakala,
-    Maillard, Zdeborova, arXiv:2203.07752). ``mu(x) = |Im G|/pi``, ``2 int_0^inf mu = 1``, and
-    ``2 mu`` is the density of the ``d`` singular values on ``x > 0``; ``v(x) = Re G(x)``.
+    Maillard, Zdeborova, arXiv:2203.07752). ``nu_sv(x) = |Im G|/pi``, ``2 int_0^inf nu_sv = 1``, and
+    ``2 nu_sv`` is the density of the ``d`` singular values on ``x > 0``; ``h(x) = Re G(x)``.
 
     Numerics: the quartic is solved for ``h = 1/g`` (leading coefficient ``-psi^3``; the leading coefficient
     of the quartic in ``g`` vanishes as ``noise -> 0``) by batched companion-matrix eigenvalues. Its
     discriminant is ``w^4`` times a quintic in ``w``: the positive real roots of the quintic are the squared
     edges, its complex roots mark necks. Each interval between consecutive edges is classified by the
-    density at its midpoint. Outside the support ``v`` is the real root with ``G'(x) < 0`` closest to
-    ``2 int mu(t) x/(x^2 - t^2) dt`` computed by quadrature.
+    density at its midpoint. Outside the support ``h`` is the real root with ``G'(x) < 0`` closest to
+    ``2 int nu_sv(t) x/(x^2 - t^2) dt`` computed by quadrature.
 
     Parameters
     ----------

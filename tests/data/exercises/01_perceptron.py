@@ -19,27 +19,27 @@ WRONG = {
         # phi(u) / Phi(u) from norm.pdf and norm.cdf: 0/0 for a confidently wrong guess (u < -38) at eps = 0
         {"code": _NAIVE_FLIP, "expect": ["eps=0)", "g_out is nan", "V = 0.05"]},
         # the flips forgotten: the sign channel's g_out
-        {"replace": ("a = expit(np.log1p(-2 * eps) + log_Phi - log_eps)", "a = 1.0"),
+        {"replace": ("weight = expit(np.log1p(-2 * eps) + log_Phi - log_eps)", "weight = 1.0"),
          "expect": ["eps=0.1", "This is what one gets when the flips are left out"]},
         # Z_out = eps + (1 - eps) Phi(u): the flipped labels' probability not taken from the unflipped ones
         {"replace": ("np.log1p(-2 * eps)", "np.log1p(-eps)"),
          "expect": ["eps=0.1", "This is what one gets when Z_out does not sum to one"]},
-        # the weight a differentiated as a constant
-        {"replace": ("-(a * u * r + (a * r) ** 2) / V", "-a * (u * r + r**2) / V"),
+        # the weight differentiated as a constant
+        {"replace": ("-(weight * u * r + (weight * r) ** 2) / V", "-weight * (u * r + r**2) / V"),
          "expect": ["dg_out is", "This is what one gets when the weight of the unflipped label is held fixed"]},
         # the label's sign dropped
-        {"replace": ("g = a * y * r / np.sqrt(V)", "g = a * r / np.sqrt(V)"), "expect": ["g_out is", "at y = -1"]},
+        {"replace": ("g = weight * y * r / np.sqrt(V)", "g = weight * r / np.sqrt(V)"), "expect": ["g_out is", "at y = -1"]},
         # a Python error inside the reader's code is reported with its line
         {"replace": ("log_Phi = log_ndtr(u)", "log_Phi = log_ndtr(u, 2)"),
          "expect": ["raised TypeError", "line 8 of your cell"]},
     ],
     "se_sparse_sign": [
         # the factor exp(-A w^2 / 2) dropped, as it may be for +-1 weights
-        {"replace": (" - A * s**2 / 2\n", "\n"),
+        {"replace": (" - A * value**2 / 2\n", "\n"),
          "expect": ["alpha=1, rho=0.2, iterations=1", "at iteration 1",
                     "This is what one gets when the factor exp(-A w^2 / 2) is left out of Z_w"]},
         # the non-zero weights at +-1 (the teacher's second moment is then rho)
-        {"replace": ("s = 1 / np.sqrt(rho)  #", "s = 1.0  #"),
+        {"replace": ("value = 1 / np.sqrt(rho)  #", "value = 1.0  #"),
          "expect": ["at iteration 1", "This is what one gets when the non-zero weights are +-1"]},
         # the average over the teacher's weight taken over its non-zero values only
         {"replace": ("q[t + 1] = (1 - rho) * zero + rho * nonzero", "q[t + 1] = nonzero"),
@@ -96,7 +96,7 @@ WRONG = {
     ],
     "alpha_c_margin_1": [
         {"code": "alpha_c_margin_1 = 0.9586",
-         "expect": ["This is what one gets when the integral runs over t > +gamma"]},
+         "expect": ["This is what one gets when the integral runs over xi > +gamma"]},
         {"code": "from scipy.stats import norm\nalpha_c_margin_1 = 1 / (norm.cdf(1) - norm.pdf(1))",
          "expect": ["This is what one gets when the shift is dropped"]},
         {"code": "alpha_c_margin_1 = 1 / (1 + 1**2)",

@@ -7,10 +7,11 @@ SLIP = "This is what one gets when "
 
 WRONG = {
     "mmse_semicircle": [
-        {"code": "mmse_semicircle = 0.8", "expect": [SLIP + "the Wiener factor v/(v + s) is taken"]},
+        {"code": "mmse_semicircle = 0.8",
+         "expect": [SLIP + "the Wiener factor varsigma/(varsigma + s) is taken"]},
         {"code": "mmse_semicircle = 0.1", "expect": [SLIP + "only the subtracted term is kept"]},
         {"code": "mmse_semicircle = 0.5", "expect": [SLIP + "nothing is denoised"]},
-        # s v/(s + v)^2: a square too many
+        # s varsigma/(s + varsigma)^2: a square too many
         {"code": "mmse_semicircle = 0.16", "expect": ["is 0.16", "the reference 0.4"]},
     ],
     "theta_hat_deterministic": [
