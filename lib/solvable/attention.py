@@ -14,7 +14,7 @@ and outputs ``y = row-softmax(h)`` (inverse temperature 1, no noise). With ``n =
 indices per sample seen through the softmax, which keeps ``K = T(T+1)/2 - 1`` of them (each row is fixed up
 to a constant, and symmetry leaves one global constant). Hence the Bayes-optimal error solves
 
-    m = F( m / (2 alpha K) ),     F(Delta) = mmse_RIE(Delta; rho)   (symmetric RIE, :mod:`solvable.rie`)
+    m = mmse_RIE( m / (2 alpha K); rho )   (the symmetric RIE's error at noise s, :mod:`solvable.rie`)
 
 which is the noiseless Wishart-sensing equation at sample ratio ``alpha K``
 (:func:`solvable.matrix_sensing.bayes_optimal_mmse`; here :func:`bayes_optimal_mmse`), and the state evolution
@@ -24,10 +24,10 @@ Errors are ``m = (1/d)||S_hat - S||_F^2`` (:func:`solvable.rie.symmetric_error`;
 
 GAMP-RIE (:func:`gamp_rie`) is the shared loop :func:`solvable.amp.run_gamp` with
 
-- :class:`AttentionSensingMap`: the ``P = T(T+1)/2`` symmetrised indices ``z_ab = tau_ab h_ab``
+- :class:`AttentionSensingMap`: the ``K + 1 = T(T+1)/2`` symmetrised indices ``z_ab = tau_ab h_ab``
   (``tau = sqrt(2)`` off the diagonal, 1 on it) computed from the raw tokens with BLAS products (memory
   O(n T d), never a per-sample d x d tensor). The ``tau`` weights give every component output variance
-  ``2 c`` for an error ``c``, exactly as the quadratic network's sensing map, so the book's precision (Chapter 3,
+  ``2 C`` for an error ``C``, exactly as the quadratic network's sensing map, so the book's precision (Chapter 3,
   eq-gamp-rie-recipe, with the symmetric signal's constant ``c = 2``), ``A = 2 alpha mean_mu sum_k (-dg_{mu,k})``
   with the RIE told the noise ``1/(2A)``, and :class:`solvable.rie.WishartRIEDenoiser` (``kappa = rho``) are
   reused unchanged;
@@ -35,7 +35,7 @@ GAMP-RIE (:func:`gamp_rie`) is the shared loop :func:`solvable.amp.run_gamp` wit
   consistent with ``y``, done in the ``tau`` units of ``omega``.
 
 Gradient descent / Adam on the tied student (:func:`gd`) runs on the library's one optimiser loop
-:func:`solvable.gd.run_gd` with the objective :class:`StudentLoss` (``K`` initialisations batched in one
+:func:`solvable.gd.run_gd` with the objective :class:`StudentLoss` (``J`` initialisations batched in one
 computation per step); averaging their ``S`` is "averaged GD" (arXiv:2506.01582).
 
 The **hardmax** output (one-hot argmax rows, ``T = 2``) is the second example: :func:`sample` with
@@ -598,10 +598,10 @@ def perfect_recovery_threshold(rho: float, T: int) -> float:
 def bayes_optimal_mmse(alpha: float, rho: float, T: int) -> float:
     """Bayes-optimal MMSE ``(1/d)||S_hat - S*||_F^2`` of the one-layer tied softmax AIM (1 at ``alpha = 0``).
 
-    The fixed point is that of :func:`solvable.matrix_sensing.bayes_optimal_mmse` at ``alpha K``, i.e. ``qhat F(1/qhat) = 2 alpha K`` with ``qhat = 2 alpha K/m``: exactly the noiseless Wishart-sensing
+    The fixed point is that of :func:`solvable.matrix_sensing.bayes_optimal_mmse` at ``alpha K``, i.e. ``qhat mmse_RIE(1/qhat) = 2 alpha K`` with ``qhat = 2 alpha K/m``: exactly the noiseless Wishart-sensing
     equation of :func:`solvable.matrix_sensing.bayes_optimal_mmse` (``kappa = rho``; the quadratic network's)
     at sample ratio ``alpha K``. It is solved there by Brent's method in ``log qhat`` (unique root:
-    ``qhat F(1/qhat)`` increases from 0 to ``2 alpha_PR K``). Returns a value in ``[0, 1]``, non-increasing in
+    ``qhat mmse_RIE(1/qhat)`` increases from 0 to ``2 alpha_PR K``). Returns a value in ``[0, 1]``, non-increasing in
     ``alpha``: 1 at ``alpha = 0`` and 0 for ``alpha >= alpha_PR`` (:func:`perfect_recovery_threshold`).
 
     Parameters
@@ -628,7 +628,7 @@ def bayes_optimal_mmse(alpha: float, rho: float, T: int) -> float:
     -----
     The replica fixed point (eq-aim-fixed-point)::
 
-        m = F( m / (2 alpha K) ),      F(Delta) = mmse_RIE(Delta; rho),      K = T(T+1)/2 - 1.
+        m = mmse_RIE( m / (2 alpha K); rho ),      K = T(T+1)/2 - 1.
 
     References
     ----------
@@ -679,9 +679,9 @@ def state_evolution(alpha: float, rho: float, T: int, *, start: float | None = N
 
     Notes
     -----
-    With ``F = mmse_RIE(.; rho)`` and ``K = T(T+1)/2 - 1`` (eq-aim-se)::
+    With ``mmse_RIE(s) = mmse_RIE(s; rho)`` and ``K = T(T+1)/2 - 1`` (eq-aim-se)::
 
-        v_t = damping v_{t-1} + (1 - damping) m_{t-1},      m_t = F( v_t / (2 alpha K) ),      v_1 = m_0.
+        v_t = damping v_{t-1} + (1 - damping) m_{t-1},      m_t = mmse_RIE( v_t / (2 alpha K) ),      v_1 = m_0.
 
     This is the Wishart-sensing state evolution :func:`solvable.matrix_sensing.state_evolution` at sample ratio
     ``alpha K`` (its output variance ``V_t = 2 v_{t+1}``); its fixed point is :func:`bayes_optimal_mmse`.
@@ -963,7 +963,7 @@ class AttentionSensingMap:
     n, T, d : int
         Samples, tokens per sample and token dimension.
     n_indices : int
-        ``P = T(T+1)/2`` components per sample.
+        ``K + 1 = T(T+1)/2`` components per sample.
 
     Raises
     ------
@@ -990,7 +990,7 @@ class AttentionSensingMap:
 
     @property
     def n_indices(self) -> int:
-        """``P = T(T+1)/2`` components per sample."""
+        """``K + 1 = T(T+1)/2`` components per sample."""
         return self.tau.size
 
     def forward(self, S):
@@ -1212,7 +1212,7 @@ def self_consistency(sensing: AttentionSensingMap, channel, y, S_hat, C_hat) -> 
 
 
 def _check_students(W, X, y):
-    """``(W, X, y)`` as float arrays, ``W`` (K, d, r) (a (d, r) array is one student), ``X`` (n, T, d),
+    """``(W, X, y)`` as float arrays, ``W`` (J, d, r) (a (d, r) array is one student), ``X`` (n, T, d),
     ``y`` (n, T, T), all finite (``ValueError`` naming the array otherwise)."""
     X, y = _check_outputs(X, y)
     W = _float_array("W", W)
@@ -1238,7 +1238,7 @@ def _check_outputs(X, y):
 
 
 def _students_forward(W, X):
-    """Projections ``p = W^T x`` (K, n, T, r), softmax outputs (K, n, T, T) and the scale ``1/(d sqrt r)``, in the
+    """Projections ``p = W^T x`` (J, n, T, r), softmax outputs (J, n, T, T) and the scale ``1/(d sqrt r)``, in the
     array-API namespace of ``W`` and ``X`` (NumPy, or PyTorch or CuPy on a GPU)."""
     xp = backend.namespace(W, X)
     K, d, r = W.shape
@@ -1256,7 +1256,7 @@ def _students_forward(W, X):
 
 
 def student_loss_and_gradient(W, X, y):
-    """Loss and gradient of ``K`` tied softmax students at once.
+    """Loss and gradient of ``J`` tied softmax students at once.
 
     Student ``k``: ``S_k = W_k W_k^T/sqrt(r d)``, ``y_hat = row-softmax(h(S_k))`` with
     ``h_ab = [p_a . p_b - delta_ab |W_k|_F^2]/(d sqrt r)``, ``p_a = W_k^T x_a``; loss
@@ -1270,7 +1270,7 @@ def student_loss_and_gradient(W, X, y):
     Parameters
     ----------
     W : array_like
-        The students' weights ``(K, d, r)``, or ``(d, r)`` for one student.
+        The students' weights ``(J, d, r)``, or ``(d, r)`` for one student.
     X : array_like
         Tokens ``(n, T, d)``.
     y : array_like
@@ -1279,9 +1279,9 @@ def student_loss_and_gradient(W, X, y):
     Returns
     -------
     loss : numpy.ndarray
-        ``(K,)`` losses ``L_k``.
+        ``(J,)`` losses ``L_k``.
     grad : numpy.ndarray
-        ``(K, d, r)`` gradients ``dL_k/dW_k``.
+        ``(J, d, r)`` gradients ``dL_k/dW_k``.
 
     Raises
     ------
@@ -1322,11 +1322,11 @@ class StudentLoss:
     """The training loss of tied softmax students, as an objective of :func:`solvable.gd.run_gd`.
 
     ``StudentLoss(X, y, r)``: tokens ``X`` (n, T, d), outputs ``y`` (n, T, T), student width ``r``. For batched
-    parameters ``params = (W,)`` with ``W`` (K, d, r):
+    parameters ``params = (W,)`` with ``W`` (J, d, r):
 
-    - ``loss_and_gradient(params) -> (L (K,), (dL/dW,))``: the loss ``L_k = sum_mu ||y_hat_mu - y_mu||_F^2/d``
+    - ``loss_and_gradient(params) -> (L (J,), (dL/dW,))``: the loss ``L_k = sum_mu ||y_hat_mu - y_mu||_F^2/d``
       and its gradient (:func:`student_loss_and_gradient`);
-    - ``matrix(params)``: ``S_k = W_k W_k^T/sqrt(r d)`` (K, d, d);
+    - ``matrix(params)``: ``S_k = W_k W_k^T/sqrt(r d)`` (J, d, d);
     - ``loss_scale``: the loss of the uniform prediction ``y_hat = 1/T``, ``sum_mu ||y_mu - 1/T||_F^2/d``, so
       that ``L/loss_scale`` is the relative training loss that :func:`gd` reports;
     - ``error(S, S_star)``: ``(1/d)||S_k - S*||_F^2`` per student (the error of :func:`gamp_rie` and of
@@ -1405,7 +1405,7 @@ class StudentLoss:
         return (W @ xp.matrix_transpose(W)) / math.sqrt(self.r * self.d)
 
     def error(self, S, S_star):
-        """``(1/d)||S_k - S*||_F^2`` for each of the (K, d, d) matrices ``S`` (any array-API namespace)."""
+        """``(1/d)||S_k - S*||_F^2`` for each of the (J, d, d) matrices ``S`` (any array-API namespace)."""
         xp = backend.namespace(S, S_star)
         diff = S - S_star
         return xp.sum(xp.reshape(diff * diff, (diff.shape[0], -1)), axis=-1) / self.d
@@ -1426,7 +1426,7 @@ def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float =
         or :class:`solvable.gd.GradientStep`, ``W <- W - lr g`` (the loss is O(alpha d), so ``lr`` must be much
         smaller than Adam's).
     n_inits : int, optional
-        Number of students ``K`` (independent initialisations ``W ~ N(0, 1)``), ``>= 1``.
+        Number of students ``J`` (independent initialisations ``W ~ N(0, 1)``), ``>= 1``.
     lr : float, optional
         Step size, ``> 0``.
     max_steps : int, optional
@@ -1453,7 +1453,7 @@ def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float =
     Returns
     -------
     solvable.gd.GDResult
-        ``estimates`` (K, d, d) the final ``S_k``, ``average`` their mean (averaged GD), ``errors`` (K,) and
+        ``estimates`` (J, d, d) the final ``S_k``, ``average`` their mean (averaged GD), ``errors`` (J,) and
         ``average_error`` ``(1/d)||S - S*||_F^2``, ``losses`` the final relative training loss (over the
         uniform prediction's), ``loss_history`` and ``error_history`` every ``record_every`` steps, ``steps``.
 
@@ -1477,7 +1477,7 @@ def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float =
         m <- b1 m + (1 - b1) g,    v <- b2 v + (1 - b2) g^2,    W <- W - lr m_hat / (sqrt(v_hat) + eps).
 
     Averaging ``S`` over students approaches the Bayes MMSE; single students reach zero error above
-    ``alpha_PR``. Memory: about ``3 K n T max(r, T) + K d r`` numbers.
+    ``alpha_PR``. Memory: about ``3 J n T max(r, T) + J d r`` numbers.
 
     The data and the initial weights are checked and drawn in NumPy whatever the ``device`` (the same draws of
     ``rng``), then moved to the device (:func:`solvable.backend.asarray`); the students train there in float64

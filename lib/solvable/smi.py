@@ -3,10 +3,11 @@
 **Model** (Troiani, Cui, Dandi, Krzakala, Zdeborova, "Fundamental limits of learning in sequence multi-index
 models and deep attention networks", arXiv:2502.00901; Chapter 5, Sec. 'Low-rank attention: the sequence
 multi-index model'). A sample is a sequence ``X`` in ``R^{d x T}`` (``T`` token columns of dimension ``d``, i.i.d.
-N(0, 1)); the label is ``y = g(w^T X/sqrt(d))`` with a teacher ``w ~ N(0, I_d)``, learned from ``n = alpha d``
+N(0, 1)); the label is ``y = sigma(z_1, ..., z_p)``, an output function ``sigma`` of the projections
+``z_l = X^T w_l/sqrt(d)`` on the teacher's directions ``w_l ~ N(0, I_d)``, learned from ``n = alpha d``
 samples (``d -> inf`` at fixed ``alpha = n/d``, ``T``: a linear sample ratio, unlike the attention-indexed model of
-:mod:`solvable.attention`, whose ``n = alpha d^2``). The worked case (``p = 1``) is one tied rank-one softmax
-layer,
+:mod:`solvable.attention`, whose ``n = alpha d^2``). The worked case (``p = 1``, one direction ``w``) is one tied
+rank-one softmax layer,
 
     z = X^T w / sqrt(d)  in R^T,        y = row-softmax(z z^T)  in R^{T x T}.                        (1)
 
@@ -25,13 +26,15 @@ with ``omega = sqrt(Q) xi`` and ``z = omega + sqrt(V) u`` (``xi``, ``u`` ~ N(0, 
 (the factor is checked by :func:`fisher_factor`), and linearising at ``Q = 1`` gives perfect recovery above
 ``alpha = 1/T`` (:func:`perfect_recovery_threshold`). :func:`overlap_curve` runs (2) on a grid of ``alpha``.
 
-**Two tied layers** with a skip connection of strength ``c`` (:func:`two_layer_sample`): with
-``z_l = X^T w_l / sqrt(d)``,
+**Two tied layers** with a skip connection of strength ``c`` (:func:`two_layer_sample`; the chapter takes
+``c = 1``): with ``z_l = X^T w_l / sqrt(d)``, the first layer's attention matrix ``A_1`` (skip connection included)
+and the projections ``z~_2`` of its output tokens on ``w_2``,
 
-    A = row-softmax(z_1 z_1^T) + c I,     b = A z_2,     y = row-softmax(b b^T),                        (4)
+    A_1 = row-softmax(z_1 z_1^T) + c I,     z~_2 = A_1 z_2,     y = row-softmax(z~_2 z~_2^T),           (4)
 
-``y`` fixes ``b`` up to its sign (:func:`second_layer_output`); integrating ``z_2 = +-A(z_1)^{-1} b`` out, the
-posterior of the preactivations is ``N(z_1; omega_1, V_1) N(s A(z_1)^{-1} b; omega_2, V_2) / |det A(z_1)|`` and
+``y`` fixes ``z~_2`` up to its sign (:func:`second_layer_output`); integrating ``z_2 = +-A_1(z_1)^{-1} z~_2`` out,
+the posterior of ``z_1`` and of that sign is ``N(z_1; omega_1, V_1) N(+-A_1(z_1)^{-1} z~_2; omega_2, V_2) /
+|det A_1(z_1)|`` and
 the state evolution has one overlap per layer (:func:`two_layer_state_evolution`)::
 
     Qhat_l = alpha E||g_l||^2,      Q_l = Qhat_l / (1 + Qhat_l),      l = 1, 2.                        (5)
@@ -590,7 +593,7 @@ class TwoLayerDataset(_BaseDataset):
     X : numpy.ndarray
         Tokens ``(n, d, T)``: ``T`` columns of dimension ``d``, i.i.d. N(0, 1).
     y : numpy.ndarray
-        Outputs ``(n, T, T)``, ``row-softmax(b b^T)``.
+        Outputs ``(n, T, T)``, ``row-softmax(z~_2 z~_2^T)``.
     W_star : numpy.ndarray
         The teacher's directions ``(d, 2)``: column 0 the first layer's ``w_1``, column 1 the second's ``w_2``.
     c : float
@@ -614,7 +617,8 @@ class TwoLayerDataset(_BaseDataset):
 
     Notes
     -----
-    ``b = (row-softmax(z_1 z_1^T) + c I) z_2`` and ``y = row-softmax(b b^T)`` (:func:`two_layer_sample`).
+    ``z~_2 = A_1 z_2 = (row-softmax(z_1 z_1^T) + c I) z_2`` and ``y = row-softmax(z~_2 z~_2^T)``
+    (:func:`two_layer_sample`).
 
     References
     ----------
@@ -691,7 +695,8 @@ def _two_layer_output(z, c):
 
 
 def second_layer_output(y) -> np.ndarray:
-    """The vector ``b`` in ``y = row-softmax(b b^T)``, recovered from the labels up to its global sign.
+    """The vector ``b`` in ``y = row-softmax(b b^T)`` (the chapter's ``z~_2``), recovered from the labels up to
+    its global sign.
 
     Parameters
     ----------
@@ -1017,10 +1022,10 @@ def two_layer_sample(d: int, alpha: float, *, T: int = 2, c: float = 1.0, rng) -
     -----
     Draw order: ``W`` (d, 2), then ``X``. With ``z_l = X^T w_l / sqrt(d)`` (eq-smi-two-layer)::
 
-        A = row-softmax(z_1 z_1^T) + c I,     b = A z_2,     y = row-softmax(b b^T).
+        A_1 = row-softmax(z_1 z_1^T) + c I,     z~_2 = A_1 z_2,     y = row-softmax(z~_2 z~_2^T).
 
-    A tied rank-one attention layer with a skip connection maps the tokens ``X`` to ``X A^T``, whose projections on
-    ``w_2`` are ``A z_2``: the second layer reads them through its own tied rank-one softmax.
+    A tied rank-one attention layer with a skip connection maps the tokens ``X`` to ``X A_1^T``, whose projections on
+    ``w_2`` are ``z~_2 = A_1 z_2``: the second layer reads them through its own tied rank-one softmax.
 
     References
     ----------
@@ -1147,12 +1152,12 @@ def two_layer_state_evolution(alpha: float, T: int = 2, c: float = 1.0, *, start
     The model of :func:`two_layer_sample`. The weights have independent N(0, 1) entries, and ``y`` is unchanged by
     ``z_1 -> -z_1`` and by ``z_2 -> -z_2`` separately, so the overlap matrix stays diagonal and each layer has its
     own ``Q_l`` (``V_l = 1 - Q_l``). With ``omega_l = Q_l z_l + sqrt(Q_l V_l) xi_l`` (eq-smi-omega-draw, per layer),
-    the posterior of the preactivations given ``y`` (that is ``b`` up to its sign) and ``omega`` is, integrating
-    ``z_2 = +-A(z_1)^{-1} b`` out (eq-smi-two-layer-posterior)::
+    the posterior of the preactivations given ``y`` (that is ``z~_2`` up to its sign) and ``omega`` is, integrating
+    ``z_2 = +-A_1(z_1)^{-1} z~_2`` out (eq-smi-two-layer-posterior)::
 
-        P(z_1, s | y, omega) ~ N(z_1; omega_1, V_1 I) N(s A(z_1)^{-1} b; omega_2, V_2 I) / |det A(z_1)|,
+        P(z_1, +- | y, omega) ~ N(z_1; omega_1, V_1 I) N(+-A_1(z_1)^{-1} z~_2; omega_2, V_2 I) / |det A_1(z_1)|,
 
-    ``s = +-1``, computed by a Gauss-Hermite product rule over ``z_1``. Then, with ``g_l = (E[z_l | y, omega] -
+    for both signs ``+-``, computed by a Gauss-Hermite product rule over ``z_1``. Then, with ``g_l = (E[z_l | y, omega] -
     omega_l)/V_l`` (eq-smi-two-layer-se)::
 
         Qhat_l = alpha E||g_l||^2,      Q_l = Qhat_l / (1 + Qhat_l),
@@ -1329,7 +1334,7 @@ def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = 
     -----
     GAMP for a multi-index model with vector preactivations (chapter 1's loop with ``2 x 2`` matrices): the ``n T``
     token rows of ``X^T/sqrt(d)``, two preactivations per token, a Gaussian prior on the rows of ``W`` and the
-    output channel of eq. (5), the posterior of the ``T x 2`` preactivations of a sequence given ``b`` (recovered
+    output channel of eq. (5), the posterior of the ``T x 2`` preactivations of a sequence given ``z~_2`` (recovered
     from ``y`` by :func:`second_layer_output`) and the predictions ``omega`` of covariance ``V``, by the
     quadrature of :func:`two_layer_state_evolution`. With ``C`` the posterior covariance of a row of ``W``::
 
@@ -1477,7 +1482,7 @@ def second_layer_branch(overlaps: Sequence[float], T: int = 2, c: float = 1.0, *
     With ``Q_1 = 0`` (``omega_1 = 0``, ``V_1 = 1``) eq. (5) is one equation, ``Q_2 = Qhat_2/(1 + Qhat_2)`` with
     ``Qhat_2 = alpha E||g_2||^2`` (estimated as in :func:`two_layer_state_evolution`): for a given
     ``Q_2`` it fixes ``alpha = Q_2 / ((1 - Q_2) E||g_2||^2)``, one
-    quadrature per point instead of an iteration (eq-smi-two-layer-branch). Linearising eq. (5) in ``Q_1`` at
+    quadrature per point instead of an iteration. Linearising eq. (5) in ``Q_1`` at
     ``Q_1 = 0``, as for :func:`two_layer_fisher_factors` but with ``omega_2`` known,
     ``Qhat_1 = alpha F_1(Q_2) Q_1``, ``F_1(Q_2) = E||E[z_1 z_1^T | y, omega_2] - I||_F^2``: the branch is unstable
     where ``alpha F_1 > 1``, from ``alpha_1``. ``F_1(0)`` is the factor of :func:`two_layer_fisher_factors`.

@@ -43,8 +43,8 @@ WRONG = {
     ],
     "softmax_g_out": [
         # the shift not fitted
-        {"replace": ("g = (tau * (h0 + c[:, None]) - omega) / V", "g = (tau * h0 - omega) / V"),
-         "expect": ["softmax_g_out(T=2", "g_out is", SLIP + "the shift c is not fitted"]},
+        {"replace": ("g = (tau * (h0 + shift[:, None]) - omega) / V", "g = (tau * h0 - omega) / V"),
+         "expect": ["softmax_g_out(T=2", "g_out is", SLIP + "the shift is not fitted"]},
         # the derivative without the fitted shift's dependence on omega
         {"replace": ("(tau**2 / T**2 - 1) / V", "-1 / V"),
          "expect": ["dg_out is", SLIP + "the derivative leaves out how the fitted shift moves"]},
@@ -53,16 +53,17 @@ WRONG = {
                   "def softmax_g_out(T, h0, omega, V):\n"
                   "    g = (channels.index_weights(T) * h0 - omega) / V\n"
                   "    return g, np.full(g.shape, -1 / V)\n"),
-         "expect": [SLIP + "the shift c is not fitted, in g_out and in its derivative"]},
+         "expect": [SLIP + "the shift is not fitted, in g_out and in its derivative"]},
         # omega not subtracted
-        {"replace": ("g = (tau * (h0 + c[:, None]) - omega) / V", "g = tau * (h0 + c[:, None]) / V"),
+        {"replace": ("g = (tau * (h0 + shift[:, None]) - omega) / V", "g = tau * (h0 + shift[:, None]) / V"),
          "expect": [SLIP + "omega is not subtracted"]},
-        # the normalisation sum tau^2 taken as the number of pairs P
+        # the normalisation sum tau^2 taken as the number of pairs T(T+1)/2
         {"replace": ("@ tau / T**2", "@ tau / (T * (T + 1) / 2)"), "expect": ["softmax_g_out(T=2", "g_out is"]},
         # the line written without tau on h0 (h units mixed with tau units)
-        {"replace": ("g = (tau * (h0 + c[:, None]) - omega) / V", "g = (h0 + c[:, None] * tau - omega) / V"),
+        {"replace": ("g = (tau * (h0 + shift[:, None]) - omega) / V",
+                     "g = (h0 + shift[:, None] * tau - omega) / V"),
          "expect": ["g_out is", "(3 of 9 entries differ)"]},
-        # dg of shape (P,) instead of (n, P)
+        # dg of shape (T(T+1)/2,) instead of (n, T(T+1)/2)
         {"replace": ("np.broadcast_to((tau**2 / T**2 - 1) / V, g.shape)", "(tau**2 / T**2 - 1) / V"),
          "expect": ["dg_out has shape (3,)"]},
     ],
