@@ -6,12 +6,12 @@ below it; the transition is sharp (Amelunxen, Lotz, McCoy, Tropp, arXiv:1303.667
 dimension is computed from the subdifferential (ibid., Proposition 4.1; Chandrasekaran, Recht, Parrilo, Willsky,
 arXiv:1012.0621, for the Gaussian width)::
 
-    delta(D(f, S*)) = inf_{tau >= 0} E dist^2(G, tau df(S*)),      G a standard Gaussian of the ambient space,
+    delta(D(f, S*)) = inf_{tau >= 0} E dist^2(Xi, tau df(S*)),     Xi a standard Gaussian of the ambient space,
 
 which is tight up to O(1/sqrt(dimension)) of the ambient dimension. The two regularisers of the course:
 
 - the nuclear norm at a rank-``r`` ``d x L`` matrix (Chapter 3's minimum-nuclear-norm estimator);
-- the trace on the PSD cone (``Tr S`` plus the indicator of ``S >= 0``) at a rank-``k`` PSD ``d x d`` matrix
+- the trace on the PSD cone (``Tr S`` plus the indicator of ``S >= 0``) at a rank-``m`` PSD ``d x d`` matrix
   (Chapter 4's nuclear-norm ERM in its interpolating limit ``lambda -> 0+``).
 
 In both the subdifferential is a fixed part on the tangent space plus a unit ball (an operator-norm ball, a
@@ -120,7 +120,7 @@ def nuclear_norm_statistical_dimension(beta: float, rho: float) -> float:
 
 
 def psd_trace_statistical_dimension(kappa: float) -> float:
-    """Statistical dimension of the descent cone of ``Tr S`` on PSD matrices at a rank-``k`` PSD ``d x d`` matrix.
+    """Statistical dimension of the descent cone of ``Tr S`` on PSD matrices at a rank-``m`` PSD ``d x d`` matrix.
 
     Parameters
     ----------
@@ -141,13 +141,15 @@ def psd_trace_statistical_dimension(kappa: float) -> float:
 
     Notes
     -----
-    At ``S* = U Lambda U^T``, ``df(S*) = {U U^T + W : W supported on U-perp, W <= I}`` (the PSD constraint's
-    normal cone turns the operator-norm ball of the nuclear norm into a half-space of eigenvalues). The tangent
-    part has dimension ``k d - k(k - 1)/2`` and adds ``tau^2 k``; the orthogonal ``(d - k) x (d - k)`` block of a
-    standard Gaussian of the symmetric matrices (GOE, off-diagonal variance 1/2) has, over ``sqrt(d)``, a semicircle
-    of radius ``R = sqrt(2(1 - kappa))``, and only eigenvalues above ``tau`` cost (eq-qn-statdim-psd)::
+    With ``U`` the ``d x m`` eigenvectors of ``S*`` of non-zero eigenvalue (``m = kappa d``),
+    ``df(S*) = {U U^T + Gamma : Gamma supported on U-perp, Gamma <= I}`` (the PSD constraint's normal cone turns
+    the operator-norm ball of the nuclear norm into a half-space of eigenvalues). With the subdifferential scaled
+    by ``tau sqrt(d)``, the tangent part has dimension ``m d - m(m - 1)/2`` and adds ``tau^2 d m``; the orthogonal
+    ``(d - m) x (d - m)`` block of a standard Gaussian ``Xi`` of the symmetric matrices (GOE, off-diagonal variance
+    1/2) has, over ``sqrt(d)``, the semicircle law ``sc_kappa`` of radius ``sqrt(2(1 - kappa))``, and only its
+    eigenvalues above ``tau`` cost (eq-qn-statdim-psd)::
 
-        delta/d^2 = min_t  kappa - kappa^2/2 + kappa t^2 + (1 - kappa) E_sc,R (x - t)_+^2,      tau = t sqrt(d).
+        delta/d^2 = min_tau  kappa - kappa^2/2 + kappa tau^2 + (1 - kappa) E_{u ~ sc_kappa} (u - tau)_+^2.
 
     ``kappa = 1``: ``1/2`` (every symmetric matrix is reachable); ``kappa -> 0``: 0.
 
@@ -187,7 +189,8 @@ class TraceMinimizationResult:
     estimate : numpy.ndarray
         The PSD minimiser ``S_hat`` (d, d) (the ADMM's PSD iterate).
     certificate : numpy.ndarray
-        The dual slack ``M = I - sum_mu nu_mu Z_mu`` (d, d); at an optimum it is PSD and ``M S_hat = 0``.
+        The dual slack ``M = I - sum_mu gamma_mu Z_mu`` (d, d), ``gamma_mu`` the multipliers; at an optimum it is
+        PSD and ``M S_hat = 0``.
     trace : float
         ``Tr S_hat``, the objective.
     feasibility : float
@@ -205,7 +208,7 @@ class TraceMinimizationResult:
     Notes
     -----
     KKT conditions of ``min Tr S`` s.t. ``S >= 0``, ``A(S) = y`` (eq-qn-trace-program): ``A(S) = y``, ``S >= 0``,
-    ``M = I - A^*(nu) >= 0`` and ``Tr(M S) = 0``.
+    ``M = I - A^*(gamma) >= 0`` and ``Tr(M S) = 0``.
 
     References
     ----------
@@ -371,12 +374,12 @@ def psd_trace_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 
     scaled ADMM on the split ``S = Z`` (``S`` in the affine set, ``Z`` PSD) iterates (Boyd et al. 2011, Sec. 5)::
 
         S <- (Z - U) - A^*( (A A^*)^{-1} (A(Z - U) - y) )        (Frobenius projection onto A(S) = y)
-        Z <- O max(Lambda - 1/rho, 0) O^T,   O Lambda O^T = S + U  (prox of Tr + PSD indicator)
+        Z <- prox_{1/rho}(S + U)   (prox of Tr + PSD indicator: lambda_i -> max(lambda_i - 1/rho, 0))
         U <- U + S - Z,
 
     with a Cholesky factor of the ``n x n`` Gram matrix ``A A^*`` computed once. At a fixed point ``S = Z`` and
-    ``nu`` with ``A^*(nu) = rho U`` satisfy the KKT conditions: the certificate ``M = I - rho U`` is PSD and
-    orthogonal to ``Z``. Every 20 steps the penalty is doubled (halved) when the primal residual exceeds ten times
+    the multipliers ``gamma`` with ``A^*(gamma) = rho U`` satisfy the KKT conditions: the certificate
+    ``M = I - rho U`` is PSD and orthogonal to ``Z``. Every 20 steps the penalty is doubled (halved) when the primal residual exceeds ten times
     the dual one (or the reverse), the usual residual balancing.
 
     References

@@ -96,8 +96,8 @@ def finite_size_threshold(d: int) -> float:
 
     The statistical dimension of the cone of d x d PSD matrices is ``d(d+1)/4``, half the dimension of the space
     of symmetric matrices (Amelunxen, Lotz, McCoy, Tropp, "Living on the edge", 2014, arXiv:1303.6672; in one line,
-    ``E sum_k lambda_k(G)_+^2 = E |G|_F^2 / 2`` by the symmetry ``G -> -G`` of a Gaussian symmetric G). By the conic
-    kinematic formula, a *uniformly random* affine subspace of codimension n meets the cone with high probability
+    ``E sum_j lambda_j(Xi)_+^2 = E |Xi|_F^2 / 2`` by the symmetry ``Xi -> -Xi`` of a Gaussian symmetric Xi).
+    By the conic kinematic formula, a *uniformly random* affine subspace of codimension n meets the cone with high probability
     iff ``n`` is below that statistical dimension, with a window of width ``O(d)`` in ``n``. The constraints
     ``<x_i x_i^T, S> = 1`` are not uniformly random, so this is a heuristic (in the spirit of the Gaussian-equivalent
     problem of Maillard and Bandeira, arXiv:2310.05787), not a theorem; its limit is :func:`threshold`. The
@@ -213,9 +213,10 @@ def constraint_values(points, S) -> np.ndarray:
 def project_affine(S, points) -> np.ndarray:
     """Orthogonal (Frobenius) projection of a symmetric ``S`` onto ``{S' symmetric : x_i^T S' x_i = 1 for all i}``.
 
-    With ``A(S) = (x_i^T S x_i)_i`` and its adjoint ``A*(y) = sum_i y_i x_i x_i^T``, the projection is
-    ``S + A*(y)`` with ``G y = 1 - A(S)``, where ``G = A A*`` is the n x n Gram matrix ``G_ij = (x_i . x_j)^2``
-    (the normal equations of the least-norm correction). ``G`` is positive definite for ``n <= d(d+1)/2`` generic
+    With ``A(S) = (x_i^T S x_i)_i`` and its adjoint ``A*(gamma) = sum_i gamma_i x_i x_i^T``, the projection is
+    ``S + A*(gamma)`` with ``Gram gamma = 1 - A(S)``, where ``Gram = A A*`` is the n x n Gram matrix
+    ``Gram_ij = (x_i . x_j)^2`` (the normal equations of the least-norm correction, ``gamma`` the Lagrange
+    multipliers). ``Gram`` is positive definite for ``n <= d(d+1)/2`` generic
     points; otherwise the affine set is (generically) empty and ``ValueError`` is raised.
 
     Parameters
@@ -240,7 +241,7 @@ def project_affine(S, points) -> np.ndarray:
     -----
     The least-norm correction (eq-qn-affine-projection)::
 
-        S' = S + sum_i y_i x_i x_i^T,      G y = 1 - A(S),      G_ij = (x_i . x_j)^2.
+        S' = S + sum_i gamma_i x_i x_i^T,      Gram gamma = 1 - A(S),      Gram_ij = (x_i . x_j)^2.
 
     References
     ----------
@@ -280,7 +281,7 @@ class EllipsoidResult:
     iterations : int
         Alternating-projection iterations run.
     certificate : numpy.ndarray or None, optional
-        The Farkas vector ``z`` (``"infeasible"``): ``sum_i z_i x_i x_i^T`` PSD and ``sum_i z_i < 0``.
+        The Farkas vector ``zeta`` (``"infeasible"``): ``sum_i zeta_i x_i x_i^T`` PSD and ``sum_i zeta_i < 0``.
 
     Attributes
     ----------
@@ -291,7 +292,7 @@ class EllipsoidResult:
 
     Notes
     -----
-    For a feasible ``S`` and a certificate ``z``: ``0 <= <sum_i z_i x_i x_i^T, S> = sum_i z_i < 0``, a
+    For a feasible ``S`` and a certificate ``zeta``: ``0 <= <sum_i zeta_i x_i x_i^T, S> = sum_i zeta_i < 0``, a
     contradiction (eq-qn-farkas).
 
     References
@@ -322,7 +323,7 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
     """Decide whether an origin-centred ellipsoid passes through all ``points`` (rows of an ``(n, d)`` array).
 
     Alternating projections (von Neumann; Bauschke and Borwein 1993) between the affine set
-    ``L = {S : x_i^T S x_i = 1}`` (:func:`project_affine`, with the Gram matrix ``G_ij = (x_i . x_j)^2`` factorised
+    ``L = {S : x_i^T S x_i = 1}`` (:func:`project_affine`, with the Gram matrix ``(x_i . x_j)^2`` factorised
     once) and the shrunk PSD cone ``K = {S : S >= (margin/d) I}`` (eigenvalue clipping). The first projection, from
     ``S = 0``, is the least-squares (minimum Frobenius norm) solution of the constraints, the construction of
     Saunderson et al., analysed by Potechin, Turner, Venkat and Wein (COLT 2023).
@@ -336,14 +337,15 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
       typical eigenvalue of a fit is ``1/d``, since ``|x|^2 ~ d``), so ``S_L``, a small correction of such an
       iterate, is PSD as soon as the iteration is close to the intersection. The cost is negligible: fitting
       ``S >= (margin/d) I`` is fitting ``S' >= 0`` to the labels ``1 - margin |x_i|^2/d = 1 - margin (1 + O(d^-1/2))``.
-    * **infeasible** when a Farkas certificate is found: ``z`` with ``A*(z) = sum_i z_i x_i x_i^T`` PSD and
-      ``sum_i z_i < 0`` (for a feasible ``S``, ``0 <= <A*(z), S> = sum_i z_i``, a contradiction). The candidate is
-      the difference of the two projections, ``A*(z) = S_K - S_L`` (with ``z = -y`` of the affine step), which tends
+    * **infeasible** when a Farkas certificate is found: ``zeta`` with ``A*(zeta) = sum_i zeta_i x_i x_i^T`` PSD
+      and ``sum_i zeta_i < 0`` (for a feasible ``S``, ``0 <= <A*(zeta), S> = sum_i zeta_i``, a contradiction). The
+      candidate is the difference of the two projections, ``A*(zeta) = S_K - S_L`` (with ``zeta = -gamma``, the
+      multipliers of the affine step), which tends
       to the gap between ``L`` and ``K`` when they do not meet; it is made exactly PSD by adding ``c sum_i x_i x_i^T``
       with ``c`` = (its most negative eigenvalue plus a rounding allowance) / ``lambda_min(X^T X)``, and accepted if
-      ``sum_i z_i + c n < -1e-9 sum_i |z_i|``. Checked every ``check_every`` iterations. With
+      ``sum_i zeta_i + c n < -1e-9 sum_i |zeta_i|``. Checked every ``check_every`` iterations. With
       ``n > d(d+1)/2`` the affine set itself is generically empty and the certificate comes from the null space of
-      ``G`` (``A*(z) = 0``).
+      Gram matrix (``A*(zeta) = 0``).
     * **undecided** at the cap ``max_iter`` (close to the threshold the sets meet at a small angle and alternating
       projections converge slowly): a :class:`~solvable.errors.ConvergenceWarning` says so (unless ``warn=False``);
       the last PSD iterate is returned.

@@ -1,12 +1,12 @@
-"""Extensive-width quadratic networks: learning ``y = sum_k (w_k . x)^2`` from ``n ~ d^2`` samples.
+"""Extensive-width quadratic networks: learning ``y = sum_l (w_l . x)^2`` from ``n ~ d^2`` samples.
 
 Model (Chapter 4, Sec. 'From the network to matrix sensing'; Maillard, Troiani, Martin, Krzakala, Zdeborova,
 "Bayes-optimal learning of an extensive-width neural network from quadratically many samples", NeurIPS 2024,
 arXiv:2408.03733):
-inputs ``x ~ N(0, I_d)``, a teacher with ``m = kappa d`` hidden units ``w*_k ~ N(0, I_d)``, ``n = alpha d^2``
+inputs ``x ~ N(0, I_d)``, a teacher with ``m = kappa d`` hidden units ``w*_l ~ N(0, I_d)``, ``n = alpha d^2``
 samples and labels::
 
-    y = (1/sqrt(m)) sum_k [ (w*_k . x)^2/d - |w*_k|^2/d ] + sqrt(delta) xi = Tr(Z S*) + sqrt(delta) xi,
+    y = (1/sqrt(m)) sum_l [ (w*_l . x)^2/d - |w*_l|^2/d ] + sqrt(delta) xi = Tr(Z S*) + sqrt(delta) xi,
 
 with ``Z = (x x^T - I)/sqrt(d)`` and ``S* = W* W*^T/sqrt(m d)`` (``W*`` stored ``(d, m)``, one hidden unit per
 column): the hidden layer is a d x d matrix of extensive rank, and learning the network is **matrix sensing**. Errors are in the paper normalisation,
@@ -94,7 +94,7 @@ class Dataset(_BaseDataset):
     y : numpy.ndarray
         Labels ``(n,)``, ``y = Tr(Z S*) + sqrt(delta) xi``.
     W_star : numpy.ndarray
-        The teacher's weights ``(d, m)``: column ``k`` is the hidden unit ``w*_k``.
+        The teacher's weights ``(d, m)``: column ``l`` is the hidden unit ``w*_l``.
     S_star : numpy.ndarray
         The teacher's matrix ``S* = W* W*^T / sqrt(m d)``, ``(d, d)`` (paper normalisation).
     delta : float, optional
@@ -231,9 +231,9 @@ def sample(d: int, alpha: float, *, kappa: float, delta: float = 0.0, rng) -> Da
 
     Notes
     -----
-    Inputs ``x_mu ~ N(0, I_d)``, hidden units ``w*_k ~ N(0, I_d)`` and labels::
+    Inputs ``x_mu ~ N(0, I_d)``, hidden units ``w*_l ~ N(0, I_d)`` and labels::
 
-        y_mu = (1/sqrt(m)) sum_k [ (w*_k . x_mu)^2/d - |w*_k|^2/d ] + sqrt(delta) xi_mu
+        y_mu = (1/sqrt(m)) sum_l [ (w*_l . x_mu)^2/d - |w*_l|^2/d ] + sqrt(delta) xi_mu
              = Tr(Z_mu S*) + sqrt(delta) xi_mu,      Z_mu = (x_mu x_mu^T - I)/sqrt(d).
 
     Draw order: the teacher (``m`` rows of ``d``, stored transposed), the inputs, then the label noise.
@@ -482,7 +482,7 @@ def effective_noise_of_preactivation_noise(sigma: float) -> float:
 
     Notes
     -----
-    With ``u_k = w_k . x / sqrt(d) + sigma eps_k`` the label's excess variance is::
+    With ``z_l = w_l . x / sqrt(d) + sigma eps_l`` the label's excess variance is::
 
         delta = 2 sigma^2 (2 + sigma^2).
 
@@ -618,7 +618,7 @@ class QuadraticSensingMap:
         self._scale = 1.0 / math.sqrt(self.d)
 
     def forward(self, S):
-        """``(d, d) -> (n,)``, or a batch ``(K, d, d) -> (K, n)`` (gradient descent with K inits)."""
+        """``(d, d) -> (n,)``, or a batch ``(J, d, d) -> (J, n)`` (gradient descent with J inits)."""
         S = np.asarray(S, dtype=self.X.dtype)
         if S.ndim not in (2, 3) or S.shape[-2:] != (self.d, self.d):
             raise ValueError(f"S must be (d, d) or (K, d, d) with d = {self.d}, got shape {S.shape}")
@@ -628,7 +628,7 @@ class QuadraticSensingMap:
         return (quad - np.asarray(trace)[..., None]) * self._scale
 
     def adjoint(self, g):
-        """``(n,) -> (d, d)``, or a batch ``(K, n) -> (K, d, d)``."""
+        """``(n,) -> (d, d)``, or a batch ``(J, n) -> (J, d, d)``."""
         g = np.asarray(g, dtype=self.X.dtype)
         if g.ndim not in (1, 2) or g.shape[-1] != self.n:
             raise ValueError(f"g must be (n,) or (K, n) with n = {self.n}, got shape {g.shape}")
@@ -813,7 +813,7 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
 
 
 def _batched_matrix_error(estimates, target):
-    """``(1/d)||S_k - S*||_F^2`` of each of the (K, d, d) ``estimates`` (any array-API namespace)."""
+    """``(1/d)||S_a - S*||_F^2`` of each of the (J, d, d) ``estimates`` (any array-API namespace)."""
     xp = backend.namespace(estimates, target)
     diff = estimates - target
     return xp.sum(diff * diff, axis=(-2, -1)) / target.shape[-1]
@@ -879,7 +879,7 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | N
     optimiser : {"gd", "adam"}, optional
         Plain gradient descent (:class:`solvable.gd.GradientStep`) or Adam (:class:`solvable.gd.Adam`).
     n_inits : int, optional
-        Number of initialisations ``K``, ``>= 1``; the ``K`` runs are one batched computation per step.
+        Number of initialisations ``J``, ``>= 1``; the ``J`` runs are one batched computation per step.
     lr : float or None, optional
         Step size, ``> 0``. ``None``: ``min(0.7 / (alpha d), 0.15)`` for ``"gd"`` (the loss has curvature about
         ``alpha d`` per unit step, and ``1 / (alpha d)`` is the edge of stability), ``0.01`` for ``"adam"``
@@ -906,7 +906,7 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | N
     Returns
     -------
     solvable.gd.GDResult
-        ``estimates`` (K, d, d), ``average``, ``errors`` and ``average_error`` in the paper normalisation
+        ``estimates`` (J, d, d), ``average``, ``errors`` and ``average_error`` in the paper normalisation
         ``(1/d)||S - S*||_F^2``, ``losses``, histories and ``steps``.
 
     Raises
@@ -1015,7 +1015,8 @@ def nuclear_norm_erm(data: Dataset, *, lam: float, tol: float = 1e-7, max_iter: 
 
     solved here by accelerated proximal gradient (FISTA, Beck and Teboulle 2009) with gradient-based adaptive
     restart (O'Donoghue and Candes 2015): the prox of ``lam Tr S`` plus the PSD constraint is the eigenvalue
-    soft-thresholding ``S -> O max(Lambda - t lam, 0) O^T``. The step is the inverse Lipschitz constant of the
+    soft threshold ``prox_tau``, ``lambda_i -> max(lambda_i - tau, 0)`` on the eigenvalues ``lambda_i`` of ``S``
+    (eigenvectors kept), at the level ``tau = step * lam``. The step is the inverse Lipschitz constant of the
     gradient, found by power iteration. At small ``lam`` the interpolating directions are flat and only the
     penalty moves the iterate along them, slowly, which the restart speeds up (the relative-change test is no
     optimality certificate along such flat directions). ``lam -> 0+`` in the noiseless case approaches the
@@ -1110,7 +1111,8 @@ class SoftThresholdResult:
     mse : float
         The error ``(1/d)|S_hat - S*|_F^2``.
     divergence : float
-        ``D = (1/d^2) sum_{i != j} (f(y_i) - f(y_j))/(y_i - y_j)``.
+        ``D = (1/d^2) sum_{i != j} ((lambda_i - tau)_+ - (lambda_j - tau)_+)/(lambda_i - lambda_j)``, ``lambda_i`` the
+        eigenvalues of ``Y``.
     rank_fraction : float
         The fraction of non-zero eigenvalues of ``S_hat``.
     trace : float
@@ -1118,7 +1120,7 @@ class SoftThresholdResult:
 
     Notes
     -----
-    ``S_hat = O max(Lambda - t, 0) O^T`` for ``Y = S* + sqrt(noise) Z = O Lambda O^T``.
+    ``S_hat = prox_tau(Y) = U diag((lambda_i - tau)_+) U^T`` for ``Y = S* + sqrt(noise) Z_GOE = U diag(lambda) U^T``.
 
     References
     ----------
@@ -1132,7 +1134,7 @@ class SoftThresholdResult:
 
 
 def _soft_threshold_integrals(kappa: float, noise: float, threshold: float, n_nodes: int = 64):
-    """``(int rho f^2, int rho f x, 2 int rho f Re G, int rho, int rho f)`` over ``x > threshold``, ``f = x - t``."""
+    """``(int nu f^2, int nu f u, 2 int nu f Re G, int nu, int nu f)`` over ``u > tau``, ``f = u - tau``."""
     law = spectra.wishart_plus_goe(kappa, noise)
     pieces = [(max(lo, threshold), hi) for lo, hi in law.pieces if hi > threshold]
     if not pieces:
@@ -1148,19 +1150,20 @@ def psd_soft_threshold_stats(kappa: float, noise: float, threshold: float) -> So
     """Error and divergence of the PSD eigenvalue soft-threshold of a noisy Wishart matrix, as ``d -> inf``.
 
     ``Y = S* + sqrt(noise) Z`` with ``S* = W* W*^T/sqrt(m d)`` (paper normalisation, ``kappa = m/d``) and ``Z`` a
-    GOE of variance 1; ``f(y) = max(y - t, 0)`` applied to the eigenvalues of ``Y`` is the proximal map of
-    ``t Tr S`` plus the PSD constraint. With ``rho`` the density of ``Y`` (free convolution of Marchenko-Pastur
-    with a semicircle of variance ``noise``, :class:`solvable.spectra.WishartPlusNoise`) and
-    ``h = Re G_Y`` (``pi`` times its Hilbert transform):
+    GOE of variance 1; the soft threshold ``lambda_i -> f(lambda_i)``, ``f(u) = max(u - tau, 0)``, applied to the
+    eigenvalues ``lambda_i`` of ``Y`` is the proximal map ``prox_tau`` of ``tau Tr S`` plus the PSD constraint. With
+    ``nu_Y`` the density of ``Y`` (free convolution of Marchenko-Pastur with a semicircle of variance ``noise``,
+    :class:`solvable.spectra.WishartPlusNoise`) and ``h = Re G_Y`` (``pi`` times its Hilbert transform), ``u`` and
+    ``u'`` real points of the spectrum:
 
-    - divergence ``D = int int rho(x) rho(y) (f(x) - f(y))/(x - y) = 2 int rho f h``: the double integral has a
-      bounded integrand (``f`` is 1-Lipschitz) and by antisymmetry equals the single one, whose ``h`` is the
-      principal-value integral ``PV int rho(y)/(x - y) dy``, here in closed form from the cubic of ``Y``;
-    - overlap ``(1/d) Tr(S_hat S*) = int rho f (x - 2 noise h)``: the conditional mean of ``S*`` along an
-      eigenvector of ``Y`` is the RIE value ``x - 2 noise Re G_Y(x)`` (Bun et al. 2016, arXiv:1502.06736);
-    - error ``mse = int rho f^2 - 2 int rho f x + 2 noise D + (1 + kappa)``.
+    - divergence ``D = int int nu_Y(u) nu_Y(u') (f(u) - f(u'))/(u - u') = 2 int nu_Y f h``: the double integral has
+      a bounded integrand (``f`` is 1-Lipschitz) and by antisymmetry equals the single one, whose ``h`` is the
+      principal-value integral ``PV int nu_Y(u')/(u - u') du'``, here in closed form from the cubic of ``Y``;
+    - overlap ``(1/d) Tr(S_hat S*) = int nu_Y f (u - 2 noise h)``: the conditional mean of ``S*`` along an
+      eigenvector of ``Y`` is the RIE value ``u - 2 noise Re G_Y(u)`` (Bun et al. 2016, arXiv:1502.06736);
+    - error ``mse = int nu_Y f^2 - 2 int nu_Y f u + 2 noise D + (1 + kappa)``.
 
-    Integrals by Gauss-Legendre on the support cut at ``t`` (:func:`solvable.spectra.bulk_quadrature`).
+    Integrals by Gauss-Legendre on the support cut at ``tau`` (:func:`solvable.spectra.bulk_quadrature`).
 
     Parameters
     ----------
@@ -1169,7 +1172,7 @@ def psd_soft_threshold_stats(kappa: float, noise: float, threshold: float) -> So
     noise : float
         Variance of the GOE noise, in ``spectra.NOISE_RANGE``.
     threshold : float
-        The threshold ``t >= 0``.
+        The threshold ``tau >= 0``.
 
     Returns
     -------
@@ -1183,9 +1186,9 @@ def psd_soft_threshold_stats(kappa: float, noise: float, threshold: float) -> So
 
     Notes
     -----
-    With ``f(x) = max(x - t, 0)``, ``rho`` the density of ``Y`` and ``h = Re G_Y``::
+    With ``f(u) = max(u - tau, 0)``, ``nu_Y`` the density of ``Y`` and ``h = Re G_Y``::
 
-        D = 2 int rho f h,      mse = int rho f^2 - 2 int rho f x + 2 noise D + (1 + kappa).
+        D = 2 int nu_Y f h,      mse = int nu_Y f^2 - 2 int nu_Y f u + 2 noise D + (1 + kappa).
 
     References
     ----------
@@ -1219,13 +1222,13 @@ class NuclearNormTheoryResult:
     noise : float
         The effective noise ``s`` of the denoising problem.
     threshold : float
-        Its threshold ``t``.
+        Its threshold ``tau``.
     divergence : float
         Its divergence ``D``.
 
     Notes
     -----
-    ``(s, t)`` solve eq-qn-erm-se (:func:`nuclear_norm_erm_theory`).
+    ``(s, tau)`` solve eq-qn-erm-se (:func:`nuclear_norm_erm_theory`).
 
     References
     ----------
@@ -1248,7 +1251,7 @@ _ERM_NOISE_FLOOR = 1e-12
 
 
 def _erm_threshold(alpha: float, kappa: float, s: float, lam: float) -> float:
-    """Threshold ``t`` solving ``lam = 2 t (2 alpha - D(s, t))`` (``lam = 0``: the ``lam -> 0+`` branch)."""
+    """Threshold ``tau`` solving ``lam = 2 tau (2 alpha - D(s, tau))`` (``lam = 0``: the ``lam -> 0+`` branch)."""
     def div(t):
         return _soft_threshold_integrals(kappa, s, t)[2]
 
@@ -1274,20 +1277,20 @@ def nuclear_norm_erm_theory(alpha: float, kappa: float, lam_over_d: float, delta
     square-loss output step gives ``mhat = Vhat = 4 alpha/(1 + 2V)`` and ``qhat = 16 alpha (mse + delta/2)/(1 + 2V)^2``
     (``V`` the output variance, ``mse = Q0 - 2m + q``); the penalty's proximal step, rescaled, is the PSD
     soft-threshold (:func:`psd_soft_threshold_stats`) of the effective observation ``Y = S* + sqrt(s) Z_GOE`` at
-    ``t``, with ``s = qhat/(2 Vhat^2)``, ``t = lam_over_d/Vhat`` and ``V = D/Vhat``. Eliminating the hats and
-    ``V``, ``(s, t)`` solve
+    ``tau``, with ``s = qhat/(2 Vhat^2)``, ``tau = lam_over_d/Vhat`` and ``V = D/Vhat``. Eliminating the hats and
+    ``V``, ``(s, tau)`` solve
 
-        4 alpha s = delta + 2 mse(s, t),                   (the residual variance, as in GAMP-RIE)
-        lam_over_d = 2 t (2 alpha - D(s, t)),              (the penalty; D the divergence)
+        4 alpha s = delta + 2 mse(s, tau),                 (the residual variance, as in GAMP-RIE)
+        lam_over_d = 2 tau (2 alpha - D(s, tau)),          (the penalty; D the divergence)
 
     with training loss ``(delta + 2 mse) (1 - D/(2 alpha))^2`` and test error ``delta + 2 mse``. Mapping to the
     authors' variables (their state-evolution code, ``M = sqrt(qhat) Z + mhat S* - 2 lreg I``, ``S_hat =
     relu(M)/Sigmahat``, ``qhat = 2 alpha (Q0 - 2m + q + delta/2)/(Sigma + 1/4)^2``, ``mhat = Sigmahat =
-    2 alpha/(Sigma + 1/4)``): ``s = qhat/mhat^2``, ``t = 2 lreg/mhat``, ``lreg = lam_over_d``,
+    2 alpha/(Sigma + 1/4)``): ``s = qhat/mhat^2``, ``tau = 2 lreg/mhat``, ``lreg = lam_over_d``,
     ``mse = Q0 - 2m + q``, ``Sigma = D/(4 (2 alpha - D))``.
 
     ``lam_over_d = 0`` is the limit ``lam' -> 0+`` (the minimum-nuclear-norm interpolator when one exists).
-    Solved by nested bracketing (``t`` given ``s``, then ``s``; the plain iteration of the two equations
+    Solved by nested bracketing (``tau`` given ``s``, then ``s``; the plain iteration of the two equations
     oscillates at small ``alpha`` and slows down near exact recovery). At finite ``d`` the quadratic network's
     rank-one measurements differ from the GOE design: ERM sits above this limit by a gap shrinking with ``d``;
     at ``lam_over_d -> 0`` and small ``alpha`` (exact interpolation) it can sit below it at small ``d``: a PSD

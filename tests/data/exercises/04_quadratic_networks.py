@@ -66,7 +66,7 @@ WRONG = {
         {"replace": ("gram = (X @ X.T) ** 2", "gram = X @ X.T"),
          "expect": ["project_onto_constraints(S=<array of shape (10, 10)>", "at row"]},
         # the correction subtracted
-        {"replace": ("return S + (X.T * y) @ X", "return S - (X.T * y) @ X"),
+        {"replace": ("return S + (X.T * gamma) @ X", "return S - (X.T * gamma) @ X"),
          "expect": ["at row", SLIP + "the correction is subtracted from S instead of added"]},
         # the current constraint values forgotten: y solves gram y = 1
         {"replace": ('1.0 - np.einsum("ij,ij->i", X @ S, X)', "np.ones(len(X))"),
@@ -86,19 +86,19 @@ WRONG = {
         {"code": "wide_mmse = 0.70\n", "expect": ["0.7047"]},
     ],
     "trivial_test_error": [
-        {"code": "trivial_test_error = 0.25 + 1.0\n", "expect": [SLIP + "the factor 2 of E Tr(ZA)^2 is left out"]},
+        {"code": "trivial_test_error = 0.25 + 1.0\n", "expect": [SLIP + "the factor 2 of E Tr(ZB)^2 is left out"]},
         {"code": "trivial_test_error = 2.0\n", "expect": [SLIP + "the label noise is left out"]},
         {"code": "trivial_test_error = 0.25 + 2 * 1.5\n", "expect": ["3.25", "2.25"]},
     ],
     "sample_over_average": [
-        {"code": "sample_over_average = 2.0\n", "expect": [SLIP + "the average of the K samples is taken"]},
+        {"code": "sample_over_average = 2.0\n", "expect": [SLIP + "the average of the J samples is taken"]},
         {"code": "sample_over_average = (1 + 1 / 32) / 2\n", "expect": [SLIP + "the ratio is inverted"]},
         {"code": "sample_over_average = 1 + 1 / 32\n", "expect": [SLIP + "the error of the average alone"]},
         {"code": "sample_over_average = 1.94\n", "expect": ["1.93939"]},
     ],
     "prox_eigenvalues": [
         {"code": "prox_eigenvalues = [2.0, -0.5, -3.5]\n", "expect": [SLIP + "the PSD constraint is forgotten"]},
-        {"code": "prox_eigenvalues = [2.0, 0.0, -1.5]\n", "expect": [SLIP + "the soft threshold of |lambda|"]},
+        {"code": "prox_eigenvalues = [2.0, 0.0, -1.5]\n", "expect": [SLIP + "the soft threshold of |b_i|"]},
         {"code": "prox_eigenvalues = [3.0, 0.5, 0.0]\n", "expect": [SLIP + "the matrix is projected on the PSD cone"]},
         {"code": "prox_eigenvalues = [0.0, 0.0, 2.0]\n", "expect": ["the reference 2"]},
     ],
@@ -109,10 +109,10 @@ WRONG = {
     ],
     "alpha_cvx_half": [
         {"code": "alpha_cvx_half = 0.375\n", "expect": [SLIP + "the price of convexity is left out"]},
-        {"replace": ("best.fun", "per_d2(0.0)"), "expect": [SLIP + "t = 0 is used"]},
-        {"replace": ("R = np.sqrt(2 * (1 - kappa))", "R = np.sqrt(2)"),
+        {"replace": ("best.fun", "per_d2(0.0)"), "expect": [SLIP + "tau = 0 is used"]},
+        {"replace": ("radius = np.sqrt(2 * (1 - kappa))", "radius = np.sqrt(2)"),
          "expect": [SLIP + "the semicircle radius is sqrt(2)"]},
-        {"replace": ("+ (1 - kappa) * excess(t)", "+ excess(t)"),
+        {"replace": ("+ (1 - kappa) * excess(tau)", "+ excess(tau)"),
          "expect": [SLIP + "the block's weight (1 - kappa) is left out"]},
         {"code": "alpha_cvx_half = 0.42\n", "expect": ["0.422175"]},
     ],
