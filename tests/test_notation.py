@@ -84,3 +84,23 @@ def test_the_normal_density_has_one_letter():
     pages = [NOTATION.read_text(encoding="utf-8")] + [
         "".join("".join(c["source"]) for c in json.loads(p.read_text(encoding="utf-8"))["cells"]) for p in CHAPTERS]
     assert not [p for p in pages if re.search(r"\\phi\b", p)], "write the standard normal density as \\varphi"
+
+
+@pytest.mark.parametrize("number", range(1, len(CHAPTERS) + 1))
+def test_a_letter_has_one_meaning_in_a_chapter(number):
+    """A chapter's table gives each letter one meaning: no row admits a second one ("clash", "not renamed",
+    "elsewhere", "second meaning"), and no undecorated letter heads two rows."""
+    body = tables().get(number, "")
+    rows = [line for line in body.splitlines() if line.startswith("|") and not line.startswith("|---")][1:]
+    admitted = [row[:90] for row in rows if re.search(r"clash|not renamed|elsewhere|second meaning", row, re.I)]
+    assert not admitted, f"chapter {number}: rows that give a letter a second meaning: {admitted}"
+    heads: dict[str, str] = {}
+    twice = []
+    for row in rows:
+        first = re.split(r"(?<!\\)\|", row)[1].strip()
+        bare = re.fullmatch(r"\$\\?([A-Za-z]+)\$", first)
+        if bare:
+            if bare.group(1) in heads:
+                twice.append(first)
+            heads[bare.group(1)] = row
+    assert not twice, f"chapter {number}: letters heading two rows: {twice}"

@@ -328,7 +328,7 @@ def run_gamp(
     Notes
     -----
     The iteration of the module docstring; the estimate is damped as ``w <- damping w + (1 - damping) w_new``.
-    Its state evolution is the model's ``state_evolution`` (chapter 1, eq. ``eq-glm-se``; Rangan 2011,
+    Its state evolution is the model's ``state_evolution`` (chapter 1, eq. ``eq-state-evolution``; Rangan 2011,
     arXiv:1010.5141; Javanmard and Montanari 2013, arXiv:1211.5164).
 
     References
@@ -525,7 +525,7 @@ def iterate_fixed_point(
     Notes
     -----
     ``x_{t+1} = clip(damping x_t + (1 - damping) update(x_t))``; every state evolution of the book is such a
-    recursion (chapter 1, eq. ``eq-glm-se``; chapters 3-5).
+    recursion (chapter 1, eq. ``eq-state-evolution``; chapters 3-5).
     """
     if not callable(update):
         raise TypeError(f"update must be callable, got {update!r}")
@@ -751,7 +751,7 @@ def iterate_state_evolution(
     Notes
     -----
     ``mhat_t = alpha * channel.se_mhat_factor(q_t)``, ``q_{t+1} = prior.se_overlap(mhat_t)`` (chapter 1,
-    eq. ``eq-glm-se``).
+    eq. ``eq-state-evolution``).
 
     References
     ----------

@@ -6,7 +6,7 @@ high-dimensional tokens", arXiv:2410.18858, PRX 2025). A sequence of ``L`` token
 ``X_mu`` in ``R^{d x L}`` with i.i.d. N(0, 1) entries; the teacher is ``S* = U* V*^T/sqrt(r)`` with ``U*`` in
 ``R^{d x r}``, ``V*`` in ``R^{L x r}`` i.i.d. N(0, 1), and the labels are
 
-    y_mu = <X_mu, S*>/sqrt(dL) + sqrt(delta) z_mu = Tr[X_mu^T U* V*^T]/sqrt(d L r) + sqrt(delta) z_mu.
+    y_mu = <X_mu, S*>/sqrt(dL) + sqrt(delta) xi_mu = Tr[X_mu^T U* V*^T]/sqrt(d L r) + sqrt(delta) xi_mu.
 
 Parameters keep the paper's symbols: ``alpha = n/(dL)``, ``beta = L/d``, ``rho = r/min(d, L)`` (``= r/d`` in
 the paper, which takes ``d <= L``), ``delta`` the label-noise variance. Errors are per entry on the unit
@@ -105,7 +105,7 @@ class Dataset(_BaseDataset):
         The input sequences ``X_mu`` (unit-variance entries), one C-contiguous array, so that
         ``X.reshape(n, d * L)`` is a view: the flattened design every algorithm multiplies by.
     y : numpy.ndarray (n,)
-        Labels ``y_mu = <X_mu, S*>/sqrt(dL) + sqrt(delta) z_mu``.
+        Labels ``y_mu = <X_mu, S*>/sqrt(dL) + sqrt(delta) xi_mu``.
     S_star : numpy.ndarray (d, L)
         Teacher ``U* V*^T/sqrt(r)`` on the unit scale.
     U_star : numpy.ndarray (d, r)
@@ -246,7 +246,7 @@ def sample(d: int, alpha: float, *, beta: float, rho: float, delta: float = 0.0,
 
     Notes
     -----
-    ``y_mu = <X_mu, S*>/sqrt(dL) + sqrt(delta) z_mu`` with ``S* = U* V*^T/sqrt(r)`` (``eq-bsr-model``). Draw order
+    ``y_mu = <X_mu, S*>/sqrt(dL) + sqrt(delta) xi_mu`` with ``S* = U* V*^T/sqrt(r)`` (``eq-bsr-model``). Draw order
     (fixed, the order of the authors' code): ``X`` (n, d, L), ``U*`` (d, r), ``V*^T`` (r, L), then the label noise
     (only if ``delta > 0``).
 
@@ -507,17 +507,20 @@ def low_rank_limit_mmse(alpha_lr: float, beta: float, delta: float = 0.0) -> flo
     Notes
     -----
     The limit is matrix sensing of a rank-``r`` matrix with ``r = O(1)``. The rank-one Gaussian spike state
-    evolution [2]_ has the fixed point, with ``t`` the inverse signal-to-noise ratio,
+    evolution [2]_ has the fixed point, with ``s_tilde = rho s`` the inverse signal-to-noise ratio (the noise in
+    units of one spike),
 
-    ``m_u = (beta - t^2)/(beta + t)``, ``m_v = (beta - t^2)/(beta (1 + t))`` (``t^2 < beta``; else 0),
+    ``m_u = (beta - s_tilde^2)/(beta + s_tilde)``, ``m_v = (beta - s_tilde^2)/(beta (1 + s_tilde))``
+    (``s_tilde^2 < beta``; else 0),
 
     so that, closing the loop through the linear channel (``eq-bsr-low-rank-limit``),
 
-    ``E = 1 - (beta - t^2)^2/(beta (1 + t)(beta + t))``, ``t = beta (delta + E)/(alpha_LR (1 + beta))``.
+    ``E = 1 - (beta - s_tilde^2)^2/(beta (1 + s_tilde)(beta + s_tilde))``,
+    ``s_tilde = beta (delta + E)/(alpha_LR (1 + beta))``.
 
     ``E = 1`` up to the weak-recovery threshold ``alpha_LR = (1 + delta) sqrt(beta)/(1 + beta)``; without noise
     ``E -> 0`` at ``alpha_LR = 1`` and ``E = 0`` above. ``beta = 1``, ``delta = 0``: ``E = 4 alpha_LR (1 - alpha_LR)``
-    on ``[1/2, 1]``; ``beta = inf``: ``E = t/(1 + t)``. The root is found by Brent's method.
+    on ``[1/2, 1]``; ``beta = inf``: ``E = s_tilde/(1 + s_tilde)``. The root is found by Brent's method.
     :func:`bayes_optimal_mmse` at ``alpha = alpha_LR (1 + beta) rho/beta`` converges to it as ``rho -> 0``.
 
     References
@@ -1165,7 +1168,7 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter
     precision : {"derivative", "empirical"}, optional
         The book's recipe (``eq-gamp-rie-recipe``) ``A = c alpha mean_mu(sum_k -dg_{mu,k}/domega_k)`` with the
         RIE told the noise ``1/(c A)``; this rectangular model has ``c = 1`` and one output per sample, so
-        ``A = alpha/W`` and the noise is ``1/A`` (default, with the residual floor ``W`` of
+        ``A = alpha/V_bar`` and the noise is ``1/A`` (default, with the residual floor ``V_bar`` of
         :class:`~solvable.channels.LinearChannel`). ``"empirical"``: ``A = alpha mean(g^2)``, which has a false
         fixed point where ``V`` exceeds the actual error.
     damp : {"output", "estimate", "both"}, optional
@@ -1202,7 +1205,7 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter
     Per iteration (``eq-bsr-gamp``)::
 
         V_new = C_hat;  omega_new = <X, S_hat>/sqrt(dL) - g V_new        (Onsager term with the old g)
-        W = max(delta + V, mean((y - omega)^2));  g = (y - omega)/W;  A = alpha/W
+        V_bar = max(delta + V, mean((y - omega)^2));  g = (y - omega)/V_bar;  A = alpha/V_bar
         S_hat, C_hat = RIE(S_hat + X^T g/(A sqrt(dL)), noise 1/A), mmse_den(beta, rho, 1/A)
 
     Cost per iteration: one forward and one adjoint product with the ``(n, dL)`` design and one ``d x L`` SVD.
@@ -1467,8 +1470,8 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | 
         Plain full-batch gradient descent (default, the paper's protocol) or Adam
         (:class:`solvable.gd.Adam`, with the same ``lr``).
     n_inits : int, optional
-        Independent initialisations ``K`` (``K d L`` numbers at most :data:`solvable.validation.MAX_ELEMENTS`);
-        default 32, enough for the average of the runs to approach the posterior mean (``1 + 1/K``).
+        Independent initialisations ``J`` (``J d L`` numbers at most :data:`solvable.validation.MAX_ELEMENTS`);
+        default 32, enough for the average of the runs to approach the posterior mean (``1 + 1/J``).
     width : int or None, optional
         Student width ``p`` (``None``: the teacher's ``r``). With the ``1/sqrt(p)`` scaling, ``S = U V^T/sqrt(p)``
         has entries of the prior's scale whatever ``p``.

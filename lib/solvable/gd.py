@@ -5,7 +5,7 @@ regression, ``S = W^T W/sqrt(m d)`` in quadratic networks, ``S = W W^T/sqrt(r d)
 full-batch descent on a loss. :func:`run_gd` needs only
 
 - an **objective** (:class:`Objective`): ``loss_and_gradient(params) -> (loss, grads)`` and
-  ``matrix(params) -> S``, batched over a leading axis of ``K`` independent runs, and ``loss_scale``, the
+  ``matrix(params) -> S``, batched over a leading axis of ``J`` independent runs, and ``loss_scale``, the
   denominator of the relative training loss that ``tol`` is compared with;
 - an **optimiser step** (:class:`Optimiser`): :class:`GradientStep` (``params -= lr * grad``) or :class:`Adam`.
 
@@ -29,7 +29,7 @@ whose gradient the chain rule splits into the two parts that change between mode
 The softmax students of the attention-indexed model are another objective
 (``solvable.attention.StudentLoss``) on the same loop.
 
-``K`` initialisations on the same data run as one batched computation per step (one matrix product per
+``J`` initialisations on the same data run as one batched computation per step (one matrix product per
 operation, no Python loop over samples or initialisations); averaging their final ``S`` gives "averaged GD".
 
 The loop, the optimisers, :class:`SquareLoss` and the parametrisations are written against the Python array API
@@ -82,9 +82,9 @@ __all__ = [
 class Objective(Protocol):
     """A batched training loss, the interface :func:`run_gd` descends on.
 
-    ``loss_and_gradient(params) -> (loss, grads)`` returns the loss of each of the ``K`` runs, shape ``(K,)``,
+    ``loss_and_gradient(params) -> (loss, grads)`` returns the loss of each of the ``J`` runs, shape ``(J,)``,
     and its gradient, a tuple shaped like ``params``; ``matrix(params)`` returns the learned matrices, shape
-    ``(K, *shape)`` (for the errors and the average); ``loss_scale > 0`` is the denominator of the relative
+    ``(J, *shape)`` (for the errors and the average); ``loss_scale > 0`` is the denominator of the relative
     training loss ``loss / loss_scale`` that ``tol`` is compared with. :class:`SquareLoss` is one;
     ``solvable.attention.StudentLoss`` another.
     """
@@ -92,24 +92,24 @@ class Objective(Protocol):
     loss_scale: float
 
     def loss_and_gradient(self, params):
-        """Loss of each run, shape ``(K,)``, and its gradient, a tuple of arrays shaped like ``params``."""
+        """Loss of each run, shape ``(J,)``, and its gradient, a tuple of arrays shaped like ``params``."""
         ...
 
     def matrix(self, params):
-        """The learned matrix of each run, shape ``(K, *shape)``."""
+        """The learned matrix of each run, shape ``(J, *shape)``."""
         ...
 
 
 class Optimiser(Protocol):
     """An optimiser step on batched parameters: :class:`GradientStep` or :class:`Adam`.
 
-    ``init(params) -> state`` returns the optimiser's state (a tuple of arrays with the leading ``K`` axis) and
+    ``init(params) -> state`` returns the optimiser's state (a tuple of arrays with the leading ``J`` axis) and
     ``step(params, grads, state, t) -> (params, state)`` makes step ``t = 0, 1, ...``; both act elementwise on
     each run, so runs frozen by :func:`run_gd` can be left out of a step.
     """
 
     def init(self, params):
-        """The optimiser's initial state for ``params``: a tuple of arrays, each with the leading ``K`` axis."""
+        """The optimiser's initial state for ``params``: a tuple of arrays, each with the leading ``J`` axis."""
         ...
 
     def step(self, params, grads, state, t):
@@ -208,29 +208,29 @@ class Adam:
 class Measurement(Protocol):
     """A linear map of a batch of matrices, the ``M`` of :class:`SquareLoss`.
 
-    ``forward(S)`` maps matrices of shape ``(K, *shape)`` to predictions of shape ``(K, n)``, and ``adjoint(g)``
-    maps ``(K, n)`` back to ``(K, *shape)``; e.g. :class:`solvable.bsr.BilinearMap`.
+    ``forward(S)`` maps matrices of shape ``(J, *shape)`` to predictions of shape ``(J, n)``, and ``adjoint(g)``
+    maps ``(J, n)`` back to ``(J, *shape)``; e.g. :class:`solvable.bsr.BilinearMap`.
     """
 
     def forward(self, S):
-        """Predictions of each run, shape ``(K, n)``, for matrices ``S`` of shape ``(K, *shape)``."""
+        """Predictions of each run, shape ``(J, n)``, for matrices ``S`` of shape ``(J, *shape)``."""
         ...
 
     def adjoint(self, g):
-        """The adjoint map: ``(K, n)`` to ``(K, *shape)``."""
+        """The adjoint map: ``(J, n)`` to ``(J, *shape)``."""
         ...
 
 
 class Parametrisation(Protocol):
     """A factorisation of the learned matrix, the ``S(params)`` of :class:`SquareLoss`.
 
-    ``matrix(params)`` returns the matrices, shape ``(K, *shape)``, and ``pullback(params, G)`` the gradient with
+    ``matrix(params)`` returns the matrices, shape ``(J, *shape)``, and ``pullback(params, G)`` the gradient with
     respect to ``params`` (a tuple shaped like ``params``) given ``G = dloss/dS``; e.g. :class:`LowRankProduct`,
     :class:`SymmetricSquare`.
     """
 
     def matrix(self, params):
-        """The matrix of each run, shape ``(K, *shape)``."""
+        """The matrix of each run, shape ``(J, *shape)``."""
         ...
 
     def pullback(self, params, G):
@@ -242,7 +242,7 @@ class Parametrisation(Protocol):
 class LowRankProduct:
     r"""The factorisation ``S = U V^T / sqrt(r)`` of bilinear sequence regression, as a :class:`Parametrisation`.
 
-    The parameters are ``(U, V)`` with ``U`` of shape ``(K, d, r)`` and ``V`` of shape ``(K, L, r)``.
+    The parameters are ``(U, V)`` with ``U`` of shape ``(J, d, r)`` and ``V`` of shape ``(J, L, r)``.
 
     Parameters
     ----------
@@ -288,7 +288,7 @@ class LowRankProduct:
 class SymmetricSquare:
     r"""The factorisation ``S = W^T W / sqrt(m d)`` of quadratic networks, as a :class:`Parametrisation`.
 
-    The parameters are ``(W,)`` with ``W`` of shape ``(K, m, d)`` (the paper's normalisation).
+    The parameters are ``(W,)`` with ``W`` of shape ``(J, m, d)`` (the paper's normalisation).
 
     Parameters
     ----------
@@ -414,28 +414,28 @@ class SquareLoss:
 
 @record
 class GDResult:
-    r"""Outcome of :func:`run_gd`: ``K`` initialisations trained on the same data.
+    r"""Outcome of :func:`run_gd`: ``J`` initialisations trained on the same data.
 
     Parameters
     ----------
-    estimates : array of shape (K, \*shape)
+    estimates : array of shape (J, \*shape)
         The final matrix ``S_k`` of each run.
     average : array of shape (\*shape)
         Averaged GD, ``mean_k S_k``.
-    errors : array of shape (K,)
+    errors : array of shape (J,)
         Error of each ``S_k`` against the target (NaN without a target).
     average_error : float
         Error of ``average`` against the target (NaN without a target).
-    losses : array of shape (K,)
+    losses : array of shape (J,)
         Final relative training loss ``loss_k / loss_scale`` of each run (for :class:`SquareLoss`,
         the loss over ``sum(y**2)``).
-    steps : array of int, shape (K,)
+    steps : array of int, shape (J,)
         Steps taken by each run (a run stops once its relative loss is below ``tol``).
-    converged : array of bool, shape (K,)
+    converged : array of bool, shape (J,)
         Whether each run reached ``tol``.
-    loss_history : array of shape (T, K)
+    loss_history : array of shape (T, J)
         Relative training loss every ``record_every`` steps (row 0 at step 0).
-    error_history : array of shape (T, K) or None
+    error_history : array of shape (T, J) or None
         Error of each run against the target at the same steps (NaN without a target); with
         ``loss_history`` it shows what early stopping at a given training loss would have given.
     """
@@ -452,7 +452,7 @@ class GDResult:
 
     @property
     def n_inits(self) -> int:
-        """Number of runs ``K``."""
+        """Number of runs ``J``."""
         return self.estimates.shape[0]
 
     @property
@@ -469,7 +469,7 @@ def _mean_square_error(estimates, target):
 
 
 def loss_and_gradient(measurement: Measurement, parametrisation: Parametrisation, y, params):
-    r"""Square loss of each of ``K`` runs and its gradient with respect to the factors.
+    r"""Square loss of each of ``J`` runs and its gradient with respect to the factors.
 
     The loss and gradient of :class:`SquareLoss` without building the objective by hand.
 
@@ -482,11 +482,11 @@ def loss_and_gradient(measurement: Measurement, parametrisation: Parametrisation
     y : array of shape (n,)
         The labels.
     params : tuple of arrays
-        The factors, each with a leading axis of ``K`` runs.
+        The factors, each with a leading axis of ``J`` runs.
 
     Returns
     -------
-    loss : ndarray of shape (K,)
+    loss : ndarray of shape (J,)
         :math:`\mathcal{L} = \sum_\mu (\hat y_\mu - y_\mu)^2 / 4` of each run.
     grads : tuple of ndarrays
         The gradient, shaped like ``params``.
@@ -507,7 +507,7 @@ def loss_and_gradient(measurement: Measurement, parametrisation: Parametrisation
     """
     objective = SquareLoss(measurement, parametrisation, y)
     if not isinstance(params, (tuple, list)) or len(params) == 0:
-        raise TypeError("params must be a non-empty tuple of arrays with a leading (K) axis")
+        raise TypeError("params must be a non-empty tuple of arrays with a leading (J) axis")
     params = tuple(check_array("params", p) for p in params)
     return objective.loss_and_gradient(params)
 
@@ -516,7 +516,7 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
            tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10, target=None,
            error: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None, warn: bool = True,
            dtype=np.float64) -> GDResult:
-    """Full-batch descent on a batched objective for ``K`` initialisations at once: the one optimiser loop.
+    """Full-batch descent on a batched objective for ``J`` initialisations at once: the one optimiser loop.
 
     Each step computes ``loss, grads = objective.loss_and_gradient(params)`` for all runs in one batched
     computation, then ``params, state = optimiser.step(params, grads, state, t)``. A run whose relative loss
@@ -528,7 +528,7 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     objective : Objective
         The batched loss, e.g. :class:`SquareLoss`.
     params0 : tuple of arrays
-        Initial parameters, each with a leading axis of ``K`` runs (copied, not modified). NumPy arrays (or
+        Initial parameters, each with a leading axis of ``J`` runs (copied, not modified). NumPy arrays (or
         array_likes), or arrays of one other array-API library (PyTorch, CuPy, ``array_api_strict``), on any
         device: the descent then runs in that namespace, on that device, with the objective's data there too.
     lr : float, optional
@@ -547,7 +547,7 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
         The teacher's matrix ``S*``; with it, ``error(estimates, target)`` gives ``errors`` and ``error_history``.
         Moved to the device of the parameters, in float64.
     error : callable, optional
-        ``error(S, target)`` -> one error per run for matrices ``S`` of shape ``(K, *shape)``, both float64
+        ``error(S, target)`` -> one error per run for matrices ``S`` of shape ``(J, *shape)``, both float64
         arrays of the parameters' namespace (NumPy arrays for NumPy parameters); default: the per-entry mean
         square error ``mean((S_k - target)**2)``.
     warn : bool, default True
@@ -585,7 +585,7 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
 
     Notes
     -----
-    One step is array-API calls on the parameters' device; the ``K`` losses come to the host (NumPy) for the
+    One step is array-API calls on the parameters' device; the ``J`` losses come to the host (NumPy) for the
     stopping rule and the histories, and the runs still active are selected with a boolean mask. Check
     ``losses`` before reading off errors: a too-large step can bounce at a relative loss well above ``tol``
     without diverging. With ``float32`` a relative loss of ``tol = 1e-6`` means residuals of relative
@@ -613,7 +613,7 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
     if not isinstance(params0, (tuple, list)) or len(params0) == 0:
-        raise TypeError("params0 must be a non-empty tuple of arrays with a leading (K) axis")
+        raise TypeError("params0 must be a non-empty tuple of arrays with a leading (J) axis")
     if all(backend.is_non_numpy_array(p) for p in params0):  # run in their namespace, on their device
         xp = backend.namespace(*params0)
         params = tuple(xp.astype(p, getattr(xp, dtype.name), copy=True) for p in params0)
@@ -621,10 +621,10 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
         params = tuple(np.array(p, dtype=dtype, copy=True) for p in params0)
         xp = backend.namespace(*params)
     if any(p.ndim < 1 for p in params) or not all(bool(xp.all(xp.isfinite(p))) for p in params):
-        raise ValueError("params0 must be arrays of finite numbers with a leading (K) axis")
-    K = params[0].shape[0]
-    if K < 1 or any(p.shape[0] != K for p in params):
-        raise ValueError(f"params0 arrays must share their leading (K) axis, got shapes "
+        raise ValueError("params0 must be arrays of finite numbers with a leading (J) axis")
+    J = params[0].shape[0]
+    if J < 1 or any(p.shape[0] != J for p in params):
+        raise ValueError(f"params0 arrays must share their leading (J) axis, got shapes "
                          f"{[tuple(p.shape) for p in params]}")
     dev = array_api_compat.device(params[0])
     scale = float(objective.loss_scale)
@@ -635,7 +635,7 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
         target = xp.asarray(np.asarray(backend.to_numpy(target), dtype=float), device=dev)
         err_fn = _mean_square_error if error is None else error
 
-        def errors_of(S):  # on the device, in float64; K numbers come back to the host
+        def errors_of(S):  # on the device, in float64; J numbers come back to the host
             S = S if S.dtype == xp.float64 else xp.astype(S, xp.float64)
             return np.asarray(backend.to_numpy(err_fn(S, target)), dtype=float)
     else:
@@ -646,8 +646,8 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     loss, grads = objective.loss_and_gradient(params)
     loss = np.array(backend.to_numpy(loss), dtype=float)
     first = loss / scale
-    active = np.ones(K, dtype=bool)
-    steps = np.zeros(K, dtype=int)
+    active = np.ones(J, dtype=bool)
+    steps = np.zeros(J, dtype=int)
     history, error_history = [], []
     step = 0
     while True:
@@ -661,7 +661,7 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
             active &= rel >= tol
         if not active.any() or step == max_steps:
             break
-        if active.all():  # one batched step over all K runs
+        if active.all():  # one batched step over all J runs
             params, state = optimiser.step(params, grads, state, step)
             loss, grads = objective.loss_and_gradient(params)
             loss = np.array(backend.to_numpy(loss), dtype=float)
@@ -680,17 +680,17 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
         steps += active
         step += 1
     rel = loss / scale
-    converged = rel < tol if not fixed_length else np.zeros(K, dtype=bool)
+    converged = rel < tol if not fixed_length else np.zeros(J, dtype=bool)
     if warn and not fixed_length and not converged.all():
         warnings.warn(
-            f"gradient descent stopped at its cap of {max_steps} steps with {int((~converged).sum())} of {K} "
+            f"gradient descent stopped at its cap of {max_steps} steps with {int((~converged).sum())} of {J} "
             f"runs above tol {tol:.1e} (relative loss up to {rel.max():.2e})",
             ConvergenceWarning,
             stacklevel=2,
         )
     if max_steps > 0 and np.any(rel > first):
         warnings.warn(
-            f"{int(np.sum(rel > first))} of {K} runs ended with a larger training loss than they started with "
+            f"{int(np.sum(rel > first))} of {J} runs ended with a larger training loss than they started with "
             f"(up to {rel.max():.2e} against {first.max():.2e}): the step is too large (lower lr)",
             ConvergenceWarning,
             stacklevel=2,

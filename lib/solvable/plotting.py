@@ -21,6 +21,7 @@ from .validation import check_positive
 
 __all__ = [
     "BASE_PT",
+    "GREY_LEVEL_GAP",
     "MIN_PRINTED_PT",
     "PRINT_WIDTH_IN",
     "experiment_points",

@@ -7,10 +7,11 @@ SLIP = "This is what one gets when "
 
 WRONG = {
     "mmse_den_wide": [
-        # the other root of the quadratic for g_Sigma(-s)
-        {"replace": ("(np.sqrt(a**2 + 4 * rho * s) - a) / (2 * s)", "(-np.sqrt(a**2 + 4 * rho * s) - a) / (2 * s)"),
+        # the other root of the quadratic for G_Sigma(-s)
+        {"replace": ("(upsilon - np.sqrt(upsilon**2 + 4 * rho * s)) / (2 * s)",
+                     "(upsilon + np.sqrt(upsilon**2 + 4 * rho * s)) / (2 * s)"),
          "expect": [SLIP + "the other root of the quadratic is kept", "mmse_den_wide(noise=<array of shape (16,)>, rho=0.2)"]},
-        # Sigma read as chapter 2's Wishart matrix: g_Sigma(-s) = -G_S(-s), without the factor sqrt(rho)
+        # Sigma read as chapter 2's Wishart matrix, without the factor sqrt(rho)
         {"code": "import numpy as np\n\n\ndef mmse_den_wide(noise, rho):\n    s = np.asarray(noise, float)\n"
                  "    k = rho  # chapter 2: z G^2 - (1 - k + sqrt(k) z) G + sqrt(k) = 0 at z = -s\n"
                  "    z = -s\n    b = 1 - k + np.sqrt(k) * z\n"
@@ -26,11 +27,12 @@ WRONG = {
                  "        out.append(s * (1 - s * g))\n    return np.array(out)\n",
          "expect": [SLIP + "the mass 1 - rho of the Marchenko-Pastur law at zero is left out"]},
         # Sigma normalised by d: the variance of the signal read as rho
-        {"replace": ("a = rho * s + rho - 1.0\n    g = (np.sqrt(a**2 + 4 * rho * s) - a) / (2 * s)",
-                     "t = s / rho\n    a = rho * t + rho - 1.0\n    g = (np.sqrt(a**2 + 4 * rho * t) - a) / (2 * t) / rho"),
+        {"replace": ("upsilon = rho * s + rho - 1.0\n    G = (upsilon - np.sqrt(upsilon**2 + 4 * rho * s)) / (2 * s)",
+                     "t = s / rho\n    upsilon = rho * t + rho - 1.0\n"
+                     "    G = (upsilon - np.sqrt(upsilon**2 + 4 * rho * t)) / (2 * t) / rho"),
          "expect": [SLIP + "Sigma is normalised by d instead of r"]},
-        # a sign slip in a = rho s + rho - 1: no named slip, but the noise level where it differs
-        {"replace": ("a = rho * s + rho - 1.0", "a = rho * s - rho + 1.0"),
+        # a sign slip in upsilon = rho s + rho - 1: no named slip, but the noise level where it differs
+        {"replace": ("upsilon = rho * s + rho - 1.0", "upsilon = rho * s - rho + 1.0"),
          "expect": ["the result is", "at noise ="]},
         # the closed form typed from memory with the 4 forgotten in the discriminant
         {"replace": ("4 * rho * s", "rho * s"), "expect": ["mmse_den_wide(noise=<array of shape (16,)>, rho=0.2)"]},
@@ -60,7 +62,7 @@ WRONG = {
         {"replace": ("np.kron(np.eye(d), V)", "np.kron(V, np.eye(d))"), "expect": ["differential_rank(U="]},
     ],
     "bsr_state_evolution": [
-        # the label noise left out of W^t: the noisy case fails
+        # the label noise left out of the output variance: the noisy case fails
         {"replace": ("A = alpha / (delta + errors[-1])", "A = alpha / errors[-1]"),
          "expect": [SLIP + "the label noise delta is left out", "delta=0.5", "at iteration"]},
         # the noise variance returned in place of the precision
@@ -98,15 +100,15 @@ WRONG = {
         {"replace": ("omega_new = F.forward(S) - C * g  # Onsager term: V_new = C_hat, old g\n        V = damping * V + (1 - damping) * C",
                      "V = damping * V + (1 - damping) * C\n        omega_new = F.forward(S) - V * g"),
          "expect": ["n_iter=2", "at iteration 2"]},
-        # the residual floor left out: W = delta + V (it matters from the third iteration on)
-        {"replace": ("W = max(delta + V, np.mean((y - omega) ** 2))", "W = delta + V"),
+        # the residual floor left out: V_bar = delta + V (it matters from the third iteration on)
+        {"replace": ("V_bar = max(delta + V, np.mean((y - omega) ** 2))", "V_bar = delta + V"),
          "expect": ["n_iter=10", "at iteration 3"]},
         # the empirical precision alpha mean(g^2) instead of the derivative one
-        {"replace": ("g, A = (y - omega) / W, data.alpha / W  # derivative precision",
-                     "g = (y - omega) / W\n        A = data.alpha * np.mean(g**2)"),
+        {"replace": ("g, A = (y - omega) / V_bar, data.alpha / V_bar  # derivative precision",
+                     "g = (y - omega) / V_bar\n        A = data.alpha * np.mean(g**2)"),
          "expect": [SLIP + "the precision is the empirical alpha mean(g^2)", "n_iter=1", "at iteration 1"]},
         # the same with the previous g (zero at the start): no precision at all
-        {"replace": ("data.alpha / W  # derivative precision", "data.alpha * np.mean(g**2)"),
+        {"replace": ("data.alpha / V_bar  # derivative precision", "data.alpha * np.mean(g**2)"),
          "expect": ["n_iter=1", "the result is nan at iteration 1"]},
         # no damping of the output state
         {"replace": ("omega = damping * omega + (1 - damping) * omega_new", "omega = omega_new"),
@@ -143,9 +145,9 @@ WRONG = {
         {"code": "mmse_wide = 0.45\n", "expect": ["has shape"]},
     ],
     "e_inf_estimate": [
-        {"code": "e_inf_estimate = 0.5\n", "expect": [SLIP + "the averaged error e_K is taken"]},
-        {"code": "e_inf_estimate = (32 * 0.5 - 0.8) / 32\n", "expect": [SLIP + "(K e_K - e_1) is divided by K"]},
-        {"code": "e_inf_estimate = 0.5 - 0.3 / 32\n", "expect": [SLIP + "the correction (e_1 - e_K)/K"]},
+        {"code": "e_inf_estimate = 0.5\n", "expect": [SLIP + "the averaged error e_J is taken"]},
+        {"code": "e_inf_estimate = (32 * 0.5 - 0.8) / 32\n", "expect": [SLIP + "(J e_J - e_1) is divided by J"]},
+        {"code": "e_inf_estimate = 0.5 - 0.3 / 32\n", "expect": [SLIP + "the correction (e_1 - e_J)/J"]},
         {"code": "e_inf_estimate = 0.8 - 0.5\n", "expect": ["e_inf from e_1", "Hint:"]},
     ],
 }
