@@ -147,6 +147,22 @@ def test_no_error_outputs(notebook):
     assert not errors, f"{path.name}: error outputs committed: {errors}"
 
 
+def test_figures_print_apart_in_greyscale(notebook):
+    """No figure's legend holds entries that differ by colour only (`solvable.plotting.finish` warns about them,
+    and a warning committed with the outputs would pass nbval)."""
+    path, nb = notebook
+    twins = [
+        f"cell {i}: {line.strip()[:120]}"
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "stream"
+        for line in o.get("text", "").splitlines()
+        if "differ by colour only" in line
+    ]
+    assert not twins, f"{path.name}: figures that a greyscale print cannot read: {twins}"
+
+
 def test_widget_state_saved(notebook):
     """A widget view renders on the static website only if its model is in the saved widget state."""
     path, nb = notebook
