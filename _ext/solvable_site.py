@@ -41,14 +41,20 @@ Out of the box, a Jupyter Book 1.x page loads MathJax and the ipywidgets manager
    dense screens, are re-encoded for the website as 256-colour PNGs (a third of the bytes; for a matplotlib plot the
    mean pixel difference is below 0.1/255); the notebooks and the PDF keep the originals.
 
-8. **Publishes the PDF with the site.** When the whole-book PDF was built first (`jupyter-book build . --builder
-   pdflatex`, which writes `_build/latex/solvable-models-of-learning.pdf`), the HTML build copies it to the root of
-   the site, where the landing page links it.
+8. **Publishes the printed set with the site.** When the printed set was built first (`jupyter-book build .
+   --builder pdflatex`, which writes the lecture notes, the chapter handouts, the problem sheets, the tutor's booklet
+   and the reference to `_build/latex/printed/` with `printed-set.json`, see `_ext/solvable_print.py`), the HTML
+   build copies them to `pdf/` in the site, and the directive `printed-set` (on the landing page) lists them with
+   their page counts. Without them, it says how to build them.
 
 9. **Launches the reader's notebook.** The launch buttons of a chapter (Binder, Colab) open its reader notebook,
    `notebooks/NN_name.ipynb`, written from the chapter by `tools/reader_notebooks.py` in plain Markdown (JupyterLab,
    Notebook and Colab know no MyST: the chapter's source would show its directives and roles as raw text). The
    download button keeps the chapter's source.
+
+10. **Presentation mode to teach from** (`_ext/static/solvable_site.js`, `solvable_site.css`): the key P or the
+   header's button; the arrow keys and a bar of buttons move between the page's sections and pages, a list jumps
+   to a section; every figure fits the screen's height.
 
 `tests/test_site.py` checks all of this in headless Chromium with every request outside localhost blocked, and
 `tests/test_pdf.py` the PDF (item 8). The print edition of the PDF is `_ext/solvable_print.py`.
@@ -56,14 +62,18 @@ Out of the box, a Jupyter Book 1.x page loads MathJax and the ipywidgets manager
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
+
+from docutils import nodes
 
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.ext.mathjax import MATHJAX_URL
 from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
 
 logger = logging.getLogger(__name__)
 
@@ -184,7 +194,6 @@ def launch_reader_notebook(app: Sphinx, pagename: str, templatename: str, contex
 
 
 FONT_AWESOME_SCRIPT = re.compile(r"""[ \t]*<script\b[^>]*\bsrc=["'][^"']*_static/scripts/fontawesome\.js[^"']*["'][^>]*>\s*</script>\n?""")
-PDF_NAME = "solvable-models-of-learning.pdf"  # latex_documents.targetname in _config.yml, with .pdf
 
 
 def lighten_site(app: Sphinx, exception: Exception | None) -> None:
@@ -228,14 +237,67 @@ def _palette_png(path: Path) -> None:
         path.write_bytes(buffer.getvalue())
 
 
+PRINTED = ("latex", "printed")  # where _ext/solvable_print.py cuts the printed set, under _build/
+PRINTED_MANIFEST = "printed-set.json"
+PUBLISHED_PDF_DIR = "pdf"  # where the site publishes it
+#: The order and wording of the landing page's list (kinds of printed-set.json).
+PRINTED_KINDS = {
+    "notes": "the five chapters with their worked solutions, the notation, the bibliography and the index",
+    "handout": "the chapter with its exercises and hints (its problem sheet), without solutions",
+    "sheets": "every exercise with its hints, one sheet a chapter, without solutions",
+    "booklet": "the lecture plan and every worked solution, with the page numbers of the lecture notes",
+    "reference": "the reproductions of the papers and the API reference",
+}
+
+
+def printed_set(app: Sphinx) -> tuple[Path, dict]:
+    """Where the printed set lies and its manifest ({} when it has not been built)."""
+    folder = Path(app.outdir).parent.joinpath(*PRINTED)
+    manifest = folder / PRINTED_MANIFEST
+    return folder, (json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else {})
+
+
+class PrintedSetDirective(SphinxDirective):
+    """``printed-set``: a list of the printed set's PDFs with their page counts, linked where the site publishes them
+    (item 8 above)."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        folder, manifest = printed_set(self.env.app)
+        self.env.note_dependency(str(folder / PRINTED_MANIFEST))
+        if not manifest:
+            paragraph = nodes.paragraph("", "The printed set is built by ")
+            paragraph += nodes.literal("", "jupyter-book build . --builder pdflatex")
+            paragraph += nodes.Text(" before the website (README, \"For a lecturer\"), which then lists it here.")
+            return [paragraph]
+        prefix = "../" * self.env.docname.count("/")
+        items = nodes.bullet_list(classes=["solvable-printed-set"])
+        for kind, what in PRINTED_KINDS.items():
+            for name, part in manifest.items():
+                if part["kind"] != kind:
+                    continue
+                item = nodes.paragraph()
+                url = f"{prefix}{PUBLISHED_PDF_DIR}/{name}"
+                item += nodes.reference("", part["title"], refuri=url, classes=["solvable-printed-pdf"])
+                item += nodes.Text(f" (PDF, {part['pages']} pages): {what}.")
+                items += nodes.list_item("", item)
+        return [items]
+
+
 def publish_pdf(app: Sphinx, exception: Exception | None) -> None:
-    """Copy the whole-book PDF, if it was built, to the root of the site (item 8 above)."""
+    """Copy the printed set, if it was built, to pdf/ in the site (item 8 above)."""
     if exception is not None or app.builder.format != "html":
         return
-    pdf = Path(app.outdir).parent / "latex" / PDF_NAME
-    if pdf.is_file():
-        shutil.copy2(pdf, Path(app.outdir) / PDF_NAME)
-        logger.info(f"PDF of the book copied from {pdf} to the root of the site")
+    folder, manifest = printed_set(app)
+    if not manifest:
+        return
+    target = Path(app.outdir) / PUBLISHED_PDF_DIR
+    target.mkdir(exist_ok=True)
+    for name in manifest:
+        shutil.copy2(folder / name, target / name)
+    shutil.copy2(folder / PRINTED_MANIFEST, target / PRINTED_MANIFEST)
+    logger.info(f"printed set ({len(manifest)} PDFs) copied from {folder} to {target}")
 
 
 def add_static_files(app: Sphinx) -> None:
@@ -254,4 +316,5 @@ def setup(app: Sphinx) -> dict:
     app.connect("build-finished", copy_mathjax)
     app.connect("build-finished", lighten_site)
     app.connect("build-finished", publish_pdf)
+    app.add_directive("printed-set", PrintedSetDirective)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

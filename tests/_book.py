@@ -2,7 +2,7 @@
 
 `build_book` runs the README's build command (`jupyter-book build . -W -n --keep-going`) with `--path-output` pointing
 at a temporary folder, so the repository is only read. Where XeLaTeX and latexmk are installed (.ci/run installs them,
-like Chromium), it first builds the whole-book PDF into the same folder (`jupyter-book build . --builder pdflatex`, as
+like Chromium), it first builds the printed set into the same folder (`jupyter-book build . --builder pdflatex`, as
 the Pages workflow does), so that the HTML build publishes it next to the landing page. Under pytest-xdist every worker asks for the book, but it is
 built once: the first worker builds it under a lock in the session's shared temporary folder, the others wait and reuse
 it (POSIX file lock; where `fcntl` is missing, each worker builds its own copy).
@@ -69,7 +69,11 @@ class Book:
     pdf_returncode: int | None = None  # None when TeX is missing and the PDF was not attempted
 
 
-PDF_NAME = "solvable-models-of-learning.pdf"  # latex_documents.targetname in _config.yml, with .pdf
+PDF_NAME = "solvable-models-of-learning.pdf"  # latex_documents.targetname in _config.yml, with .pdf: the compiled
+# document, which _ext/solvable_print.py cuts into the printed set (_build/latex/printed/, published under pdf/)
+PRINTED_DIR = ("latex", "printed")
+PRINTED_MANIFEST = "printed-set.json"
+PUBLISHED_PDF_DIR = "pdf"
 TEX_PROGRAMS = ("xelatex", "latexmk")
 
 
@@ -96,7 +100,17 @@ def _exclusive(lock_path: Path):
 
 
 def build_book(tmp_path_factory) -> Book:
-    """Build the book once per test session (shared by the pytest-xdist workers) and describe the result."""
+    """Build the book once per test session (shared by the pytest-xdist workers) and describe the result.
+
+    With SOLVABLE_REUSE_BOOK=<folder>, the build of an earlier session (its `book` folder, holding book-build.json) is
+    reused as it is: a rerun of the browser or PDF tests after editing only a test. CI never sets it.
+    """
+    reuse = os.environ.get("SOLVABLE_REUSE_BOOK")
+    if reuse:
+        out = Path(reuse)
+        result = json.loads((out / "book-build.json").read_text(encoding="utf-8"))
+        pdf_path = out / "_build" / "latex" / PDF_NAME
+        return Book(html=out / "_build" / "html", pdf=pdf_path if pdf_path.is_file() else None, **result)
     base = tmp_path_factory.getbasetemp()
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     try:
@@ -106,10 +120,10 @@ def build_book(tmp_path_factory) -> Book:
     except ImportError:
         shared = base
     out = shared / "book"
-    result_file = shared / "book-build.json"
+    result_file = out / "book-build.json"
     with _exclusive(shared / "book-build.lock"):
+        out.mkdir(parents=True, exist_ok=True)
         if not result_file.exists():
-            out.mkdir(parents=True, exist_ok=True)
             watched = [ROOT / "_build", ROOT / ".jupyter_cache"]
             existed = {p for p in watched if p.exists()}
             # The `jupyter-book` console script, run by this interpreter: the same environment as the tests.

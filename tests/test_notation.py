@@ -1,6 +1,6 @@
-"""One notation in fact: every symbol of a chapter's display equations is in that chapter's table of `notation.md`.
+"""One notation in fact: every symbol of a chapter's display equations is in that chapter's table of `symbols.md`.
 
-`notation.md` has one section per chapter ("Chapter N: ..."), whose table lists, in its first column, every symbol the
+`symbols.md` has one section per chapter ("Chapter N: ..."), whose table lists, in its first column, every symbol the
 chapter uses. The symbols of a formula are its letters: Latin letters, Greek letters (``\\alpha``), and blackboard,
 calligraphic or script capitals (``\\mathbb{E}``, ``\\mathcal{N}``), with their decorations dropped (``\\hat S`` and
 ``S^\\star`` are both ``S``: the table says what each decoration means); words set upright (``\\mathrm{mmse}``,
@@ -18,6 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
 NOTATION = ROOT / "notation.md"
+SYMBOLS = ROOT / "symbols.md"  # the per-chapter tables
 GREEK = set("""alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi
 rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi
 Omega""".split())
@@ -52,7 +53,7 @@ def test_symbols_are_letters_without_decorations_or_names():
 
 
 def tables() -> dict[int, str]:
-    return {int(number): body for number, body in SECTION.findall(NOTATION.read_text(encoding="utf-8"))}
+    return {int(number): body for number, body in SECTION.findall(SYMBOLS.read_text(encoding="utf-8"))}
 
 
 def listed(body: str) -> set[str]:
@@ -77,11 +78,11 @@ def test_every_symbol_of_a_chapters_equations_is_in_its_table(path):
                 for symbol in symbols(display):
                     used.setdefault(symbol, " ".join(display.split())[:80])
     missing = {s: where for s, where in used.items() if s not in listed(tables().get(number, "")) | CONSTANTS}
-    assert not missing, f"{path.name}: symbols of display equations missing from notation.md's table: {missing}"
+    assert not missing, f"{path.name}: symbols of display equations missing from symbols.md's table: {missing}"
 
 
 def test_the_normal_density_has_one_letter():
-    pages = [NOTATION.read_text(encoding="utf-8")] + [
+    pages = [NOTATION.read_text(encoding="utf-8"), SYMBOLS.read_text(encoding="utf-8")] + [
         "".join("".join(c["source"]) for c in json.loads(p.read_text(encoding="utf-8"))["cells"]) for p in CHAPTERS]
     assert not [p for p in pages if re.search(r"\\phi\b", p)], "write the standard normal density as \\varphi"
 

@@ -1,5 +1,7 @@
-"""The whole-book PDF: built with XeLaTeX from the same sources as the website, every chapter in it, with its figures,
-solutions, working cross-references and bibliography, and linked from the landing page.
+"""The printed set: one LaTeX document built with XeLaTeX from the same sources as the website, every chapter in it,
+with its figures, solutions, working cross-references and bibliography, cut into the lecture notes, one handout per
+chapter, the problem sheets, the tutor's booklet and the reference (_ext/solvable_print.py), each published by the
+website and listed with its page count on the landing page.
 
 The PDF is built by the `book` fixture (tests/_book.py: `jupyter-book build . --builder pdflatex` into the session's
 temporary folder, before the HTML build, which then publishes it at the root of the site). It needs XeLaTeX and
@@ -9,13 +11,14 @@ installs Debian's TeX packages when missing): then they fail.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from functools import cache
 
 import nbformat
 import pytest
-from _book import PDF_NAME, ROOT, have_tex, notebook_pages, toc_files
+from _book import PDF_NAME, PRINTED_DIR, PRINTED_MANIFEST, PUBLISHED_PDF_DIR, ROOT, book_config, have_tex, notebook_pages, toc_files
 
 #: Measured on the current book: 395 pages, about 190 of chapters, reproductions and bibliography and 200 of API
 #: reference (api/*.md; it grows with the docstrings). A PDF without the API reference or without two chapters (20-50
@@ -74,7 +77,7 @@ def test_pdf_holds_every_page_of_the_book(pdf):
     for page in pages:  # the landing page opens the PDF (its title page); every other page has an outline entry
         source = ROOT / (f"{page}.ipynb" if (ROOT / f"{page}.ipynb").is_file() else f"{page}.md")
         title = _title(source)
-        if not any(squash(title) in entry for entry in outline) or squash(title) not in text:
+        if not any(squash(title) in entry for entry in outline) or squash(title).casefold() not in text.casefold():
             missing.append(title)
     assert not missing, f"pages of _toc.yml missing from the PDF (or its outline): {missing}"
 
@@ -119,13 +122,175 @@ def test_pdf_has_the_bibliography(pdf):
         assert squash(entry) in text, f"bibliography entry {entry!r} not in the PDF"
 
 
-def test_landing_page_links_the_pdf(book, pdf):
-    landing = (book.html / "intro.html").read_text(encoding="utf-8")
-    assert f'href="{PDF_NAME}"' in landing, "the landing page does not link the PDF"
-    published = book.html / PDF_NAME
-    assert published.is_file() and published.stat().st_size == pdf["path"].stat().st_size, (
-        "the PDF is not published at the root of the site"
+@pytest.fixture(scope="module")
+def printed(book, pdf):
+    """The printed set: file name -> {"title", "kind", "pages", "ranges", "reader", "text"} (printed-set.json)."""
+    from pypdf import PdfReader
+
+    folder = book.pdf.parent / PRINTED_DIR[1]
+    manifest = folder / PRINTED_MANIFEST
+    assert manifest.is_file(), f"no {manifest}: the printed set was not cut (_ext/solvable_print.py)"
+    parts = json.loads(manifest.read_text(encoding="utf-8"))
+    for name, part in parts.items():
+        part["reader"] = PdfReader(folder / name)
+        part["text"] = [page.extract_text() or "" for page in part["reader"].pages]
+        part["path"] = folder / name
+    return parts
+
+
+def _of_kind(printed, kind):
+    return {name: part for name, part in printed.items() if part["kind"] == kind}
+
+
+#: The lecture notes must stay a handout: front matter, notation, the five chapters, bibliography and index.
+MAX_NOTES_PAGES = 160
+
+
+def test_the_printed_set_is_complete(printed):
+    kinds = sorted(part["kind"] for part in printed.values())
+    assert kinds.count("handout") == len(notebook_pages()), f"handouts: {kinds}"
+    for kind in ("notes", "sheets", "booklet", "reference"):
+        assert kinds.count(kind) == 1, f"printed set: {kinds}"
+    for name, part in printed.items():
+        assert len(part["reader"].pages) == part["pages"], f"{name}: {len(part['reader'].pages)} pages, {part['pages']} listed"
+
+
+def test_the_lecture_notes_are_the_chapters_without_the_api_reference(printed):
+    (name, notes), = _of_kind(printed, "notes").items()
+    assert notes["pages"] < MAX_NOTES_PAGES, f"{name}: {notes['pages']} pages (under {MAX_NOTES_PAGES})"
+    outline = [squash(item.title) for item in _flatten(notes["reader"].outline)]
+    for page in notebook_pages():
+        assert squash(_title(ROOT / f"{page}.ipynb")) in outline, f"{name}: no {page} in its outline"
+    for needed in ("Notationandconventions", "Bibliography", "Index"):
+        assert needed in outline, f"{name}: no {needed} in its outline"
+    text = squash("".join(notes["text"]))
+    assert "APIreference" not in outline and "solvable.glm.sample" not in text, f"{name} holds the API reference"
+    assert "SolutiontoExercise1.1" in text, f"{name}: the worked solutions are not in the lecture notes"
+
+
+def test_each_handout_prints_where_to_read_and_run_its_chapter(printed):
+    config = book_config()
+    base = config["html"]["baseurl"].rstrip("/")
+    repo = config["repository"]["url"].removeprefix("https://github.com/").rstrip("/")
+    handouts = sorted(_of_kind(printed, "handout").items())
+    for number, (name, handout) in enumerate(handouts, start=1):
+        page = handout["docname"]
+        first = squash(handout["text"][0])
+        notebook = f"notebooks/{page.rsplit('/', 1)[-1]}.ipynb"
+        for address in (f"{base}/{page}.html", f"mybinder.org/v2/gh/{repo}/", notebook,
+                        f"colab.research.google.com/github/{repo}/blob/"):
+            assert squash(address) in first, f"{name}: its first page does not print {address}"
+        title = squash(_title(ROOT / f"{page}.ipynb")).casefold()
+        assert title in first.casefold(), f"{name}: does not open with its chapter"
+        text = squash("".join(handout["text"]))
+        assert f"Exercise{number}.1" in text and "Hint1" in text, f"{name}: no exercises or hints"
+        assert "SolutiontoExercise" not in text, f"{name}: prints worked solutions"
+
+
+def test_the_problem_sheets_hold_every_exercise_and_no_solution(printed, pdf):
+    (name, sheets), = _of_kind(printed, "sheets").items()
+    text = squash("".join(sheets["text"]))
+    chapters = pdf["tex"][:pdf["tex"].index("\\begin{sphinxthebibliography}")]
+    for number in range(1, len(notebook_pages()) + 1):
+        exercises = set(re.findall(rf"\\begin\{{sphinxadmonition\}}\{{note\}}\{{Exercise {number}\.(\d+)", chapters))
+        missing = sorted(k for k in exercises if f"Exercise{number}.{k}" not in text)
+        assert exercises and not missing, f"{name}: exercises {number}.{missing} missing"
+        assert f"Problemsheet{number}" in text, f"{name}: no problem sheet {number}"
+    assert "Hint1" in text and "Hint2" in text, f"{name}: the hints are not printed with the exercises"
+    assert "SolutiontoExercise" not in text and "Shortanswer" not in text, f"{name}: prints solutions or answers"
+
+
+def test_the_tutors_booklet_holds_the_plan_and_every_solution(printed):
+    (name, booklet), = _of_kind(printed, "booklet").items()
+    text = squash("".join(booklet["text"]))
+    solutions = sum(
+        len(re.findall(r"^[:`]{3,}\s*\{solution(-start)?\}", cell.source, re.MULTILINE))
+        for cells in chapter_cells().values() for cell in cells if cell.cell_type == "markdown"
     )
+    printed_solutions = len(re.findall(r"SolutiontoExercise", text))
+    assert solutions and printed_solutions == solutions, f"{name}: {printed_solutions} solutions for {solutions}"
+    assert "lectureplan" in text[:2000].casefold(), f"{name}: does not open with the lecture plan"
+
+
+def test_the_landing_page_lists_the_printed_set_with_page_counts(book, printed):
+    landing = (book.html / "intro.html").read_text(encoding="utf-8")
+    for name, part in printed.items():
+        link = f'href="{PUBLISHED_PDF_DIR}/{name}"'
+        assert link in landing, f"the landing page does not link {name}"
+        after = landing[landing.index(link):][:600]
+        assert re.search(rf"\b{part['pages']} pages\b", after), f"the landing page does not give {name}'s page count"
+        published = book.html / PUBLISHED_PDF_DIR / name
+        assert published.is_file() and published.stat().st_size == part["path"].stat().st_size, (
+            f"{name} is not published by the website")
+
+
+# Defects of the printed text (and tests/test_site.py for the website's).
+
+#: Words of the notebook, not of a printed page, in the chapters' prose.
+NOTEBOOK_WORDING = ("hidden cell", "next cell", "previous cell", "lecture preset", "paper preset", "SOLVABLE_SIZE",
+                    "SIZES.", "nbval")
+
+
+def _prose_pages(reader, first=0, last=None):
+    """The text of each page in the text fonts only (code, in the monospaced font, left out)."""
+    out = []
+    for page in reader.pages[first:last]:
+        chunks = []
+
+        def visit(text, cm, tm, font, size, chunks=chunks):
+            if font is not None and "Mono" not in str(font.get("/BaseFont", "")):
+                chunks.append(text)
+
+        page.extract_text(visitor_text=visit)
+        out.append("".join(chunks))
+    return out
+
+
+def _where(pages, pattern, first=0):
+    found = []
+    for i, text in enumerate(pages):
+        for match in re.finditer(pattern, text):
+            found.append(f"p. {first + i + 1}: ...{text[max(0, match.start() - 40):match.end() + 40]!r}...")
+    return found
+
+
+def test_no_raw_latex_outside_math_in_print(pdf):
+    pages = _prose_pages(pdf["reader"])
+    found = _where(pages, r"\\(?:[A-Za-z]{2,}|[()\[\]])")
+    assert not found, f"{len(found)} raw LaTeX commands in the printed text:\n" + "\n".join(found[:15])
+
+
+def test_no_exercise_exercise_in_print(pdf):
+    found = _where([re.sub(r"\s+", " ", t) for t in pdf["pages"]], r"Exercise\s+Exercise")
+    assert not found, f"{len(found)} times 'Exercise Exercise' in the PDF:\n" + "\n".join(found[:15])
+
+
+def test_no_equation_or_citation_labels_in_print(pdf):
+    pages = pdf["pages"]
+    labels = _where(pages, r"\beq-[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+    citations = _where(pages, r"\[\[\d+\]\]|\[\[R|R[0-9a-f]{12}-\d")
+    assert not citations, f"{len(citations)} numpydoc citation labels in the PDF:\n" + "\n".join(citations[:10])
+    assert not labels, f"{len(labels)} equation labels instead of numbers in the PDF:\n" + "\n".join(labels[:15])
+
+
+def test_no_notebook_wording_in_the_printed_chapters(pdf):
+    first, last = _chapters_span(pdf)
+    pages = _prose_pages(pdf["reader"], first, last)
+    found = _where(pages, "|".join(re.escape(w) for w in NOTEBOOK_WORDING), first)
+    assert not found, f"{len(found)} notebook words in the printed chapters:\n" + "\n".join(found[:20])
+
+
+#: Index terms of the course that the printed index must hold, and the symbols it must not spell in words.
+INDEX_TERMS = ("overlap", "spinodal", "TAP", "HCIZ")
+ASCII_SYMBOLS = r"\b(alpha|beta|gamma|Delta|kappa|rho|lambda|sigma)(\\_\w+)?\b"
+
+
+def test_the_index_holds_the_terms_and_spells_the_symbols(pdf):
+    entries = re.findall(r"\\spxentry\{((?:[^{}]|\{[^{}]*\})*)\}", pdf["index"])
+    missing = [term for term in INDEX_TERMS if not any(re.search(rf"\b{term}\b", entry) for entry in entries)]
+    words = [entry for entry in entries if re.search(ASCII_SYMBOLS, re.sub(r"\\\(.*?\\\)", "", entry))]
+    assert not words, f"index entries that spell a symbol in words: {words}"
+    assert not missing, f"index terms missing from the printed index: {missing}"
 
 
 def _flatten(outline):
@@ -216,10 +381,9 @@ def test_pdf_has_one_bibliography_labelled_by_author_and_year(pdf):
 def test_pdf_prints_the_solutions_apart_from_the_exercises(pdf):
     """In each chapter every exercise comes before every solution: the exercises read as a problem sheet, and the
     solutions (build-it reference code included) follow in a last section "Solutions" of the chapter."""
-    tex = pdf["tex"]
+    tex = pdf["tex"][:pdf["tex"].index("\\begin{sphinxthebibliography}")]  # the lecture notes (then the sheets)
     for number, page in enumerate(notebook_pages(), start=1):
-        # an exercise's title, not a reference to it (\hyperref[exercise:...]{Exercise N.k} in a solution)
-        exercises = [m.start() for m in re.finditer(rf"(?<!\])\{{Exercise {number}\.\d+[ }}]", tex)]
+        exercises = [m.start() for m in re.finditer(rf"\{{note\}}\{{Exercise {number}\.\d+[ }}]", tex)]  # titles
         solutions = [m.start() for m in re.finditer(rf"Solution to\W[^\n]{{0,200}}?Exercise {number}\.\d+ ", tex)]
         assert exercises and solutions, f"{page}: no exercises or no solutions in the PDF"
         assert max(exercises) < min(solutions), f"{page}: a solution prints before an exercise of the chapter"

@@ -7,6 +7,11 @@ after re-executing a chapter::
     python figures/landing/update.py
 
 tests/test_notebooks.py checks that each landing figure is byte for byte the chapter's.
+
+It also draws the landing page's map of the five models (``overview.png``) with
+:func:`solvable.plotting.phase_map`, which calls the models' threshold functions; the numbers printed on the
+figure are stored in the PNG (text chunk ``Thresholds``, JSON), and tests/test_overview.py checks them against the
+library.
 """
 
 from __future__ import annotations
@@ -41,7 +46,27 @@ def figure_png(chapter: str, name: str) -> bytes:
     raise ValueError(f"{chapter}: no figure named {name!r}")
 
 
+OVERVIEW = HERE / "overview.png"
+OVERVIEW_KEY = "Thresholds"  # PNG text chunk: the [model, threshold, value] drawn on the map, as JSON
+
+
+def draw_overview(path: Path = OVERVIEW) -> list:
+    """Draw the map of the five models (solvable.plotting.phase_map) to ``path``, at twice its pixel size."""
+    import json
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from solvable import plotting
+
+    fig, labels = plotting.phase_map()
+    fig.savefig(path, dpi=200, metadata={OVERVIEW_KEY: json.dumps(labels), "Software": None})
+    return labels
+
+
 def main() -> None:
+    draw_overview()
+    print(f"{OVERVIEW.relative_to(ROOT)} <- solvable.plotting.phase_map()")
     for chapter, name in LANDING_FIGURES.items():
         target = HERE / f"{chapter}.png"
         target.write_bytes(figure_png(chapter, name))

@@ -23,12 +23,15 @@ __all__ = [
     "BASE_PT",
     "GREY_LEVEL_GAP",
     "MIN_PRINTED_PT",
+    "PHASE_STYLE",
     "PRINT_WIDTH_IN",
     "experiment_points",
     "finish",
     "font_size",
     "greyscale_twins",
     "new_axes",
+    "phase_map",
+    "phase_map_rows",
     "printed_size",
     "spectrum_histogram",
     "sweep_points",
@@ -37,7 +40,8 @@ __all__ = [
     "use_course_style",
 ]
 
-#: Width of the PDF's text block in inches: A4 paper (8.27 in) less two margins of 1 in (``_config.yml``).
+#: Width in inches that a figure's type is sized for: A4 paper (8.27 in) less two margins of 1 in. The PDF's text
+#: block is wider (margins of 0.85 in, ``_config.yml``), so a figure shrunk to it prints its type slightly larger.
 PRINT_WIDTH_IN = 8.27 - 2.0
 #: Smallest size, in points, of any text of a figure (tick labels, legends, titles) as printed in the PDF.
 MIN_PRINTED_PT = 9.0
@@ -427,3 +431,138 @@ def greyscale_twins(ax) -> list[tuple[str, str]]:
     looks = [(label, look) for label, look in looks if look is not None]
     return [(a, b) for i, (a, (shape_a, grey_a)) in enumerate(looks) for b, (shape_b, grey_b) in looks[i + 1:]
             if shape_a == shape_b and abs(grey_a - grey_b) < GREY_LEVEL_GAP]
+
+
+#: The phases of the classic picture, as :func:`phase_map` draws them: fill colour and hatch (legible in greyscale).
+PHASE_STYLE = {
+    "impossible": {"facecolor": "0.82", "hatch": "///", "edgecolor": "0.45"},
+    "hard": {"facecolor": "#f2b56b", "hatch": "xx", "edgecolor": "#8a5a1c"},
+    "easy": {"facecolor": "#9fd39a", "hatch": "", "edgecolor": "#2f6b2a"},
+}
+
+
+def phase_map_rows() -> list[dict]:
+    """The five models of the book on the classic phase picture, with the thresholds the chapters compute.
+
+    Each row is one model at the parameters of its chapter's phase figure, on its own sample ratio: where Bayes-optimal
+    learning is impossible (to the precision named), hard (possible, but no known efficient algorithm gets there)
+    and easy (the chapter's message-passing algorithm gets there). Every number is the library's.
+
+    Returns
+    -------
+    list of dict
+        One per model, top to bottom: ``model``, ``chapter`` (1-5), ``ratio`` (the sample ratio, in words),
+        ``goal`` ("perfect recovery", "weak recovery"), ``thresholds`` (name -> value: ``alpha_IT`` and
+        ``alpha_alg``, ``alpha_PR``, the convex ``alpha_MNNE``, ``alpha_c``), ``phases`` (``(start, end, phase)``
+        with phase one of :data:`PHASE_STYLE`; ``end`` None: unbounded) and ``markers`` (name -> value, thresholds
+        drawn as a marker: a convex relaxation's, which is not a phase boundary of the optimal algorithm).
+
+    References
+    ----------
+    Chapter 1, Sec. "The binary perceptron: a first-order transition and a hard phase"; Chapter 3, Sec. "Perfect
+    recovery, and the price of convex relaxation"; Chapter 4, Sec. "The Bayes-optimal error"; Chapter 5, Secs.
+    "Why it is solvable: matrix sensing with T(T+1)/2 indices" and "Low-rank attention: the sequence multi-index
+    model"; Zdeborova and Krzakala, Adv. Phys. 65, 453 (2016), for the picture.
+    """
+    from . import attention, bsr, glm, quadratic, smi
+
+    perceptron = glm.perfect_learning_thresholds("rademacher", "sign")  # the chapter's binary perceptron
+    alpha_it, alpha_alg = float(perceptron.alpha_it), float(perceptron.alpha_alg)
+    beta, rho_bsr = 1.0, 0.5
+    bsr_pr, bsr_mnne = bsr.perfect_recovery_threshold(beta, rho_bsr), bsr.nuclear_norm_threshold(beta, rho_bsr)
+    kappa = 0.5
+    qn_pr = quadratic.perfect_recovery_threshold(kappa)
+    rho_aim, T = 0.5, 2
+    aim_pr = attention.perfect_recovery_threshold(rho_aim, T)
+    smi_c, smi_pr = smi.weak_recovery_threshold(T), smi.perfect_recovery_threshold(T)
+    return [
+        {"model": "binary perceptron", "chapter": 1, "ratio": "n/d", "goal": "perfect recovery",
+         "thresholds": {"alpha_IT": alpha_it, "alpha_alg": alpha_alg}, "markers": {},
+         "phases": [(0.0, alpha_it, "impossible"), (alpha_it, alpha_alg, "hard"), (alpha_alg, None, "easy")]},
+        {"model": f"bilinear sequence regression, $\\beta = {beta:g}$, $\\rho = {rho_bsr:g}$", "chapter": 3,
+         "ratio": "n/(dL)", "goal": "perfect recovery",
+         "thresholds": {"alpha_PR": bsr_pr, "alpha_MNNE": bsr_mnne}, "markers": {"alpha_MNNE": bsr_mnne},
+         "phases": [(0.0, bsr_pr, "impossible"), (bsr_pr, None, "easy")]},
+        {"model": f"quadratic network, $\\kappa = {kappa:g}$", "chapter": 4, "ratio": "n/d^2", "goal": "perfect recovery",
+         "thresholds": {"alpha_PR": qn_pr}, "markers": {},
+         "phases": [(0.0, qn_pr, "impossible"), (qn_pr, None, "easy")]},
+        {"model": f"tied attention layer, $\\rho = {rho_aim:g}$, $T = {T}$", "chapter": 5, "ratio": "n/d^2",
+         "goal": "perfect recovery", "thresholds": {"alpha_PR": aim_pr}, "markers": {},
+         "phases": [(0.0, aim_pr, "impossible"), (aim_pr, None, "easy")]},
+        {"model": f"sequence multi-index model, $T = {T}$", "chapter": 5, "ratio": "n/d", "goal": "weak recovery",
+         "thresholds": {"alpha_c": smi_c, "alpha_PR": smi_pr}, "markers": {"alpha_PR": smi_pr},
+         "phases": [(0.0, smi_c, "impossible"), (smi_c, None, "easy")]},
+    ]
+
+
+_SYMBOL = {"alpha_IT": r"$\alpha_{\rm IT}$", "alpha_alg": r"$\alpha_{\rm alg}$", "alpha_PR": r"$\alpha_{\rm PR}$",
+           "alpha_MNNE": r"$\alpha_{\rm MNNE}$", "alpha_c": r"$\alpha_c$"}
+
+
+def phase_map(rows=None, ax=None, alpha_range=(0.05, 3.0)):
+    """Draw the classic phase picture of :func:`phase_map_rows`: one band per model, on a logarithmic sample ratio.
+
+    Impossible, hard and easy phases are filled as in :data:`PHASE_STYLE` (grey hatched, orange cross-hatched,
+    green plain: distinguishable in greyscale); each phase boundary is a black tick labelled under the band with its
+    symbol and value (3 decimals), a threshold of another kind (a convex relaxation's, or perfect recovery where the
+    band is about weak recovery) a white diamond, labelled likewise.
+
+    Parameters
+    ----------
+    rows : list of dict, optional
+        As :func:`phase_map_rows` returns them (default: its rows).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: a new figure of :func:`new_axes`, 8 x 5.6 in).
+    alpha_range : tuple of float, default (0.05, 3.0)
+        Limits of the sample-ratio axis.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        The figure.
+    labels : list of (str, str, float)
+        ``(model, threshold name, value)`` of every threshold labelled on the figure, in drawing order: the
+        numbers printed on it.
+    """
+    from matplotlib.patches import Patch
+
+    rows = phase_map_rows() if rows is None else rows
+    if ax is None:
+        fig, ax = new_axes(width=8.0, height=5.6)
+    else:
+        fig = ax.figure
+    low, high = alpha_range
+    labels = []
+    for i, row in enumerate(rows):
+        y = len(rows) - 1 - i
+        for start, end, phase in row["phases"]:
+            start, end = max(start, low), high if end is None else min(end, high)
+            if end > start:
+                ax.barh(y, end - start, left=start, height=0.34, linewidth=0.8, **PHASE_STYLE[phase])
+        ax.text(low * 1.03, y + 0.22, f"Ch. {row['chapter']}: {row['model']}; {row['goal']}, "
+                f"$\\alpha = {row['ratio']}$", ha="left", va="bottom")
+        ordered = sorted(row["thresholds"].items(), key=lambda item: item[1])
+        for k, (name, value) in enumerate(ordered):
+            if name in row["markers"]:
+                ax.plot([value], [y], marker="D", markersize=7, markerfacecolor="white", markeredgecolor="black",
+                        linestyle="none", zorder=3)
+            else:
+                ax.plot([value, value], [y - 0.19, y + 0.19], color="black", linewidth=1.8, zorder=3)
+            # two labels close on the log axis: the first ends at its tick, the second starts at its own
+            close_before = k > 0 and np.log(value / ordered[k - 1][1]) < 0.8
+            close_after = k + 1 < len(ordered) and np.log(ordered[k + 1][1] / value) < 0.8
+            ha = "left" if close_before else "right" if close_after else "center"
+            ax.text(value, y - 0.21, f"{_SYMBOL.get(name, name)} = {value:.3f}", ha=ha, va="top")
+            labels.append((row["model"], name, value))
+    ax.set_xscale("log")
+    ax.set_xlim(low, high)
+    ax.set_ylim(-0.75, len(rows) - 0.45)
+    ax.set_yticks([])
+    ax.spines["left"].set_visible(False)
+    ax.grid(False)
+    ax.set_xlabel(r"sample ratio $\alpha$ (each model's own, named above its band)")
+    handles = [Patch(label=phase, **PHASE_STYLE[phase]) for phase in ("impossible", "hard", "easy")]
+    handles.append(ax.plot([], [], marker="D", markerfacecolor="white", markeredgecolor="black", linestyle="none",
+                           label="other threshold")[0])
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=4, frameon=False)
+    return fig, labels
