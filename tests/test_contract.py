@@ -37,8 +37,11 @@ import sys
 import warnings
 from functools import cache
 
+import inspect
+
 import numpy as np
 import pytest
+from solvable.domains import domains_of, fuzz_categories, fuzz_value
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the fuzz uses POSIX signals and resource limits")
 
@@ -258,28 +261,20 @@ def error01(r):
 
 TABLE = [
     # ---------------------------------------------------------------- glm (perceptron)
-    E("glm.sample", dict(d=20, alpha=1.0, prior="gaussian", channel="sign", delta=0.0, rng=0),
-      d="size", alpha="pos", prior="choice", channel="choice", delta="nonneg", rng="rng"),
+    E("glm.sample", dict(d=20, alpha=1.0, prior="gaussian", channel="sign", delta=0.0, rng=0)),
     E("glm.state_evolution", dict(alpha=1.0, prior="gaussian", channel="sign", delta=0.0, tol=1e-8, max_iter=500),
-      check=error01, alpha="nonneg", prior="choice", channel="choice", delta="nonneg", tol="tol", max_iter="iter"),
-    E("glm.se_trajectory", dict(alpha=1.0, prior="gaussian", channel="sign", delta=0.0, iterations=10, start=1e-6),
-      alpha="nonneg", prior="choice", channel="choice", delta="nonneg", iterations="iter", start="unit0"),
-    E("glm.free_entropy", dict(q=0.3, mhat=0.5, alpha=1.0, prior="gaussian", channel="sign", delta=0.0),
-      q="unit0", mhat="nonneg", alpha="nonneg", prior="choice", channel="choice", delta="nonneg"),
-    E("glm.bayes_gen_error", dict(alpha=1.0, prior="gaussian", channel="sign", delta=0.0), check=in01,
-      alpha="nonneg", prior="choice", channel="choice", delta="nonneg"),
-    E("glm.gibbs_gen_error", dict(alpha=1.0, prior="gaussian", channel="sign", delta=0.0), check=in01,
-      alpha="nonneg", prior="choice", channel="choice", delta="nonneg"),
-    E("glm.mutual_information", dict(alpha=1.0, prior="gaussian", channel="sign", delta=0.0), check=nonneg_result,
-      alpha="nonneg", prior="choice", channel="choice", delta="nonneg"),
-    E("glm.perfect_learning_thresholds", dict(prior="rademacher", channel="sign"), prior="choice", channel="choice"),
-    E("glm.branch_curve", dict(prior="rademacher", channel="sign", delta=0.0, q=[0.2, 0.5, 0.9]),
-      prior="choice", channel="choice", delta="nonneg", q="array"),
-    E("glm.gamp", dict(data=GLM_DATA, damping=0.0, tol=1e-6, max_iter=30, init_scale=1e-3, rng=0),
-      data="data", damping="damping", tol="tol", max_iter="iter", init_scale="nonneg", rng="rng"),
+      check=error01),
+    E("glm.se_trajectory", dict(alpha=1.0, prior="gaussian", channel="sign", delta=0.0, iterations=10, start=1e-6)),
+    E("glm.free_entropy", dict(q=0.3, mhat=0.5, alpha=1.0, prior="gaussian", channel="sign", delta=0.0)),
+    E("glm.bayes_gen_error", dict(alpha=1.0, prior="gaussian", channel="sign", delta=0.0), check=in01),
+    E("glm.gibbs_gen_error", dict(alpha=1.0, prior="gaussian", channel="sign", delta=0.0), check=in01),
+    E("glm.mutual_information", dict(alpha=1.0, prior="gaussian", channel="sign", delta=0.0),
+      check=nonneg_result),
+    E("glm.perfect_learning_thresholds", dict(prior="rademacher", channel="sign")),
+    E("glm.branch_curve", dict(prior="rademacher", channel="sign", delta=0.0, q=[0.2, 0.5, 0.9])),
+    E("glm.gamp", dict(data=GLM_DATA, damping=0.0, tol=1e-6, max_iter=30, init_scale=1e-3, rng=0)),
     E("glm.gamp_iterates", dict(X=X_GLM, y=Y_SIGN, w0=W0_GLM, iterations=3, prior="gaussian", channel="sign",
-                                delta=0.0),
-      X="array", y="array", w0="array", iterations="iter", prior="choice", channel="choice", delta="nonneg"),
+                                delta=0.0)),
     E("convex.nuclear_norm_statistical_dimension", dict(beta=2.0, rho=0.3), check=in01, beta="pos_or_inf",
       rho="unit0"),
     E("convex.psd_trace_statistical_dimension", dict(kappa=0.5), check=in01, kappa="unit0"),
@@ -292,7 +287,7 @@ TABLE = [
                                                max_iter=200),
       sensing="array", y="array", rho_admm="pos", tol="tol", max_iter="iter"),
     E("glm.gamp_gen_error", dict(d=20, alpha=1.0, prior="gaussian", channel="sign", delta=0.0, rng=0),
-      check=in01, d="size", alpha="pos", prior="choice", channel="choice", delta="nonneg", rng="rng"),
+      check=in01),
     E("glm.erm_gen_error|erm.erm_gen_error", dict(alpha=1.0, loss="ridge", lam=0.5), check=in01,
       alpha="pos", loss="choice", lam="pos"),
     E("glm.gardner_capacity|gardner.gardner_capacity", dict(weights="spherical", margin=0.0),
@@ -749,7 +744,10 @@ def _run_case(entry_id, param=None, kind=None, category=None):
                 "nonfinite_by_design": sorted(allowed)}
     kwargs = dict(kwargs)
     try:
-        kwargs[param] = _bad_value(kind, category, kwargs.get(param))
+        if kind == DECLARED:   # the value is generated from the function's own declaration of the parameter
+            kwargs[param] = fuzz_value(domains_of(f)[param], category, _valid_value(f, kwargs, param))
+        else:
+            kwargs[param] = _bad_value(kind, category, kwargs.get(param))
     except (ValueError, TypeError) as e:   # e.g. a Dataset that refuses NaN labels when it is built
         return {**_raised(e, f"building the bad {param} for {dotted}"), "built": True}
     call = f"{dotted}({param}={_short(kwargs[param])})"
@@ -773,9 +771,11 @@ def _run_case(entry_id, param=None, kind=None, category=None):
 
 
 def _short(v):
+    if isinstance(v, np.ma.MaskedArray):
+        return f"masked array{v.shape}"
     if isinstance(v, np.ndarray):
         flags = ""
-        if v.dtype.kind == "f":
+        if v.dtype.kind == "f" and v.ndim:
             flags = (" with nan" if np.isnan(v).any() else "") + (" with inf" if np.isinf(v).any() else "") + (
                 " with 1e300" if (np.abs(v[np.isfinite(v)]) >= 1e299).any() else "")
         return f"array{v.shape}{flags}"
@@ -900,8 +900,74 @@ def test_every_public_function_is_in_the_table():
     assert not missing, f"public callables without a fuzz entry in tests/test_contract.py: {missing}"
 
 
+#: The kind of a case whose value comes from the function's declared domain (solvable.domains), not from TABLE.
+DECLARED = "declared"
+
+#: Values built from the parameter's valid value: not generated where the valid call leaves the parameter at a
+#: default of None (nothing to build them from).
+_NEED_VALID = {"np_scalar", "zero_d", "upper", "class", "read_only", "non_contiguous", "float32", "huge_entry",
+               "nan_entry", "inf_entry", "complex_array", "masked", "object_array", "ndim_plus", "ndim_minus"}
+
+
+def _valid_value(f, kwargs, param):
+    """The parameter's value in the valid call, or its default."""
+    if param in kwargs:
+        return kwargs[param]
+    default = inspect.signature(f).parameters[param].default
+    return None if default is inspect.Parameter.empty else default
+
+
+@cache
+def _declared(entry_id):
+    """The declared domains of an entry's function (name -> Domain), or None where it declares none."""
+    try:
+        f, _ = _lookup(BY_ID[entry_id])
+    except _Missing:
+        return None
+    return domains_of(f)
+
+
+def _declared_cases(entry):
+    doms = _declared(entry.id)
+    f, _ = _lookup(entry)
+    for param, dom in doms.items():
+        must, edge = fuzz_categories(dom)
+        has_valid = param in entry.call or _valid_value(f, {}, param) is not None
+        for category in must + edge:
+            if category in _NEED_VALID and not has_valid:
+                continue
+            must_raise = category in must and (entry.id, param, category) not in ALLOWED
+            yield pytest.param(entry.id, param, DECLARED, category, must_raise,
+                               id=f"{entry.id.split('|')[0]}-{param}-{category}")
+
+
+#: The modules whose every public function declares the domain of each of its parameters (solvable.domains).
+DECLARED_MODULES = ("glm",)
+
+
+def test_declared_modules_declare_every_parameter():
+    """Every public function of a declared module carries its domains (and so is fuzzed from them)."""
+    undeclared = []
+    for mod in DECLARED_MODULES:
+        module = importlib.import_module(f"solvable.{mod}")
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj) and obj.__module__ == module.__name__ and domains_of(obj) is None:
+                undeclared.append(f"{mod}.{name}")
+    assert not undeclared, f"public functions without declared domains: {undeclared}"
+
+
+def test_a_declared_domain_is_not_written_again_in_the_table():
+    """The fuzz of a declared function comes from its declaration: TABLE gives only its valid call."""
+    twice = {e.id: sorted(e.kinds) for e in TABLE if _declared(e.id) is not None and e.kinds}
+    assert not twice, f"domains declared in the library and written again in TABLE: {twice}"
+
+
 def _cases():
     for entry in TABLE:
+        if _declared(entry.id) is not None:
+            yield from _declared_cases(entry)
+            continue
         for param, kind in entry.kinds.items():
             must, edge = KINDS[kind]
             for category in must + edge:
@@ -942,6 +1008,10 @@ def test_bad_value_is_refused_or_harmless(worker, entry_id, param, kind, categor
                     else f"CRASH: {call}: {out['message']}")
     if out["status"] == "raised":
         msg = out["message"]
+        if kind == DECLARED and must_raise:   # outside a declared domain: the one error, naming the parameter
+            assert out["type"] == "InvalidParameterError" and param in msg, (
+                f"OBSCURE: {call} raised {out['type']} (not InvalidParameterError naming {param!r}): {msg}")
+            return
         if out["value_or_type_error"]:
             # at the edge of the domain (huge, tiny) a combination of parameters may become invalid: the message
             # may then name the other parameter of the constraint (e.g. q in [0, rho] when rho = 1e-300)

@@ -45,7 +45,7 @@ from .amp import GAMPResult, SEResult, check_tol, iterate_state_evolution, run_g
 from .channels import LinearChannel
 from .dataset import Dataset as _BaseDataset
 from .dataset import check_dataset
-from .errors import ArgumentTypeError, ConvergenceWarning, DivergenceError
+from .errors import InvalidParameterError, ConvergenceWarning, DivergenceError
 from .regression import fit_ridge as _fit_ridge_dense
 from .regression import gaussian_linear_mse
 from .results import record
@@ -1039,7 +1039,7 @@ class BilinearMap:
         if backend.is_non_numpy_array(X):  # checked in its own namespace, on its device
             xp = backend.namespace(X)
             if not xp.isdtype(X.dtype, ("real floating", "integral", "bool")):
-                raise ArgumentTypeError(f"X must be an array of real numbers, got dtype {X.dtype}")
+                raise InvalidParameterError(f"X must be an array of real numbers, got dtype {X.dtype}")
             if X.dtype != xp.float32:
                 X = xp.astype(X, xp.float64, copy=False)
             finite = X.ndim != 3 or min(X.shape) < 1 or bool(xp.all(xp.isfinite(X)))
@@ -1221,7 +1221,7 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter
     precision = check_choice("precision", precision, ("empirical", "derivative"))
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     if callback is not None and not callable(callback):
-        raise ArgumentTypeError(f"callback must be None or callable, got {callback!r}")
+        raise InvalidParameterError(f"callback must be None or callable, got {callback!r}")
     d, L, r = data.d, data.L, data.r
     if init == "zero":
         S0, c0, omega0 = np.zeros((d, L)), 1.0, data.y

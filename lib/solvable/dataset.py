@@ -18,7 +18,7 @@ from dataclasses import field
 
 import numpy as np
 
-from .errors import ArgumentTypeError
+from .errors import InvalidParameterError
 from .results import record
 from .validation import all_finite
 
@@ -119,10 +119,10 @@ class Dataset:
 
 def _real_array(name: str, value) -> np.ndarray:
     if value is None or isinstance(value, (str, bytes, bytearray)):
-        raise ArgumentTypeError(f"{name} must be an array of real numbers, got {value!r:.60}")
+        raise InvalidParameterError(f"{name} must be an array of real numbers, got {value!r:.60}")
     a = np.asarray(value)
     if a.dtype.kind not in "biuf":
-        raise ArgumentTypeError(f"{name} must be an array of real numbers, got dtype {a.dtype}")
+        raise InvalidParameterError(f"{name} must be an array of real numbers, got dtype {a.dtype}")
     a = a.astype(float, copy=False)
     if a.flags.writeable and isinstance(value, np.ndarray) and np.shares_memory(a, value):
         # the caller still holds a writable reference: keep a copy, so that changing the caller's array cannot
@@ -156,6 +156,6 @@ def check_dataset(data, cls: type, *, name: str = "data"):
         If ``data`` is not a ``cls`` (for example another model's data set, or a string).
     """
     if not isinstance(data, cls):
-        raise ArgumentTypeError(f"{name} must be a {cls.__module__}.{cls.__qualname__} (from that model's "
+        raise InvalidParameterError(f"{name} must be a {cls.__module__}.{cls.__qualname__} (from that model's "
                                 f"sample()), got {type(data).__module__}.{type(data).__qualname__}")
     return data

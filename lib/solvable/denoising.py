@@ -65,7 +65,7 @@ __all__ = [
 
 
 def _real_array(name: str, value) -> np.ndarray:
-    """``value`` as a float array (``ArgumentTypeError``, a ``TypeError``, naming ``name`` for complex, ragged or
+    """``value`` as a float array (``InvalidParameterError``, a ``TypeError``, naming ``name`` for complex, ragged or
     non-numeric input)."""
     return check_array(name, value, finite=False, nonempty=False)
 

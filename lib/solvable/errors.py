@@ -2,12 +2,12 @@
 
 An iteration that does not converge warns (:class:`ConvergenceWarning`, with the iteration count);
 one that produces non-finite numbers raises (:class:`DivergenceError`, with the iteration count).
-Nothing returns NaN silently.
+Nothing returns NaN silently. A bad argument raises :class:`InvalidParameterError`, naming the parameter.
 """
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning", "DivergenceError", "ArgumentTypeError"]
+__all__ = ["ConvergenceWarning", "DivergenceError", "InvalidParameterError"]
 
 
 class ConvergenceWarning(UserWarning):
@@ -26,10 +26,12 @@ class DivergenceError(ArithmeticError):
     """
 
 
-class ArgumentTypeError(TypeError, ValueError):
-    """An argument of the wrong type (a string, a boolean or None where a number is expected).
+class InvalidParameterError(ValueError, TypeError):
+    """A bad argument: of the wrong type (a string, a boolean or None where a number is expected) or out of its
+    domain (a negative variance, a tolerance >= 1, an unknown option).
 
-    Both a ``TypeError`` (its nature) and a ``ValueError`` (the exception of a wrong value), as NumPy's
-    ``AxisError`` is both a ``ValueError`` and an ``IndexError``: code that catches either keeps working. The
-    message names the parameter.
+    The library's one exception for a bad argument, raised by every check of :mod:`solvable.validation` and by the
+    declared domains of :mod:`solvable.domains`. It is both a ``ValueError`` and a ``TypeError`` (as
+    scikit-learn's ``InvalidParameterError``), so that code catching either keeps working. The message names the
+    parameter and its domain, e.g. ``alpha must be a number >= 0, got -1.0``.
     """

@@ -25,19 +25,18 @@ import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
 from .amp import DenseLinearMap, GAMPResult, SEResult, iterate_fixed_point, run_gamp
-from .channels import LinearChannel, SignChannel, get_channel
+from .channels import CHANNELS, LinearChannel, SignChannel, get_channel
 from .dataset import Dataset as _BaseDataset
-from .dataset import check_dataset
+from .domains import array, choice, declare, instance, optional, real
 from .erm import erm_gen_error
-from .errors import DivergenceError
+from .errors import DivergenceError, InvalidParameterError
 from .gardner import gardner_capacity
 from .integration import phi_log_phi_expectation, sign_channel_fisher
 from .metrics import angle_error, gibbs_classification_error
-from .priors import GaussianPrior, RademacherPrior, get_prior
+from .priors import PRIORS, GaussianPrior, RademacherPrior, get_prior
 from .regression import gaussian_linear_mse
 from .results import record
-from .validation import (check_array, check_in_range, check_int, check_nonnegative, check_positive, check_rng,
-                         check_size)
+from .validation import (check_in_range, check_size)
 
 __all__ = [
     "GAMP_TOL",
@@ -76,6 +75,14 @@ GAMP_MAX_ITER = 100
 #: The most iterations of :func:`se_trajectory` (a trajectory to compare with an algorithm step by step).
 MAX_TRAJECTORY = 10**6
 
+
+#: The domains of the model's parameters (solvable.domains): the prior and channel names, the sample ratio of a data
+#: set (a theory function takes alpha >= 0, the vocabulary's), an overlap and GAMP's controls.
+PRIOR = choice(*PRIORS)
+CHANNEL = choice(*CHANNELS)
+SAMPLE_ALPHA = real(0.0, low_open=True)
+OVERLAP = real(0.0, 1.0)
+GLM_TOL = real(0.0, 1.0, low_open=True, high_open=True)
 
 # --------------------------------------------------------------------------- data
 
@@ -128,10 +135,10 @@ class Dataset(_BaseDataset):
 
     def _check(self) -> None:
         if self.X.ndim != 2 or self.y.ndim != 1 or self.w_star.ndim != 1:
-            raise ValueError(f"X, y, w_star must be 2-d, 1-d, 1-d; got shapes {self.X.shape}, {self.y.shape}, "
+            raise InvalidParameterError(f"X, y, w_star must be 2-d, 1-d, 1-d; got shapes {self.X.shape}, {self.y.shape}, "
                              f"{self.w_star.shape}")
         if self.X.shape[1] != self.w_star.shape[0]:
-            raise ValueError(f"shapes do not match: X is {self.X.shape}, so w_star must have {self.X.shape[1]} "
+            raise InvalidParameterError(f"shapes do not match: X is {self.X.shape}, so w_star must have {self.X.shape[1]} "
                              f"entries (got {self.w_star.shape[0]})")
         P, C = get_prior(self.prior), get_channel(self.channel, self.delta)
         object.__setattr__(self, "prior", P.name)
@@ -139,6 +146,7 @@ class Dataset(_BaseDataset):
         object.__setattr__(self, "delta", float(C.delta))
 
 
+@declare(alpha=SAMPLE_ALPHA, prior=PRIOR, channel=CHANNEL)
 def sample(d: int, alpha: float, *, prior="gaussian", channel="sign", delta: float = 0.0, rng) -> Dataset:
     """Draw a teacher and ``n = round(alpha d)`` labelled samples of the perceptron.
 
@@ -179,9 +187,6 @@ def sample(d: int, alpha: float, *, prior="gaussian", channel="sign", delta: flo
     ----------
     Chapter 1, Sec. 'The model'.
     """
-    d = check_int("d", d)
-    alpha = check_positive("alpha", alpha)
-    rng = check_rng(rng)
     P, C = get_prior(prior), get_channel(channel, delta)
     n = max(1, int(round(alpha * d)))
     check_size("the design X (n = alpha d, d)", n, d)
@@ -192,10 +197,6 @@ def sample(d: int, alpha: float, *, prior="gaussian", channel="sign", delta: flo
 
 
 # --------------------------------------------------------------------------- replica theory
-
-
-def _check_alpha(alpha) -> float:
-    return check_nonnegative("alpha", alpha)
 
 
 def _psi_out(C, q: float, mse: float) -> float:
@@ -235,6 +236,7 @@ def _f_rs(mhat: float, mse: float, alpha: float, P, C) -> float:
     return float(P.psi_reduced(mhat) + 0.5 * mhat * mse + channel_part)
 
 
+@declare(q=OVERLAP, mhat=real(0.0), prior=PRIOR, channel=CHANNEL)
 def free_entropy(q: float, mhat: float, alpha: float, prior="gaussian", channel="sign", delta: float = 0.0) -> float:
     """Replica-symmetric free entropy ``f_RS(q, mhat)`` of the perceptron, before extremisation.
 
@@ -278,15 +280,13 @@ def free_entropy(q: float, mhat: float, alpha: float, prior="gaussian", channel=
     """
     P, C = get_prior(prior), get_channel(channel, delta)
     q = check_in_range("q", q, 0.0, P.rho)
-    mhat = check_nonnegative("mhat", mhat)
-    alpha = _check_alpha(alpha)
     if isinstance(C, LinearChannel) and C.delta == 0 and q == P.rho and alpha > 0:
-        raise ValueError("q must be < rho for the noiseless linear channel (channel='linear', delta=0): "
+        raise InvalidParameterError("q must be < rho for the noiseless linear channel (channel='linear', delta=0): "
                          "f_RS diverges at q = rho")
     with np.errstate(over="ignore"):
         f = _f_rs(mhat, P.rho - q, alpha, P, C)
     if not math.isfinite(f):
-        raise ValueError(f"alpha = {alpha!r} is too large: alpha psi_out overflows double precision at q = {q!r}, "
+        raise InvalidParameterError(f"alpha = {alpha!r} is too large: alpha psi_out overflows double precision at q = {q!r}, "
                          f"delta = {C.delta!r}")
     return f
 
@@ -359,14 +359,7 @@ def _fixed_point(mse: float, alpha: float, P, C) -> tuple[float, float, float]:
     return mhat, mse_fp, _f_rs(mhat, mse_fp, alpha, P, C)
 
 
-def _check_controls(tol, max_iter, damping) -> tuple[float, int, float]:
-    """``tol`` in (0, 1), ``max_iter >= 1``, ``damping`` in [0, 1) for a state evolution solved to its fixed point."""
-    tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
-    max_iter = check_int("max_iter", max_iter)
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    return tol, max_iter, damping
-
-
+@declare(prior=PRIOR, channel=CHANNEL, start=OVERLAP)
 def se_trajectory(alpha: float, prior="gaussian", channel="sign", delta: float = 0.0, *, iterations: int = 60,
                   start: float = Q0_UNINFORMED) -> np.ndarray:
     """The first state-evolution overlaps ``q_0 .. q_T`` from ``q_0 = start``, without a convergence test.
@@ -409,10 +402,8 @@ def se_trajectory(alpha: float, prior="gaussian", channel="sign", delta: float =
     ----------
     Chapter 1, Sec. 'GAMP in twelve lines'.
     """
-    alpha = _check_alpha(alpha)
-    iterations = check_int("iterations", iterations)
     if iterations > MAX_TRAJECTORY:
-        raise ValueError(f"iterations must be at most {MAX_TRAJECTORY}, got {iterations}")
+        raise InvalidParameterError(f"iterations must be at most {MAX_TRAJECTORY}, got {iterations}")
     P, C = get_prior(prior), get_channel(channel, delta)
     start = check_in_range("start", start, 0.0, P.rho)
     _, mse = _iterate(alpha, P, C, P.rho - start, tol=0.0, max_iter=iterations, damping=0.0, warn=False,
@@ -422,6 +413,7 @@ def se_trajectory(alpha: float, prior="gaussian", channel="sign", delta: float =
     return q
 
 
+@declare(prior=PRIOR, channel=CHANNEL, tol=GLM_TOL)
 def state_evolution(alpha: float, prior="gaussian", channel="sign", delta: float = 0.0, *, tol: float = 1e-12,
                     max_iter: int = 20000, damping: float = 0.0) -> SEResult:
     """Bayes-optimal state-evolution fixed point of the perceptron (GLM).
@@ -485,16 +477,14 @@ def state_evolution(alpha: float, prior="gaussian", channel="sign", delta: float
     Barbier et al., PNAS 116:5451 (2019), arXiv:1708.03395; Engel and Van den Broeck, *Statistical Mechanics of
     Learning* (2001), Ch. 2.
     """
-    alpha = _check_alpha(alpha)
     P, C = get_prior(prior), get_channel(channel, delta)
-    tol, max_iter, damping = _check_controls(tol, max_iter, damping)
     closed_form = isinstance(P, GaussianPrior) and isinstance(C, LinearChannel)
     low, mse_traj = _iterate(alpha, P, C, P.rho - Q0_UNINFORMED, tol=tol, max_iter=max_iter, damping=damping,
                              warn=True, what=f"state evolution (alpha = {alpha}, {P.name}, {C.name})")
     mse_low = float(mse_traj[-1])
     if _at_floor(mse_low):
         if isinstance(P, GaussianPrior) and not (isinstance(C, LinearChannel) and C.delta == 0 and alpha >= 1):
-            raise ValueError(f"alpha = {alpha!r} is too large for double precision: the fixed point's MSE rho - q "
+            raise InvalidParameterError(f"alpha = {alpha!r} is too large for double precision: the fixed point's MSE rho - q "
                              f"falls below {_MSE_FLOOR:.1e} (delta = {C.delta!r}); the error there is below 1e-150")
         mse_low = 0.0
         mse_traj = np.where(mse_traj <= _MSE_FLOOR * (1 + 1e-12), 0.0, mse_traj)
@@ -526,6 +516,7 @@ def state_evolution(alpha: float, prior="gaussian", channel="sign", delta: float
     )
 
 
+@declare(prior=PRIOR, channel=CHANNEL)
 def bayes_gen_error(alpha: float, prior="gaussian", channel="sign", delta: float = 0.0) -> float:
     """Bayes-optimal generalisation error of the perceptron at sample ratio ``alpha``.
 
@@ -566,10 +557,11 @@ def bayes_gen_error(alpha: float, prior="gaussian", channel="sign", delta: float
     """
     P, C = get_prior(prior), get_channel(channel, delta)
     if isinstance(P, GaussianPrior) and isinstance(C, LinearChannel):
-        return float(gaussian_linear_mse(_check_alpha(alpha), C.delta / P.rho) * P.rho)  # the closed form
+        return float(gaussian_linear_mse(alpha, C.delta / P.rho) * P.rho)  # the closed form
     return state_evolution(alpha, prior, channel, delta).error
 
 
+@declare(prior=PRIOR, channel=CHANNEL)
 def gibbs_gen_error(alpha: float, prior="gaussian", channel="sign", delta: float = 0.0) -> float:
     """Generalisation error ``arccos(q/rho)/pi`` of one random posterior sample (Gibbs learning).
 
@@ -605,7 +597,7 @@ def gibbs_gen_error(alpha: float, prior="gaussian", channel="sign", delta: float
     """
     C = get_channel(channel, delta)
     if isinstance(C, LinearChannel):
-        raise ValueError("channel must be 'sign' or 'probit' for the Gibbs classification error")
+        raise InvalidParameterError("channel must be 'sign' or 'probit' for the Gibbs classification error")
     P = get_prior(prior)
     return gibbs_classification_error(state_evolution(alpha, prior, channel, delta).overlap, P.rho)
 
@@ -629,6 +621,7 @@ def _gaussian_linear_information(alpha: float, delta: float) -> float:
     return 0.5 * log_1p_mhat - 0.5 * alpha * r / (1.0 + r) + 0.5 * alpha * math.log1p(r)
 
 
+@declare(prior=PRIOR, channel=CHANNEL)
 def mutual_information(alpha: float, prior="gaussian", channel="sign", delta: float = 0.0) -> float:
     """Mutual information per variable ``I(w*; y | X) / d`` between the teacher and the labels.
 
@@ -671,13 +664,12 @@ def mutual_information(alpha: float, prior="gaussian", channel="sign", delta: fl
     Chapter 1, Sec. 'The replica free entropy and state evolution'; Barbier et al., PNAS 116:5451 (2019),
     arXiv:1708.03395, Thm. 1.
     """
-    alpha = _check_alpha(alpha)
     P, C = get_prior(prior), get_channel(channel, delta)
     if alpha == 0:
         return 0.0
     if isinstance(C, LinearChannel) and isinstance(P, GaussianPrior):
         if C.delta == 0:
-            raise ValueError("delta must be > 0 for the mutual information of a Gaussian teacher through the "
+            raise InvalidParameterError("delta must be > 0 for the mutual information of a Gaussian teacher through the "
                              "linear channel: noiseless real-valued observations of a continuous signal carry "
                              "infinite information (I = +inf)")
         return float(max(_gaussian_linear_information(alpha / P.rho, C.delta / P.rho), 0.0))
@@ -773,7 +765,7 @@ def _branch_free_entropy(q: float, P, C) -> float:
 def _check_transition_model(prior, channel):
     P, C = get_prior(prior), get_channel(channel)
     if not (isinstance(P, RademacherPrior) and isinstance(C, SignChannel) and C.delta == 0):
-        raise ValueError(
+        raise InvalidParameterError(
             "perfect learning at finite alpha needs a discrete prior and a noiseless channel: "
             f"prior must be 'rademacher' and channel 'sign', got prior={prior!r}, channel={channel!r}"
         )
@@ -789,6 +781,7 @@ def _spinodal(P, C) -> tuple[float, float]:
     return float(res.x), float(-res.fun)
 
 
+@declare(prior=PRIOR, channel=CHANNEL)
 def perfect_learning_thresholds(prior="rademacher", channel="sign") -> Thresholds:
     """Thresholds ``(alpha_IT, alpha_alg)`` of the binary perceptron's first-order transition.
 
@@ -826,6 +819,7 @@ def perfect_learning_thresholds(prior="rademacher", channel="sign") -> Threshold
     return Thresholds(alpha_it=float(_branch_alpha(q_it, P, C)), alpha_alg=alpha_alg)
 
 
+@declare(prior=PRIOR, channel=CHANNEL, q=optional(array(1), "200 overlaps in (0, 0.995)"))
 def branch_curve(prior="rademacher", channel="sign", delta: float = 0.0, q=None) -> BranchCurve:
     """Fixed points of state evolution as a curve in ``(alpha, f_RS)``, parametrised by the overlap ``q``.
 
@@ -866,9 +860,9 @@ def branch_curve(prior="rademacher", channel="sign", delta: float = 0.0, q=None)
         try:
             q = np.asarray(q, dtype=float)
         except (TypeError, ValueError):
-            raise ValueError(f"q must be a 1-d array of overlaps in [0, rho), got {q!r}") from None
+            raise InvalidParameterError(f"q must be a 1-d array of overlaps in [0, rho), got {q!r}") from None
         if q.ndim != 1 or q.size == 0 or not np.all(np.isfinite(q)) or np.any(q < 0) or np.any(q >= P.rho):
-            raise ValueError(f"q must be a non-empty 1-d array of finite overlaps in [0, {P.rho}), got {q!r}")
+            raise InvalidParameterError(f"q must be a non-empty 1-d array of finite overlaps in [0, {P.rho}), got {q!r}")
     alphas = np.array([_branch_alpha(x, P, C) for x in q])
     fs = np.array([_branch_free_entropy(x, P, C) for x in q])
     stable = np.zeros(q.shape, dtype=bool)
@@ -881,6 +875,9 @@ def branch_curve(prior="rademacher", channel="sign", delta: float = 0.0, q=None)
 # --------------------------------------------------------------------------- GAMP
 
 
+@declare(data=instance(Dataset, "a perceptron data set (glm.Dataset)"), prior=optional(PRIOR, "the data set's"),
+         channel=optional(CHANNEL, "the data set's"), delta=optional(real(0.0), "the data set's"),
+         variance=choice("exact", "uniform"), init_scale=real(0.0))
 def gamp(data: Dataset, *, prior=None, channel=None, delta=None, damping: float = 0.0, tol: float = GAMP_TOL,
          max_iter: int = GAMP_MAX_ITER, variance: str = "exact", init_scale: float = 1e-3, warn: bool = True,
          rng) -> GAMPResult:
@@ -944,11 +941,8 @@ def gamp(data: Dataset, *, prior=None, channel=None, delta=None, damping: float 
     ----------
     Chapter 1, Sec. 'GAMP in twelve lines'; Rangan, arXiv:1010.5141; Barbier et al., arXiv:1708.03395.
     """
-    data = check_dataset(data, Dataset)
-    rng = check_rng(rng)
     P = get_prior(data.prior if prior is None else prior)
     C = get_channel(data.channel if channel is None else channel, data.delta if delta is None else delta)
-    init_scale = check_nonnegative("init_scale", init_scale)
     w_star = np.asarray(data.w_star)
     d = data.d
     w0 = init_scale * rng.standard_normal(d)
@@ -963,6 +957,7 @@ def gamp(data: Dataset, *, prior=None, channel=None, delta=None, damping: float 
                     damping=damping, tol=tol, max_iter=max_iter, monitor=monitor, warn=warn)
 
 
+@declare(X=array(2), y=array(1), w0=array(1), prior=PRIOR, channel=CHANNEL)
 def gamp_iterates(X, y, w0, iterations: int, *, prior="gaussian", channel="sign", delta: float = 0.0) -> np.ndarray:
     """The undamped GAMP iterates ``w_0 .. w_T`` from a given start, to compare an implementation step by step.
 
@@ -1002,12 +997,9 @@ def gamp_iterates(X, y, w0, iterations: int, *, prior="gaussian", channel="sign"
     ----------
     Chapter 1, exercise 'Build it yourself: GAMP for binary weights'.
     """
-    iterations = check_int("iterations", iterations)
-    X = check_array("X", X, ndim=2)
-    y = check_array("y", y, ndim=1)
-    w0 = np.array(check_array("w0", w0, ndim=1))
+    w0 = np.array(w0)
     if y.shape != (X.shape[0],) or w0.shape != (X.shape[1],):
-        raise ValueError(f"X must be (n, d), y (n,) and w0 (d,), got shapes {X.shape}, {y.shape} and {w0.shape}")
+        raise InvalidParameterError(f"X must be (n, d), y (n,) and w0 (d,), got shapes {X.shape}, {y.shape} and {w0.shape}")
     P, C = get_prior(prior), get_channel(channel, delta)
     kept = [w0.copy()]
 
@@ -1022,6 +1014,7 @@ def gamp_iterates(X, y, w0, iterations: int, *, prior="gaussian", channel="sign"
     return np.array(kept)
 
 
+@declare(alpha=SAMPLE_ALPHA, prior=PRIOR, channel=CHANNEL)
 def gamp_gen_error(d: int, alpha: float, *, prior="gaussian", channel="sign", delta: float = 0.0, rng,
                    **gamp_kwargs) -> float:
     """Final error of GAMP on one freshly drawn data set: one finite-size experiment.
@@ -1061,6 +1054,5 @@ def gamp_gen_error(d: int, alpha: float, *, prior="gaussian", channel="sign", de
     ----------
     Chapter 1, Sec. 'The algorithm: GAMP follows state evolution'.
     """
-    rng = check_rng(rng)
     data = sample(d, alpha, prior=prior, channel=channel, delta=delta, rng=rng)
     return gamp(data, rng=rng, **gamp_kwargs).error

@@ -25,7 +25,7 @@ from numpy.polynomial.hermite_e import hermegauss
 from numpy.polynomial.legendre import leggauss
 from scipy.special import erfcx, log_ndtr
 
-from .errors import ArgumentTypeError
+from .errors import InvalidParameterError
 from . import validation
 from .validation import check_positive
 
@@ -64,7 +64,7 @@ def _check_nodes(name: str, n, maximum: int | None = None) -> int:
     if isinstance(n, np.ndarray) and n.ndim == 0 and n.dtype.kind in "iu":
         n = n[()]   # a 0-d integer array is its integer, as in validation.check_int
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise ArgumentTypeError(f"{name} must be an integer {bound} (quadrature nodes), got {type(n).__name__} "
+        raise InvalidParameterError(f"{name} must be an integer {bound} (quadrature nodes), got {type(n).__name__} "
                                 f"{n!r:.60}")
     if n < 1 or (maximum is not None and n > maximum):
         raise ValueError(f"{name} must be an integer {bound} (quadrature nodes), got {n!r:.60}")
@@ -270,14 +270,14 @@ def _numeric(name: str, x):
     """``x`` as a float array; a string, None or another non-number raises, naming ``name`` (NaN passes through:
     these helpers are elementwise, like NumPy's ufuncs, and GAMP reports a NaN iterate as a divergence)."""
     if x is None or isinstance(x, (str, bytes, bytearray, memoryview)):   # bytes are not numbers (b"1" -> 49.0)
-        raise ArgumentTypeError(f"{name} must be a number or an array of numbers, got {x!r:.60}")
+        raise InvalidParameterError(f"{name} must be a number or an array of numbers, got {x!r:.60}")
     if isinstance(x, np.ndarray) and x.dtype.kind not in "biuf":
-        raise ArgumentTypeError(f"{name} must be a number or an array of real numbers, got an array of dtype "
+        raise InvalidParameterError(f"{name} must be a number or an array of real numbers, got an array of dtype "
                                 f"{x.dtype}")
     try:
         return np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise ArgumentTypeError(f"{name} must be a number or an array of numbers, got {type(x).__name__}") from None
+        raise InvalidParameterError(f"{name} must be a number or an array of numbers, got {type(x).__name__}") from None
 
 
 def log_phi_pdf(x):

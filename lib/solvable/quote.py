@@ -58,7 +58,7 @@ def upper_bound(value: float, digits: int = 2) -> float:
     Raises
     ------
     ValueError
-        If ``value`` is not finite or ``digits`` is below 1 (an :class:`~solvable.errors.ArgumentTypeError` if
+        If ``value`` is not finite or ``digits`` is below 1 (an :class:`~solvable.errors.InvalidParameterError` if
         either is not a number).
 
     Notes
@@ -97,7 +97,7 @@ def lower_bound(value: float, digits: int = 2) -> float:
     Raises
     ------
     ValueError
-        If ``value`` is not finite or ``digits`` is below 1 (an :class:`~solvable.errors.ArgumentTypeError` if
+        If ``value`` is not finite or ``digits`` is below 1 (an :class:`~solvable.errors.InvalidParameterError` if
         either is not a number).
 
     Notes

@@ -1,7 +1,7 @@
 """Argument checks shared by every public function.
 
 Each check returns the validated value (converted to float/str) or raises with a message that names the
-parameter and the allowed range: ``TypeError`` for a wrong type (:class:`~solvable.errors.ArgumentTypeError`, which
+parameter and the allowed range: ``TypeError`` for a wrong type (:class:`~solvable.errors.InvalidParameterError`, which
 is also a ``ValueError``) and ``ValueError`` for a wrong value, e.g.
 ``ValueError: alpha must be a finite number >= 0, got -1.0``.
 """
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .errors import ArgumentTypeError
+from .errors import InvalidParameterError
 
 __all__ = [
     "check_finite",
@@ -47,25 +47,25 @@ def _number(name: str, value, expected: str) -> float:
 
     Real numbers are Python ``int``/``float`` (and other :class:`numbers.Real`), NumPy integer and floating
     scalars and 0-d real arrays. Strings, bytes, ``bytearray``, booleans, ``None`` and complex numbers (Python or
-    NumPy: their imaginary part would be dropped) raise :class:`~solvable.errors.ArgumentTypeError`; an integer
+    NumPy: their imaginary part would be dropped) raise :class:`~solvable.errors.InvalidParameterError`; an integer
     too large for a float raises ``ValueError``.
     """
     if isinstance(value, (str, bytes, bytearray, memoryview, bool, np.bool_, complex, np.complexfloating)) \
             or value is None:
-        raise ArgumentTypeError(f"{name} must be {expected}, got {value!r:.80}")
+        raise InvalidParameterError(f"{name} must be {expected}, got {value!r:.80}")
     if isinstance(value, np.ndarray):
         if value.ndim != 0 or value.dtype.kind not in "iuf":
-            raise ArgumentTypeError(f"{name} must be {expected}, got an array of shape {value.shape} "
+            raise InvalidParameterError(f"{name} must be {expected}, got an array of shape {value.shape} "
                                     f"and dtype {value.dtype}")
     elif not isinstance(value, (numbers.Real, np.integer, np.floating)):
-        raise ArgumentTypeError(f"{name} must be {expected}, got {type(value).__name__} {value!r:.60}")
+        raise InvalidParameterError(f"{name} must be {expected}, got {type(value).__name__} {value!r:.60}")
     try:
         return float(value)
     except OverflowError:
-        raise ValueError(f"{name} must be {expected}, got an integer too large for a float "
+        raise InvalidParameterError(f"{name} must be {expected}, got an integer too large for a float "
                          f"({len(str(abs(int(value))))} digits)") from None
     except (TypeError, ValueError):
-        raise ArgumentTypeError(f"{name} must be {expected}, got {value!r:.80}") from None
+        raise InvalidParameterError(f"{name} must be {expected}, got {value!r:.80}") from None
 
 
 def check_finite(name: str, value) -> float:
@@ -86,13 +86,13 @@ def check_finite(name: str, value) -> float:
     Raises
     ------
     TypeError
-        If ``value`` is not a real number (:class:`~solvable.errors.ArgumentTypeError`).
+        If ``value`` is not a real number (:class:`~solvable.errors.InvalidParameterError`).
     ValueError
         If it is NaN or infinite, or an integer too large for a float.
     """
     x = _number(name, value, "a finite real number")
     if not math.isfinite(x):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+        raise InvalidParameterError(f"{name} must be a finite real number, got {value!r}")
     return x
 
 
@@ -123,7 +123,7 @@ def check_positive(name: str, value, *, allow_inf: bool = False) -> float:
     rng = "> 0" + (" (math.inf allowed)" if allow_inf else "")
     x = _number(name, value, f"a number {rng}")
     if math.isnan(x) or x <= 0 or (math.isinf(x) and not allow_inf):
-        raise ValueError(f"{name} must be a number {rng}, got {value!r}")
+        raise InvalidParameterError(f"{name} must be a number {rng}, got {value!r}")
     return x
 
 
@@ -151,7 +151,7 @@ def check_nonnegative(name: str, value) -> float:
     """
     x = _number(name, value, "a finite number >= 0")
     if not math.isfinite(x) or x < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        raise InvalidParameterError(f"{name} must be a finite number >= 0, got {value!r}")
     return x
 
 
@@ -190,7 +190,7 @@ def check_in_range(
     ok = not math.isnan(x)
     ok = ok and (x > low if low_open else x >= low) and (x < high if high_open else x <= high)
     if not ok:
-        raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
+        raise InvalidParameterError(f"{name} must be a number in {interval}, got {value!r}")
     return x
 
 
@@ -214,15 +214,15 @@ def check_choice(name: str, value, choices: Iterable[str]) -> str:
     Raises
     ------
     TypeError
-        If ``value`` is not a string (:class:`~solvable.errors.ArgumentTypeError`).
+        If ``value`` is not a string (:class:`~solvable.errors.InvalidParameterError`).
     ValueError
         If it is not one of ``choices``.
     """
     choices = tuple(choices)
     if not isinstance(value, str):
-        raise ArgumentTypeError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r:.60}")
+        raise InvalidParameterError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r:.60}")
     if value.lower() not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+        raise InvalidParameterError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
     return value.lower()
 
 
@@ -247,18 +247,18 @@ def check_int(name: str, value, *, minimum: int = 1) -> int:
     ------
     TypeError
         For a non-integer type: a float (even ``3.0``), a string, a boolean, ``None``
-        (:class:`~solvable.errors.ArgumentTypeError`). A 0-d integer array counts as its integer.
+        (:class:`~solvable.errors.InvalidParameterError`). A 0-d integer array counts as its integer.
     ValueError
         For an integer below ``minimum``, or beyond ``2^63 - 1``.
     """
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
         value = value[()]   # a 0-d integer array is the integer it holds (as _number reads a 0-d real array)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ArgumentTypeError(f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r:.60}")
+        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r:.60}")
     if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
     if value > _INT_MAX:
-        raise ValueError(f"{name} must be an integer <= 2^63 - 1, got one of {len(str(int(value)))} digits")
+        raise InvalidParameterError(f"{name} must be an integer <= 2^63 - 1, got one of {len(str(int(value)))} digits")
     return int(value)
 
 
@@ -281,7 +281,7 @@ def check_rng(rng, name: str = "rng") -> np.random.Generator:
     Raises
     ------
     TypeError
-        For any other type (:class:`~solvable.errors.ArgumentTypeError`), ``None`` and a legacy
+        For any other type (:class:`~solvable.errors.InvalidParameterError`), ``None`` and a legacy
         ``numpy.random.RandomState`` included.
     ValueError
         For a negative seed.
@@ -297,10 +297,10 @@ def check_rng(rng, name: str = "rng") -> np.random.Generator:
         return np.random.default_rng(rng)
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
         if rng < 0:
-            raise ValueError(f"{name} must be a non-negative integer seed, got {rng!r}")
+            raise InvalidParameterError(f"{name} must be a non-negative integer seed, got {rng!r}")
         return np.random.default_rng(int(rng))
     extra = " (None is refused: every random draw of the library is reproducible)" if rng is None else ""
-    raise ArgumentTypeError(f"{name} must be a numpy.random.Generator, a non-negative integer seed, a "
+    raise InvalidParameterError(f"{name} must be a numpy.random.Generator, a non-negative integer seed, a "
                             f"SeedSequence or a BitGenerator, got {type(rng).__name__} {rng!r:.40}{extra}")
 
 
@@ -331,13 +331,13 @@ def check_design(X, y, *, binary: bool = False) -> tuple[np.ndarray, np.ndarray]
     X = check_array("X", X, finite=False, nonempty=False)
     y = check_array("y", y, finite=False, nonempty=False)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-        raise ValueError(f"X must be a non-empty 2-d array of shape (n, d), got shape {X.shape}")
+        raise InvalidParameterError(f"X must be a non-empty 2-d array of shape (n, d), got shape {X.shape}")
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError(f"y must be a 1-d array with one label per row of X ({X.shape[0]}), got shape {y.shape}")
+        raise InvalidParameterError(f"y must be a 1-d array with one label per row of X ({X.shape[0]}), got shape {y.shape}")
     if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
-        raise ValueError("X and y must contain finite numbers only")
+        raise InvalidParameterError("X and y must contain finite numbers only")
     if binary and not np.all(np.abs(y) == 1.0):
-        raise ValueError("y must contain labels in {-1, +1} only")
+        raise InvalidParameterError("y must contain labels in {-1, +1} only")
     return X, y
 
 
@@ -370,7 +370,7 @@ def check_size(what: str, *shape) -> int:
     if count > MAX_ELEMENTS:
         size = f"{count:.1e} numbers ({count * 8 / 2**30:.1f} GiB)" if count < 10**300 else \
             f"about 10^{len(str(count)) - 1} numbers"   # a count beyond the float range cannot be formatted as one
-        raise ValueError(f"{what} would hold {size}, above the limit "
+        raise InvalidParameterError(f"{what} would hold {size}, above the limit "
                          f"of {MAX_ELEMENTS:.1e} (solvable.validation.MAX_ELEMENTS): reduce the size")
     return count
 
@@ -449,12 +449,12 @@ def check_array(name: str, x, *, ndim: int | None = None, finite: bool = True, n
     Raises
     ------
     TypeError
-        For strings, bytes, ``None``, complex or ragged input (:class:`~solvable.errors.ArgumentTypeError`).
+        For strings, bytes, ``None``, complex or ragged input (:class:`~solvable.errors.InvalidParameterError`).
     ValueError
         For a wrong number of dimensions, an empty array or a non-finite entry.
     """
     if x is None or isinstance(x, (str, bytes, bytearray, memoryview, bool, np.bool_)):
-        raise ArgumentTypeError(f"{name} must be an array of real numbers, got {x!r:.60}")
+        raise InvalidParameterError(f"{name} must be an array of real numbers, got {x!r:.60}")
     if isinstance(x, numbers.Real) and not isinstance(x, (np.integer, np.floating)):
         x = _number(name, x, "an array of real numbers")   # a Fraction is the float it holds (not an object array)
     try:
@@ -463,14 +463,14 @@ def check_array(name: str, x, *, ndim: int | None = None, finite: bool = True, n
             raise TypeError
         arr = raw.astype(float, copy=False)
     except (TypeError, ValueError):
-        raise ArgumentTypeError(f"{name} must be an array of real numbers, got {type(x).__name__} "
+        raise InvalidParameterError(f"{name} must be an array of real numbers, got {type(x).__name__} "
                                 f"{str(x)[:60]!s}") from None
     if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
+        raise InvalidParameterError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
     if nonempty and arr.size == 0:
-        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+        raise InvalidParameterError(f"{name} must not be empty, got shape {arr.shape}")
     if finite and not all_finite(arr):
-        raise ValueError(f"{name} must contain finite numbers only (no NaN or inf)")
+        raise InvalidParameterError(f"{name} must contain finite numbers only (no NaN or inf)")
     return arr
 
 
@@ -498,5 +498,5 @@ def check_interface(name: str, obj, *methods: str):
     """
     missing = [m for m in methods if not callable(getattr(obj, m, None))]
     if missing:
-        raise TypeError(f"{name} must provide {', '.join(m + '()' for m in missing)}; got {type(obj).__name__} {obj!r:.60}")
+        raise InvalidParameterError(f"{name} must provide {', '.join(m + '()' for m in missing)}; got {type(obj).__name__} {obj!r:.60}")
     return obj
