@@ -417,8 +417,8 @@ def declare(**domains: Domain):
         sig = inspect.signature(f)
         table = {}
         for name, p in sig.parameters.items():
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                continue
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or (name == "self" and not table):
+                continue   # *args, **kwargs (passed on to a declared function) and a constructor's self
             dom = domains.get(name, VOCABULARY.get(name))
             if dom is None:
                 raise TypeError(f"{f.__module__}.{f.__qualname__}: no domain declared for parameter {name!r}")
@@ -454,13 +454,15 @@ def domains_of(f) -> MappingProxyType | None:
     Parameters
     ----------
     f : callable
-        The function.
+        The function, or a class (whose ``__init__`` declares them).
 
     Returns
     -------
     mappingproxy or None
         Its domains.
     """
+    if isinstance(f, type):   # a class declares the domains of its constructor
+        f = f.__init__
     return getattr(f, "__domains__", None)
 
 
