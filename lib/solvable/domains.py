@@ -19,12 +19,13 @@ import functools
 import inspect
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 
 import numpy as np
 
 from .errors import InvalidParameterError
+from .results import record
 from .validation import (
     all_finite,
     check_array,
@@ -55,7 +56,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record
 class Domain:
     """The values one parameter accepts.
 
