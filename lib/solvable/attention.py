@@ -1124,7 +1124,8 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
     return res
 
 
-@declare(sensing=instance(AttentionSensingMap), channel=interface("g_out"), y=MATRIX, S_hat=MATRIX, C_hat=real(0.0))
+@declare(sensing=instance(AttentionSensingMap, "an AttentionSensingMap"), channel=interface("g_out"), y=MATRIX,
+         S_hat=MATRIX, C_hat=real(0.0))
 def self_consistency(sensing: AttentionSensingMap, channel, y, S_hat, C_hat) -> float:
     """Ratio ``mean_mu ||g_mu||^2 / mean_mu sum_ab (-dg_mu_ab)`` of ``(g, dg) = g_out(y, M(S_hat), 2 C_hat)``.
 
