@@ -335,8 +335,8 @@ def _count(name: str, ratio: float, d: int) -> int:
     x = ratio * d
     k = round(x)
     if k < 1 or abs(x - k) > 1e-9 * max(1.0, abs(x)):
-        raise InvalidParameterError(f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * d = {x:.10g} "
-                                    f"at d = {d}")
+        raise InvalidParameterError(f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * d = "
+                                    f"{x:.10g} at d = {d}")
     return int(k)
 
 

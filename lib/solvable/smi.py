@@ -978,7 +978,7 @@ def _check_c(c) -> float:
 
 
 def _check_quadrature(T: int, n_nodes: int) -> None:
-    """The quadrature's block of ``n_nodes**T`` nodes within the size limit (:func:`~solvable.validation.check_size`)."""
+    """The quadrature's block of ``n_nodes**T`` nodes within the limit of :func:`solvable.validation.check_size`."""
     check_size(f"the quadrature's block (n_nodes**T = {n_nodes}**{T} nodes, x T, x {_POSTERIOR_ARRAYS} arrays)",
                _POSTERIOR_ARRAYS * T, n_nodes**T)
 
