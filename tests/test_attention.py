@@ -14,7 +14,7 @@ from solvable import attention as at
 from solvable import channels as ch
 from solvable import gd, matrix_sensing, smi
 from solvable.amp import GAMPResult, SEResult
-from solvable.errors import ConvergenceWarning, DivergenceError
+from solvable.errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 
 REF = "attention.csv"
 MMSE_TOL = 3e-4  # the tolerance on the Bayes MMSE (table hint 2e-4; the stricter one applies)
@@ -789,6 +789,10 @@ def test_gamp_rie_refuses_an_onsager_variance_whose_inverse_overflows():
     for v in (1e-320, 1e-300):
         with pytest.raises(ValueError, match="onsager_variance"):
             _at.gamp_rie(data, onsager_variance=v, max_iter=5, rng=0)
+    # with the derivative precision the first field grows like 1/onsager_variance: at 1e-100 it left the RIE's
+    # range ('Y is too large for the spectral law', naming no argument); refused up front, named
+    with pytest.raises(InvalidParameterError, match="onsager_variance.*derivative"):
+        _at.gamp_rie(data, onsager_variance=1e-100, max_iter=5, rng=0)
     # the empirical precision divides g_0 by g_0^2: a huge first g_0 stays a finite first step
     res = _at.gamp_rie(data, onsager_variance=1e-100, max_iter=20, tol=1e-4, damping=0.5, precision="empirical",
                        warn=False, rng=0)

@@ -72,15 +72,14 @@ from .channels import (
 )
 from .dataset import Dataset as _BaseDataset
 from .dataset import check_dataset
-from .errors import ConvergenceWarning, DivergenceError
+from .domains import VOCABULARY, Domain, array, choice, declare, instance, integer, interface, optional, real
+from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 from .results import record
 from .rie import WishartRIEDenoiser, symmetric_error, symmetric_rie_mmse
 from .validation import (
-    check_array,
     check_choice,
     check_in_range,
     check_int,
-    check_nonnegative,
     check_positive,
     check_rng,
     check_size,
@@ -155,35 +154,30 @@ _HARDMAX_SE_MIN_V = 1e-8
 OUTPUTS = ("softmax", "hardmax")
 
 
-def _check_T(T, minimum: int = 2) -> int:
-    """``T`` must be an integer >= 2: a 1 x 1 softmax is identically 1 and carries no information."""
-    return check_int("T", T, minimum=minimum)
-
-
-def _check_rho(rho) -> float:
-    return check_positive("rho", rho)
+#: The domains of the model's parameters (:mod:`solvable.domains`): tokens per sample (a 1 x 1 softmax is
+#: identically 1 and carries no information), the width ratio ``rho`` of a data set and of the theory (where the
+#: Wishart RIE's MMSE is computed reliably, :data:`solvable.matrix_sensing.KAPPA_MIN` to
+#: :data:`~solvable.matrix_sensing.KAPPA_MAX`, ``kappa = rho``), the sample ratio of a data set, Monte-Carlo draws
+#: and the arrays of tokens ``(n, T, d)`` and of outputs ``(n, T, T)``.
+TOKENS = integer(2)
+WIDTH = real(0.0, low_open=True)
+THEORY_WIDTH = real(matrix_sensing.KAPPA_MIN, matrix_sensing.KAPPA_MAX)
+SAMPLE_ALPHA = real(0.0, low_open=True)
+N_SAMPLES = integer(2, size=True)
+TOKEN_ARRAY = array(3)
+OUTPUT_ARRAY = array(3)
+MATRIX = array(2)
 
 
 def _check_flag(name: str, value) -> bool:
-    """A switch such as ``warn``: ``True`` or ``False`` (``TypeError`` naming it otherwise)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
-def _check_rho_theory(rho) -> float:
-    """``rho`` in the range where the Wishart RIE's MMSE is computed reliably
-    (:data:`solvable.matrix_sensing.KAPPA_MIN` to :data:`~solvable.matrix_sensing.KAPPA_MAX`, ``kappa = rho``)."""
-    rho = _check_rho(rho)
-    if not matrix_sensing.KAPPA_MIN <= rho <= matrix_sensing.KAPPA_MAX:
-        raise ValueError(f"rho must be a number in [{matrix_sensing.KAPPA_MIN:g}, {matrix_sensing.KAPPA_MAX:g}] "
-                         f"(where the Wishart RIE's MMSE is reliable), got {rho!r}")
-    return rho
+    """A switch such as ``warn``: the vocabulary's ``True`` or ``False`` (:data:`solvable.domains.VOCABULARY`)."""
+    return VOCABULARY["warn"](name, value)
 
 
 # =========================================================================== data
 
 
+@declare(X=TOKEN_ARRAY, S=MATRIX)
 def attention_indices(X, S):
     """Attention indices ``h_ab = [x_a^T S x_b - delta_ab Tr S]/sqrt(d)`` of every sample.
 
@@ -214,38 +208,20 @@ def attention_indices(X, S):
     ----------
     Chapter 5, Sec. 'From a transformer layer to the attention-indexed model'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
-    X = _check_tokens(X)
-    S = _check_square("S", S, X.shape[2])
+    _check_square("S", S, X.shape[2])
     with np.errstate(over="ignore", invalid="ignore"):
         h = _indices(X, S)
     if not np.all(np.isfinite(h)):
-        raise ValueError("X and S give non-finite attention indices (entries too large for float64)")
+        raise InvalidParameterError("X and S give non-finite attention indices (entries too large for float64)")
     return h
 
 
-def _float_array(name, a) -> np.ndarray:
-    """``a`` as a float array (``ValueError`` naming it if it is not numeric; :func:`~solvable.validation.check_array`)."""
-    return check_array(name, a, finite=False, nonempty=False)
-
-
-def _check_square(name: str, S, d: int) -> np.ndarray:
-    """A finite (d, d) float array (``ValueError`` naming it otherwise)."""
-    S = _float_array(name, S)
+def _check_square(name: str, S: np.ndarray, d: int) -> np.ndarray:
+    """A checked matrix ``S`` of shape ``(d, d)``, ``d`` the tokens' dimension (InvalidParameterError naming it)."""
     if S.shape != (d, d):
-        raise ValueError(f"{name} must be ({d}, {d}) to match X, got shape {S.shape}")
-    if not np.all(np.isfinite(S)):
-        raise ValueError(f"{name} must contain finite numbers only")
+        raise InvalidParameterError(f"{name} must be ({d}, {d}) to match the tokens' dimension d = {d}, got shape "
+                                    f"{S.shape}")
     return S
-
-
-def _check_tokens(X) -> np.ndarray:
-    """Tokens ``X`` as a finite, non-empty (n, T, d) float array (``ValueError`` naming ``X`` otherwise)."""
-    X = check_array("X", X, finite=False, nonempty=False)
-    if X.ndim != 3 or X.size == 0:
-        raise ValueError(f"X must be a non-empty 3-d array (n, T, d), got shape {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X must contain finite numbers only")
-    return X
 
 
 def _indices(X, S):
@@ -310,13 +286,13 @@ class Dataset(_BaseDataset):
     def _check(self) -> None:
         X, y, W, S = self.X, self.y, self.W_star, self.S_star
         if X.ndim != 3 or y.shape != (X.shape[0], X.shape[1], X.shape[1]):
-            raise ValueError(f"X must be (n, T, d) and y (n, T, T), got shapes {X.shape} and {y.shape}")
+            raise InvalidParameterError(f"X must be (n, T, d) and y (n, T, T), got shapes {X.shape} and {y.shape}")
         d = X.shape[2]
         if W.ndim != 2 or W.shape[0] != d or W.shape[1] < 1 or S.shape != (d, d):
-            raise ValueError(f"W_star must be (d, r) and S_star (d, d) with d = {d}; "
-                             f"got {W.shape} and {S.shape}")
+            raise InvalidParameterError(f"W_star must be (d, r) and S_star (d, d) with d = {d}; "
+                                        f"got {W.shape} and {S.shape}")
         if not np.all((y >= 0) & (y <= 1)):
-            raise ValueError("y must hold attention outputs, numbers in [0, 1]")
+            raise InvalidParameterError("y must hold attention outputs, numbers in [0, 1]")
         object.__setattr__(self, "output", check_choice("output", self.output, OUTPUTS))
 
     @property
@@ -350,13 +326,17 @@ class Dataset(_BaseDataset):
         return _indices(self.X, self.S_star)
 
 
+#: A data set of this model, the argument of its algorithms.
+DATA = instance(Dataset, "a solvable.attention.Dataset (from that model's sample())")
+
+
 def _count(name: str, ratio: float, d: int) -> int:
     """``round(ratio d)`` if ``ratio d`` is within 1e-9 of an integer >= 1, else ``ValueError`` naming ``name``."""
     x = ratio * d
     k = round(x)
     if k < 1 or abs(x - k) > 1e-9 * max(1.0, abs(x)):
-        raise ValueError(f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * d = {x:.10g} "
-                         f"at d = {d}")
+        raise InvalidParameterError(f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * d = "
+                                    f"{x:.10g} at d = {d}")
     return int(k)
 
 
@@ -371,6 +351,7 @@ def _check_sample_memory(n: int, T: int, d: int) -> None:
                2 * n * T * d + 4 * n * T * T + d * d)
 
 
+@declare(d=integer(2, size=True), alpha=SAMPLE_ALPHA, rho=WIDTH, T=TOKENS, output=choice(*OUTPUTS))
 def sample(d: int, alpha: float, *, rho: float, T: int, output: str = "softmax", rng) -> Dataset:
     """Draw an attention-indexed-model teacher and ``n = round(alpha d^2)`` samples.
 
@@ -414,20 +395,15 @@ def sample(d: int, alpha: float, *, rho: float, T: int, output: str = "softmax",
     Chapter 5, Sec. 'From a transformer layer to the attention-indexed model'; Boncoraglio et al. 2025,
     arXiv:2506.01582 (the hardmax is its second example).
     """
-    d = check_int("d", d, minimum=2)
-    alpha = check_positive("alpha", alpha)
-    rho = _check_rho(rho)
-    T = _check_T(T)
-    output = check_choice("output", output, OUTPUTS)
-    rng = check_rng(rng)
     if output == "hardmax" and T != 2:
-        raise ValueError(f"T must be 2 for output='hardmax' (the covered example), got T={T}")
+        raise InvalidParameterError(f"T must be 2 for output='hardmax' (the covered example), got T={T}")
     r = _count("rho", rho, d)
     if not alpha * d * d < 2.0**62:
-        raise ValueError(f"alpha d^2 = {alpha * d * d:.3g} samples is beyond any array: reduce alpha")
+        raise InvalidParameterError(f"alpha d^2 = {alpha * d * d:.3g} samples is beyond any array: reduce alpha")
     n = round(alpha * d * d)
     if n < 1:
-        raise ValueError(f"alpha d^2 must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, d = {d}")
+        raise InvalidParameterError(f"alpha d^2 must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, "
+                                    f"d = {d}")
     check_size("the teacher W* (d, r = rho d)", d, r)
     _check_sample_memory(n, T, d)
     W = rng.standard_normal((d, r))
@@ -438,6 +414,7 @@ def sample(d: int, alpha: float, *, rho: float, T: int, output: str = "softmax",
     return Dataset.adopt(X=X, y=y, W_star=W, S_star=S, output=output)
 
 
+@declare(data=DATA, n=integer(1, size=True))
 def fresh_samples(data: Dataset, n: int, *, rng) -> Dataset:
     """Draw ``n`` new samples of the same teacher as ``data`` (a test set): new tokens, same ``W*`` and output.
 
@@ -470,9 +447,6 @@ def fresh_samples(data: Dataset, n: int, *, rng) -> Dataset:
     ----------
     Chapter 5, Sec. 'Gradient descent on the tied attention layer'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
-    data = check_dataset(data, Dataset)
-    n = check_int("n", n)
-    rng = check_rng(rng)
     _check_sample_memory(n, data.T, data.d)
     X = rng.standard_normal((n, data.T, data.d))
     h = _indices(X, np.asarray(data.S_star, dtype=float))
@@ -480,6 +454,7 @@ def fresh_samples(data: Dataset, n: int, *, rng) -> Dataset:
     return Dataset.adopt(X=X, y=y, W_star=data.W_star, S_star=data.S_star, output=data.output)
 
 
+@declare(S_hat=MATRIX, data=DATA)
 def output_error(S_hat, data: Dataset) -> float:
     """Plug-in error on the outputs, ``(1/n) sum_mu ||y_mu - softmax(h_mu(S_hat))||_F^2``.
 
@@ -515,8 +490,7 @@ def output_error(S_hat, data: Dataset) -> float:
     ----------
     Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
-    data = check_dataset(data, Dataset)
-    S_hat = _check_square("S_hat", S_hat, data.d)
+    _check_square("S_hat", S_hat, data.d)
     diff = row_softmax(_indices(np.asarray(data.X, dtype=float), S_hat)) - data.y
     return float(np.sum(diff * diff) / data.n)
 
@@ -524,6 +498,7 @@ def output_error(S_hat, data: Dataset) -> float:
 # =========================================================================== theory
 
 
+@declare(T=TOKENS)
 def n_effective_indices(T: int) -> int:
     """The number ``K = T(T+1)/2 - 1`` of combinations of the indices that the softmax output determines.
 
@@ -552,10 +527,10 @@ def n_effective_indices(T: int) -> int:
     ----------
     Chapter 5, Sec. 'Why it is solvable: matrix sensing with $T(T+1)/2$ indices'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
-    T = _check_T(T)
     return T * (T + 1) // 2 - 1
 
 
+@declare(rho=WIDTH, T=TOKENS)
 def perfect_recovery_threshold(rho: float, T: int) -> float:
     """Sample ratio ``alpha = n/d^2`` above which Bayes-optimal learning of the tied softmax AIM is exact.
 
@@ -591,10 +566,10 @@ def perfect_recovery_threshold(rho: float, T: int) -> float:
     ----------
     Chapter 5, Sec. 'Why it is solvable: matrix sensing with $T(T+1)/2$ indices', eq-aim-alpha-pr; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
-    rho = _check_rho(rho)
     return matrix_sensing.perfect_recovery_threshold(rho) / n_effective_indices(T)
 
 
+@declare(rho=THEORY_WIDTH, T=TOKENS)
 def bayes_optimal_mmse(alpha: float, rho: float, T: int) -> float:
     """Bayes-optimal MMSE ``(1/d)||S_hat - S*||_F^2`` of the one-layer tied softmax AIM (1 at ``alpha = 0``).
 
@@ -635,12 +610,12 @@ def bayes_optimal_mmse(alpha: float, rho: float, T: int) -> float:
     Chapter 5, Sec. 'Why it is solvable: matrix sensing with $T(T+1)/2$ indices', eq-aim-fixed-point;
     Boncoraglio et al. 2025, arXiv:2506.01582.
     """
-    alpha = check_nonnegative("alpha", alpha)
-    rho = _check_rho_theory(rho)
     K = n_effective_indices(T)
     return matrix_sensing.bayes_optimal_mmse(alpha * K, rho)
 
 
+@declare(alpha=SAMPLE_ALPHA, rho=THEORY_WIDTH, T=TOKENS,
+         start=optional(real(0.0, low_open=True), "1 + rho, the error of the estimate S_hat = 0"))
 def state_evolution(alpha: float, rho: float, T: int, *, start: float | None = None, damping: float = 0.5,
                     tol: float = 1e-10, max_iter: int = 5000, warn: bool = True) -> SEResult:
     """State evolution of GAMP-RIE for the tied softmax attention-indexed model.
@@ -691,14 +666,8 @@ def state_evolution(alpha: float, rho: float, T: int, *, start: float | None = N
     Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error', eq-aim-se; Boncoraglio et al. 2025,
     arXiv:2506.01582.
     """
-    alpha = check_positive("alpha", alpha)
-    rho = _check_rho_theory(rho)
     K = n_effective_indices(T)
-    m0 = 1.0 + rho if start is None else check_positive("start", start)
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_tol(tol)
-    max_iter = check_int("max_iter", max_iter)
-    warn = _check_flag("warn", warn)
+    m0 = 1.0 + rho if start is None else start
     return matrix_sensing.state_evolution(alpha * K, rho, start=2.0 * m0, damping=damping, tol=tol,
                                           max_iter=max_iter, warn=warn)
 
@@ -742,6 +711,8 @@ def _symmetric_gaussian(shape_nt, T, variance, rng):
     return math.sqrt(variance / 2.0) * (G + np.swapaxes(G, -1, -2))
 
 
+@declare(rho=THEORY_WIDTH, T=TOKENS, n_samples=N_SAMPLES, estimator=choice("plugin", "bayes"),
+         n_inner=integer(1, size=True))
 def output_gen_error(alpha: float, rho: float, T: int, *, n_samples: int = 20000, estimator: str = "plugin",
                      n_inner: int = 64, rng) -> OutputGenError:
     """Generalisation error on the outputs, ``E ||y - y_hat||_F^2`` per sample, at the Bayes-optimal point.
@@ -805,16 +776,11 @@ def output_gen_error(alpha: float, rho: float, T: int, *, n_samples: int = 20000
     Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
     m = bayes_optimal_mmse(alpha, rho, T)
-    rho, T = _check_rho(rho), _check_T(T)
-    n_samples = check_int("n_samples", n_samples, minimum=2)
-    n_inner = check_int("n_inner", n_inner)
-    estimator = check_choice("estimator", estimator, ("plugin", "bayes"))
     # Peak: the draws of h_hat and xi with their symmetrised copies, the outputs y, y_hat and the softmax's
     # temporaries: about 8 arrays (n_samples, T, T) at once.
     check_size("the Monte-Carlo draws and outputs (n_samples, T, T) x 8 together", 8 * n_samples * T * T)
     if estimator == "bayes":
         check_size("the inner Monte-Carlo draws (n_inner, n_samples, T, T)", n_inner, n_samples, T, T)
-    rng = check_rng(rng)
     q = 1.0 + rho - m
     h_hat = _symmetric_gaussian((n_samples,), T, q, rng)
     y = row_softmax(h_hat + _symmetric_gaussian((n_samples,), T, m, rng)) if m > 0 else row_softmax(h_hat)
@@ -834,6 +800,8 @@ def output_gen_error(alpha: float, rho: float, T: int, *, n_samples: int = 20000
                           mmse=m, overlap=q, estimator=estimator)
 
 
+@declare(alpha=SAMPLE_ALPHA, rho=THEORY_WIDTH, start=optional(real(0.0, low_open=True), "Q0 = 1 + rho"),
+         n_samples=N_SAMPLES)
 def hardmax_state_evolution(alpha: float, rho: float, *, start: float | None = None, n_samples: int = 100_000,
                             damping: float = 0.5, tol: float = 1e-4, max_iter: int = 2000, warn: bool = True,
                             rng) -> SEResult:
@@ -896,18 +864,10 @@ def hardmax_state_evolution(alpha: float, rho: float, *, start: float | None = N
     Chapter 5, Sec. 'A contrast: the hardmax output'; Boncoraglio et al. 2025, arXiv:2506.01582 (hardmax
     example).
     """
-    alpha = check_positive("alpha", alpha)
-    rho = _check_rho_theory(rho)
     Q0 = 1.0 + rho
-    m0 = Q0 if start is None else check_in_range("start", start, 0.0, Q0, low_open=True)
-    n_samples = check_int("n_samples", n_samples, minimum=2)
+    m0 = Q0 if start is None else check_in_range("start", start, 0.0, Q0, low_open=True)   # (0, Q0]: with rho
     check_size("the Monte-Carlo draws and the channel's temporaries (n_samples, 3) together",
                _HARDMAX_SE_ARRAYS * n_samples * 3)
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_tol(tol)
-    max_iter = check_int("max_iter", max_iter)
-    warn = _check_flag("warn", warn)
-    rng = check_rng(rng)
     xi = rng.standard_normal((n_samples, 3))
     u = rng.standard_normal((n_samples, 3))
     channel = HardmaxChannel()
@@ -979,11 +939,13 @@ class AttentionSensingMap:
     Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
 
+    @declare(X=TOKEN_ARRAY)
     def __init__(self, X):
-        X = _check_tokens(X)
+        if X.shape[1] < 2:
+            raise InvalidParameterError(f"X must hold T >= 2 tokens per sample (axis 1 of (n, T, d)), got shape "
+                                        f"{X.shape}")
         self.X = X
         self.n, self.T, self.d = X.shape
-        _check_T(self.T)
         self.tau = index_weights(self.T)
         self._a, self._b = np.triu_indices(self.T)
         self._diag = self._a == self._b
@@ -996,13 +958,13 @@ class AttentionSensingMap:
     def forward(self, S):
         S = np.asarray(S, dtype=float)
         if S.shape != (self.d, self.d):
-            raise ValueError(f"S must have shape ({self.d}, {self.d}), got {S.shape}")
+            raise InvalidParameterError(f"S must have shape ({self.d}, {self.d}), got {S.shape}")
         return pack_indices(_indices(self.X, S)) * self.tau
 
     def adjoint(self, g):
         g = np.asarray(g, dtype=float)
         if g.shape != (self.n, self.n_indices):
-            raise ValueError(f"g must have shape ({self.n}, {self.n_indices}), got {g.shape}")
+            raise InvalidParameterError(f"g must have shape ({self.n}, {self.n_indices}), got {g.shape}")
         coef = g * np.where(self._diag, 1.0, self.tau / 2.0)
         M = unpack_indices(coef, self.T)
         Y = np.matmul(M, self.X)  # (n, T, d): sum_b M_ab x_b
@@ -1020,8 +982,16 @@ class AttentionSensingMap:
 
 #: The smallest onsager_variance of gamp_rie: g_0 ~ 1/onsager_variance overflows in the first step below it.
 _ONSAGER_VARIANCE_MIN = 1e-100
+#: The smallest onsager_variance of gamp_rie with precision="derivative": the first field grows like
+#: onsager_omega/onsager_variance and leaves the RIE's range (Frobenius norm 1e50) near 1e-45 at d = 6 (measured
+#: from d = 6 to 80, T = 2 to 5); the empirical precision divides g_0 by g_0^2 and keeps the first step finite.
+_ONSAGER_VARIANCE_MIN_DERIVATIVE = 1e-30
 
 
+@declare(data=DATA, damping=optional(VOCABULARY["damping"], "0.8 below alpha_PR / 4, 1/2 above"),
+         start_variance=real(0.0, low_open=True), onsager_omega=real(0.0, _ONSAGER_OMEGA_MAX),
+         onsager_variance=real(_ONSAGER_VARIANCE_MIN), damp=choice("auto", "output", "both"),
+         precision=choice("derivative", "empirical"))
 def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_TOL,
              max_iter: int = GAMP_MAX_ITER, start_variance: float = 10.0, onsager_omega: float = 10.0,
              onsager_variance: float = 10.0, damp: str = "auto", precision: str = "derivative",
@@ -1058,7 +1028,8 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
         ``onsager_omega`` in ``[0, 1e6]`` in every component): ``g_0 = 0`` blows up at small ``alpha``, and beyond
         ``1e6`` the first step leaves the range of the RIE.
     onsager_variance : float, optional
-        The output variance of that first ``g_0``, ``>= 1e-100`` (``g_0`` grows like its inverse).
+        The output variance of that first ``g_0``, ``>= 1e-100`` (``g_0`` grows like its inverse), and
+        ``>= 1e-30`` with ``precision="derivative"`` (where the first step grows like its inverse too).
     damp : {"auto", "output", "both"}, optional
         ``"output"`` damps ``(V, omega)``; ``"both"`` also damps ``(S_hat, C_hat)`` (needed at small sample
         ratio, where output damping alone can stop at an overconfident fixed point); ``"auto"`` picks
@@ -1113,23 +1084,14 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
     Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error' and Sec. 'A contrast: the hardmax output';
     Boncoraglio et al. 2025, arXiv:2506.01582.
     """
-    data = check_dataset(data, Dataset)
-    rng = check_rng(rng)
     if damping is None:
         small = data.alpha < STRONG_DAMPING_BELOW * perfect_recovery_threshold(data.rho, data.T)
         damping = STRONG_DAMPING if small else 0.5
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    precision = check_choice("precision", precision, ("derivative", "empirical"))
-    tol = check_tol(tol)
-    max_iter = check_int("max_iter", max_iter)
-    warn = _check_flag("warn", warn)
-    C0 = check_positive("start_variance", start_variance)
-    omega0 = check_in_range("onsager_omega", onsager_omega, 0.0, _ONSAGER_OMEGA_MAX)
-    V0 = check_positive("onsager_variance", onsager_variance)
-    if V0 < _ONSAGER_VARIANCE_MIN:
-        raise ValueError(f"onsager_variance must be >= {_ONSAGER_VARIANCE_MIN:g} (g_0 grows like 1/onsager_variance "
-                         f"and overflows below), got {V0!r}")
-    damp = check_choice("damp", damp, ("auto", "output", "both"))
+    C0, omega0, V0 = start_variance, onsager_omega, onsager_variance
+    if precision == "derivative" and V0 < _ONSAGER_VARIANCE_MIN_DERIVATIVE:
+        raise InvalidParameterError(f"onsager_variance must be >= {_ONSAGER_VARIANCE_MIN_DERIVATIVE:g} with "
+                                    f"precision='derivative' (the first step grows like 1/onsager_variance and "
+                                    f"leaves the range of the RIE below), got {V0!r}")
     if damp == "auto":
         damp = "both" if data.alpha * n_effective_indices(data.T) < AUTO_DAMP_BOTH_BELOW else "output"
     d, r = data.d, data.r
@@ -1162,6 +1124,8 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
     return res
 
 
+@declare(sensing=instance(AttentionSensingMap, "an AttentionSensingMap"), channel=interface("g_out"), y=MATRIX,
+         S_hat=MATRIX, C_hat=real(0.0))
 def self_consistency(sensing: AttentionSensingMap, channel, y, S_hat, C_hat) -> float:
     """Ratio ``mean_mu ||g_mu||^2 / mean_mu sum_ab (-dg_mu_ab)`` of ``(g, dg) = g_out(y, M(S_hat), 2 C_hat)``.
 
@@ -1212,29 +1176,32 @@ def self_consistency(sensing: AttentionSensingMap, channel, y, S_hat, C_hat) -> 
 
 
 def _check_students(W, X, y):
-    """``(W, X, y)`` as float arrays, ``W`` (J, d, r) (a (d, r) array is one student), ``X`` (n, T, d),
-    ``y`` (n, T, T), all finite (``ValueError`` naming the array otherwise)."""
-    X, y = _check_outputs(X, y)
-    W = _float_array("W", W)
+    """The checked arrays ``W`` (J, d, r) (a (d, r) array is one student), ``X`` (n, T, d) and ``y`` (n, T, T)
+    against each other (InvalidParameterError naming the array otherwise); ``W`` as (J, d, r)."""
+    _check_outputs(X, y)
     if W.ndim == 2:
         W = W[None]
     if W.ndim != 3 or W.shape[1] != X.shape[2] or W.shape[0] < 1 or W.shape[2] < 1:
-        raise ValueError(f"X must be (n, T, d) and W (K, d, r) or (d, r) with the same d; "
-                         f"got {X.shape}, {W.shape}")
-    if not np.all(np.isfinite(W)):
-        raise ValueError("W must contain finite numbers only")
-    return W, X, y
+        raise InvalidParameterError(f"X must be (n, T, d) and W (K, d, r) or (d, r) with the same d; "
+                                    f"got {X.shape}, {W.shape}")
+    return W
 
 
 def _check_outputs(X, y):
-    """Tokens ``X`` (n, T, d) and outputs ``y`` (n, T, T), finite (``ValueError`` naming the array otherwise)."""
-    X = _check_tokens(X)
-    y = _float_array("y", y)
+    """The checked tokens ``X`` (n, T, d) against the outputs ``y`` (n, T, T), numbers in [0, 1]."""
     if y.shape != (X.shape[0], X.shape[1], X.shape[1]):
-        raise ValueError(f"y must have shape {(X.shape[0], X.shape[1], X.shape[1])}, got {y.shape}")
+        raise InvalidParameterError(f"y must have shape {(X.shape[0], X.shape[1], X.shape[1])}, got {y.shape}")
     if not np.all((y >= 0.0) & (y <= 1.0)):
-        raise ValueError("y must hold softmax outputs, numbers in [0, 1]")
-    return X, y
+        raise InvalidParameterError("y must hold softmax outputs, numbers in [0, 1]")
+
+
+def _host_or_foreign(domain: Domain) -> Domain:
+    """``domain`` for a NumPy array (or array_like); an array of another array-API library (PyTorch, CuPy) passes
+    as it is, to be checked by the function on a host copy (it is kept in its namespace, on its device)."""
+    def check(name, value):
+        return value if backend.is_non_numpy_array(value) else domain(name, value)
+
+    return replace(domain, text=domain.text + " (NumPy, or an array of another array-API library)", check=check)
 
 
 def _students_forward(W, X):
@@ -1255,6 +1222,7 @@ def _students_forward(W, X):
     return P, e / xp.sum(e, axis=-1, keepdims=True), scale
 
 
+@declare(W=array(), X=TOKEN_ARRAY, y=OUTPUT_ARRAY)
 def student_loss_and_gradient(W, X, y):
     """Loss and gradient of ``J`` tied softmax students at once.
 
@@ -1294,7 +1262,7 @@ def student_loss_and_gradient(W, X, y):
     ----------
     Chapter 5, Sec. 'Gradient descent on the tied attention layer'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
-    W, X, y = _check_students(W, X, y)
+    W = _check_students(W, X, y)
     return _loss_and_grad(W, X, y)
 
 
@@ -1359,10 +1327,13 @@ class StudentLoss:
     Chapter 5, Sec. 'Gradient descent on the tied attention layer'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
 
+    @declare(X=_host_or_foreign(TOKEN_ARRAY), y=_host_or_foreign(OUTPUT_ARRAY), r=integer(1))
     def __init__(self, X, y, r: int):
-        self.r = check_int("r", r)
+        self.r = r
         foreign = backend.is_non_numpy_array(X) and backend.is_non_numpy_array(y)
-        X_host, y_host = _check_outputs(backend.to_numpy(X) if foreign else X, backend.to_numpy(y) if foreign else y)
+        X_host = TOKEN_ARRAY("X", backend.to_numpy(X)) if backend.is_non_numpy_array(X) else X
+        y_host = OUTPUT_ARRAY("y", backend.to_numpy(y)) if backend.is_non_numpy_array(y) else y
+        _check_outputs(X_host, y_host)
         if foreign:  # kept in their namespace, on their device
             xp = backend.namespace(X, y)
             X = X if xp.isdtype(X.dtype, "real floating") else xp.astype(X, xp.float64)
@@ -1374,15 +1345,15 @@ class StudentLoss:
         self.n, self.T, self.d = X.shape
         self.loss_scale = float(np.sum((y_host - 1.0 / self.T) ** 2)) / self.d
         if not (math.isfinite(self.loss_scale) and self.loss_scale > 0):
-            raise ValueError("y must not be the uniform output 1/T everywhere (the relative loss divides by "
-                             "its loss)")
+            raise InvalidParameterError("y must not be the uniform output 1/T everywhere (the relative loss divides "
+                                        "by its loss)")
 
     def _W(self, params):
         if not isinstance(params, (tuple, list)) or len(params) != 1:
-            raise TypeError("params must be a tuple (W,) with W of shape (K, d, r)")
+            raise InvalidParameterError("params must be a tuple (W,) with W of shape (K, d, r)")
         W = params[0]
         if W.ndim != 3 or tuple(W.shape[1:]) != (self.d, self.r):
-            raise ValueError(f"W must have shape (K, {self.d}, {self.r}), got {W.shape}")
+            raise InvalidParameterError(f"W must have shape (K, {self.d}, {self.r}), got {W.shape}")
         return W
 
     def _data(self, dtype):

@@ -61,19 +61,15 @@ import numpy as np
 from .amp import GAMPResult, SEResult, iterate_fixed_point, relative_change
 from .channels import row_softmax
 from .dataset import Dataset as _BaseDataset
-from .dataset import check_dataset
-from .errors import ConvergenceWarning, DivergenceError
+from .domains import VOCABULARY, Domain, array, declare, instance, integer, optional, real
+from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 from .integration import hermite_rule
 from .results import record
 from .validation import (
     check_array,
     check_in_range,
-    check_int,
     check_nonnegative,
-    check_positive,
-    check_rng,
     check_size,
-    check_tol,
 )
 
 __all__ = [
@@ -100,9 +96,13 @@ __all__ = [
 Q_MAX = 1.0 - 1e-12
 
 
-def _check_T(T) -> int:
-    """``T`` must be an integer >= 2: a 1 x 1 softmax is identically 1 and carries no information."""
-    return check_int("T", T, minimum=2)
+#: The domains of the model's parameters (:mod:`solvable.domains`): the sequence length (a 1 x 1 softmax is
+#: identically 1 and carries no information), the sample ratio of a data set, an overlap strictly inside (0, 1)
+#: (``Q = 0`` is always a fixed point, ``V = 1 - Q`` divides) and Monte-Carlo draws.
+TOKENS = integer(2)
+SAMPLE_ALPHA = real(0.0, low_open=True)
+OPEN_OVERLAP = real(0.0, 1.0, low_open=True, high_open=True)
+N_SAMPLES = integer(2, size=True)
 
 
 @record
@@ -148,8 +148,8 @@ class Dataset(_BaseDataset):
     def _check(self) -> None:
         X, y, w = self.X, self.y, self.w_star
         if X.ndim != 3 or y.shape != (X.shape[0], X.shape[2], X.shape[2]) or w.shape != (X.shape[1],):
-            raise ValueError(f"X must be (n, d, T), y (n, T, T) and w_star (d,); "
-                             f"got {X.shape}, {y.shape}, {w.shape}")
+            raise InvalidParameterError(f"X must be (n, d, T), y (n, T, T) and w_star (d,); "
+                                        f"got {X.shape}, {y.shape}, {w.shape}")
 
     @property
     def d(self) -> int:
@@ -172,6 +172,7 @@ class Dataset(_BaseDataset):
         return np.einsum("ndt,d->nt", self.X, self.w_star) / math.sqrt(self.d)
 
 
+@declare(d=integer(2, size=True), alpha=SAMPLE_ALPHA, T=TOKENS)
 def sample(d: int, alpha: float, *, T: int, rng) -> Dataset:
     """Draw a teacher ``w ~ N(0, I_d)`` and ``n = round(alpha d)`` sequences of eq. (1).
 
@@ -209,15 +210,12 @@ def sample(d: int, alpha: float, *, T: int, rng) -> Dataset:
     ----------
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model'; Troiani et al. 2025, arXiv:2502.00901.
     """
-    d = check_int("d", d, minimum=2)
-    alpha = check_positive("alpha", alpha)
-    T = _check_T(T)
-    rng = check_rng(rng)
     if not alpha * d < 2.0**62:
-        raise ValueError(f"alpha d = {alpha * d:.3g} samples is beyond any array: reduce alpha")
+        raise InvalidParameterError(f"alpha d = {alpha * d:.3g} samples is beyond any array: reduce alpha")
     n = round(alpha * d)
     if n < 1:
-        raise ValueError(f"alpha d must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, d = {d}")
+        raise InvalidParameterError(f"alpha d must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, "
+                                    f"d = {d}")
     check_size("the tokens X (n = alpha d, d, T)", n, d, T)
     # Peak: the tokens, the preactivations and the outputs with the softmax's temporaries.
     check_size("the arrays of sample (X (n, d, T), z (n, T), outputs and their temporaries (n, T, T) x 4) together",
@@ -228,6 +226,7 @@ def sample(d: int, alpha: float, *, T: int, rng) -> Dataset:
     return Dataset.adopt(X=X, y=row_softmax(z[:, :, None] * z[:, None, :]), w_star=w)
 
 
+@declare(T=TOKENS)
 def weak_recovery_threshold(T: int) -> float:
     """Weak-recovery threshold ``alpha_c = 1/(T(T+1))`` of one tied rank-one softmax layer, eq. (3).
 
@@ -260,10 +259,10 @@ def weak_recovery_threshold(T: int) -> float:
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model', eq-smi-threshold; Troiani et al. 2025,
     arXiv:2502.00901.
     """
-    T = _check_T(T)
     return 1.0 / (T * (T + 1))
 
 
+@declare(T=TOKENS)
 def perfect_recovery_threshold(T: int) -> float:
     """Sample ratio ``alpha = n/d`` above which the state evolution (2) reaches ``Q = 1``: ``1/T``.
 
@@ -296,7 +295,6 @@ def perfect_recovery_threshold(T: int) -> float:
     ----------
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model'; Troiani et al. 2025, arXiv:2502.00901.
     """
-    T = _check_T(T)
     return 1.0 / T
 
 
@@ -307,6 +305,7 @@ _FISHER_ARRAYS = 3
 _SE_ARRAYS = 7
 
 
+@declare(T=TOKENS, n_samples=N_SAMPLES)
 def fisher_factor(T: int, *, n_samples: int = 100_000, rng) -> tuple[float, float]:
     """Monte-Carlo estimate of ``E||z z^T - I||_F^2`` for ``z ~ N(0, I_T)`` (exactly ``T(T+1)``, eq. (3)).
 
@@ -342,10 +341,7 @@ def fisher_factor(T: int, *, n_samples: int = 100_000, rng) -> tuple[float, floa
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model', eq-smi-threshold; Troiani et al. 2025,
     arXiv:2502.00901.
     """
-    T = _check_T(T)
-    n_samples = check_int("n_samples", n_samples, minimum=2)
     check_size("the Monte-Carlo draws (n_samples, T) and their temporaries together", _FISHER_ARRAYS * n_samples * T)
-    rng = check_rng(rng)
     z = rng.standard_normal((n_samples, T))
     s = np.sum(z * z, axis=1)
     v = s * s - 2.0 * s + T  # ||z z^T - I||_F^2
@@ -361,6 +357,24 @@ def _qhat(alpha, Q, z, xi):
     return alpha * float(np.mean(np.sum(g * g, axis=1)))
 
 
+def _check_draws(name: str, value) -> tuple[np.ndarray, np.ndarray]:
+    """A pair ``(z, xi)`` of finite 2-d arrays of the same shape with at least one row."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise InvalidParameterError(f"{name} must be a pair of arrays (z, xi), got {type(value).__name__}")
+    z, xi = array(2)(f"{name}[0] (z)", value[0]), array(2)(f"{name}[1] (xi)", value[1])
+    if z.shape != xi.shape:
+        raise InvalidParameterError(f"{name} must be two arrays of the same shape (n, T), got {z.shape} and "
+                                    f"{xi.shape}")
+    return z, xi
+
+
+#: The Monte-Carlo sample of :func:`state_evolution`, given instead of drawn.
+DRAWS = optional(Domain("a pair (z, xi) of two non-empty finite 2-d arrays of the same shape (n, T)", _check_draws,
+                        "object"), "drawn from rng")
+
+
+@declare(T=TOKENS, start=OPEN_OVERLAP, n_samples=N_SAMPLES, draws=DRAWS,
+         rng=optional(VOCABULARY["rng"], "required unless draws is given"))
 def state_evolution(alpha: float, T: int, *, start: float = 1e-3, n_samples: int = 100_000, damping: float = 0.0,
                     tol: float = 1e-7, max_iter: int = 3000, warn: bool = True, draws=None,
                     rng=None) -> SEResult:
@@ -426,27 +440,18 @@ def state_evolution(alpha: float, T: int, *, start: float = 1e-3, n_samples: int
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model', eq-smi-se; Troiani et al. 2025,
     arXiv:2502.00901.
     """
-    alpha = check_nonnegative("alpha", alpha)
-    T = _check_T(T)
-    q0 = check_in_range("start", start, 0.0, 1.0, low_open=True, high_open=True)
-    n_samples = check_int("n_samples", n_samples, minimum=2)
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_tol(tol)
-    max_iter = check_int("max_iter", max_iter)
-    if not isinstance(warn, (bool, np.bool_)):
-        raise TypeError(f"warn must be True or False, got {warn!r}")
+    q0 = start
     if draws is None:
         check_size("the Monte-Carlo draws (n_samples, T) and one update's temporaries together",
                    _SE_ARRAYS * n_samples * T)
-        rng = check_rng(rng)
+        rng = VOCABULARY["rng"]("rng", rng)   # None is refused here: the draws are made from rng
         z = rng.standard_normal((n_samples, T))
         xi = rng.standard_normal((n_samples, T))
     else:
-        if not isinstance(draws, (tuple, list)) or len(draws) != 2:
-            raise TypeError(f"draws must be a pair of arrays (z, xi), got {type(draws).__name__}")
-        z, xi = check_array("draws[0] (z)", draws[0], ndim=2), check_array("draws[1] (xi)", draws[1], ndim=2)
-        if z.shape != xi.shape or z.shape[1] != T or z.shape[0] < 1:
-            raise ValueError(f"draws must be two arrays of shape (n, T = {T}), got {z.shape} and {xi.shape}")
+        z, xi = draws
+        if z.shape[1] != T:
+            raise InvalidParameterError(f"draws must be two arrays of shape (n, T = {T}), got {z.shape} and "
+                                        f"{xi.shape}")
         check_size("one update's temporaries on the draws (n, T)", _SE_ARRAYS * z.size)
 
     def update(x):
@@ -496,6 +501,7 @@ class OverlapCurve:
     converged: np.ndarray
 
 
+@declare(alphas=array(1), T=TOKENS, start=OPEN_OVERLAP, n_samples=N_SAMPLES)
 def overlap_curve(alphas: Sequence[float], T: int, *, start: float = 1e-3, n_samples: int = 100_000,
                   tol: float = 1e-7, max_iter: int = 3000, rng) -> OverlapCurve:
     """State-evolution overlap of eq. (2) against ``alpha``, with the same Monte-Carlo draws at every point.
@@ -540,19 +546,11 @@ def overlap_curve(alphas: Sequence[float], T: int, *, start: float = 1e-3, n_sam
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model', eq-smi-se; Troiani et al. 2025,
     arXiv:2502.00901.
     """
-    T = _check_T(T)
-    alphas = check_array("alphas", alphas)
-    if alphas.ndim != 1 or alphas.size == 0:
-        raise ValueError(f"alphas must be a non-empty 1-d sequence, got shape {alphas.shape}")
     for i, a in enumerate(alphas):
         check_nonnegative(f"alphas[{i}]", a)
-    q0 = check_in_range("start", start, 0.0, 1.0, low_open=True, high_open=True)
-    n_samples = check_int("n_samples", n_samples, minimum=2)
+    q0 = start
     check_size("the Monte-Carlo draws (n_samples, T) and one update's temporaries together",
                _SE_ARRAYS * n_samples * T)
-    tol = check_tol(tol)
-    max_iter = check_int("max_iter", max_iter)
-    rng = check_rng(rng)
     seed = rng.integers(2**63)
     out, conv = [], []
     with warnings.catch_warnings():
@@ -631,8 +629,8 @@ class TwoLayerDataset(_BaseDataset):
     def _check(self) -> None:
         X, y, W = self.X, self.y, self.W_star
         if X.ndim != 3 or y.shape != (X.shape[0], X.shape[2], X.shape[2]) or W.shape != (X.shape[1], 2):
-            raise ValueError(f"X must be (n, d, T), y (n, T, T) and W_star (d, 2); "
-                             f"got {X.shape}, {y.shape}, {W.shape}")
+            raise InvalidParameterError(f"X must be (n, d, T), y (n, T, T) and W_star (d, 2); "
+                                        f"got {X.shape}, {y.shape}, {W.shape}")
         object.__setattr__(self, "c", _check_c(self.c))
 
     @property
@@ -694,6 +692,7 @@ def _two_layer_output(z, c):
     return np.einsum("...ts,...s->...t", _mixing(z[..., 0], c), z[..., 1])
 
 
+@declare(y=array())
 def second_layer_output(y) -> np.ndarray:
     """The vector ``b`` in ``y = row-softmax(b b^T)`` (the chapter's ``z~_2``), recovered from the labels up to
     its global sign.
@@ -728,11 +727,10 @@ def second_layer_output(y) -> np.ndarray:
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model' and 'Deeper networks: layers learned one
     after the other'.
     """
-    y = check_array("y", y)
     if y.ndim < 2 or y.shape[-1] != y.shape[-2] or y.shape[-1] < 2:
-        raise ValueError(f"y must be a stack of T x T matrices with T >= 2, got shape {y.shape}")
+        raise InvalidParameterError(f"y must be a stack of T x T matrices with T >= 2, got shape {y.shape}")
     if np.any(y <= 0):
-        raise ValueError("y must have positive entries (a softmax of finite logits)")
+        raise InvalidParameterError("y must have positive entries (a softmax of finite logits)")
     L = np.log(y)
     L = L - np.diagonal(L, axis1=-2, axis2=-1)[..., :, None]  # L_ts = log y_ts - log y_tt
     gap = -(L + np.swapaxes(L, -1, -2))  # (b_t - b_s)^2
@@ -744,7 +742,7 @@ def second_layer_output(y) -> np.ndarray:
     Lst = np.take_along_axis(L.reshape(flat.shape), (s * T + t)[..., None], -1)[..., 0]
     g = np.take_along_axis(flat, k[..., None], -1)[..., 0]
     if np.any(g <= 1e-12 * (1.0 + np.abs(Lts))):
-        raise ValueError("y is not the softmax of rank-one logits b b^T with distinct entries of b")
+        raise InvalidParameterError("y is not the softmax of rank-one logits b b^T with distinct entries of b")
     bt2, bs2 = Lts**2 / g, Lst**2 / g
     ref = np.where(bt2 >= bs2, t, s)  # the better conditioned entry of the pair
     bref = np.sqrt(np.maximum(bt2, bs2))
@@ -948,13 +946,13 @@ def _posterior_blocks(b, omega, V, quad):
     return tuple(np.concatenate([o[j] for o in out]) for j in range(3))
 
 
-def _check_start_pair(start) -> np.ndarray:
+def _check_start_pair(name: str, start) -> np.ndarray:
     """``start``: one overlap in ``(0, 1)`` for both layers, or a pair of them."""
-    pair = check_array("start", (start, start) if np.ndim(start) == 0 else start)
+    pair = check_array(name, (start, start) if np.ndim(start) == 0 else start)
     if pair.shape != (2,):
-        raise ValueError(f"start must be a number or a pair of numbers, got shape {pair.shape}")
+        raise InvalidParameterError(f"{name} must be a number or a pair of numbers, got shape {pair.shape}")
     for l in range(2):
-        check_in_range(f"start[{l}]", float(pair[l]), 0.0, 1.0, low_open=True, high_open=True)
+        check_in_range(f"{name}[{l}]", float(pair[l]), 0.0, 1.0, low_open=True, high_open=True)
     return pair.astype(float)
 
 
@@ -966,29 +964,26 @@ C_MIN, C_MAX = 0.01, 1e6
 T_MAX = 6
 
 
+#: The domains of the two-layer model: the skip strength, the sequence length of its theory and GAMP (whose
+#: quadrature has ``n_nodes**T`` points), the nodes per token, and the starting overlaps of its state evolution.
+SKIP = real(C_MIN, C_MAX)
+TWO_LAYER_T = integer(2, T_MAX)
+N_NODES = integer(2, 300)
+START_PAIR = Domain("an overlap in (0, 1), or a pair of them (one per layer)", _check_start_pair, "array", (None,))
+
+
 def _check_c(c) -> float:
-    c = check_positive("c", c)
-    if not C_MIN <= c <= C_MAX:
-        raise ValueError(f"c must be in [{C_MIN:g}, {C_MAX:g}], got {c!r}: without a skip connection the mixing "
-                         f"A(z_1) is singular on the line z_11 = z_12, and beyond {C_MAX:g} the first layer leaves "
-                         f"no trace in b")
-    return c
+    """The skip strength ``c`` of a data set (:data:`SKIP`)."""
+    return SKIP("c", c)
 
 
-def _check_two_layer(T, c, n_nodes):
-    T = _check_T(T)
-    if T > T_MAX:
-        raise ValueError(f"T must be at most {T_MAX} for the two-layer model (a product rule of n_nodes**T points "
-                         f"over the first layer), got {T}")
-    c = _check_c(c)
-    n_nodes = check_int("n_nodes", n_nodes, minimum=2)
-    if n_nodes > 300:
-        raise ValueError(f"n_nodes must be at most 300, got {n_nodes}")
+def _check_quadrature(T: int, n_nodes: int) -> None:
+    """The quadrature's block of ``n_nodes**T`` nodes within the limit of :func:`solvable.validation.check_size`."""
     check_size(f"the quadrature's block (n_nodes**T = {n_nodes}**{T} nodes, x T, x {_POSTERIOR_ARRAYS} arrays)",
                _POSTERIOR_ARRAYS * T, n_nodes**T)
-    return T, c, n_nodes
 
 
+@declare(d=integer(2, size=True), alpha=SAMPLE_ALPHA, T=TOKENS, c=SKIP)
 def two_layer_sample(d: int, alpha: float, *, T: int = 2, c: float = 1.0, rng) -> TwoLayerDataset:
     """Draw two teacher directions ``w_1, w_2 ~ N(0, I_d)`` and ``n = round(alpha d)`` sequences of eq. (4).
 
@@ -1031,16 +1026,12 @@ def two_layer_sample(d: int, alpha: float, *, T: int = 2, c: float = 1.0, rng) -
     ----------
     Chapter 5, Sec. 'Deeper networks: layers learned one after the other'; Troiani et al. 2025, arXiv:2502.00901.
     """
-    d = check_int("d", d, minimum=2)
-    alpha = check_positive("alpha", alpha)
-    T = _check_T(T)
-    c = _check_c(c)
-    rng = check_rng(rng)
     if not alpha * d < 2.0**62:
-        raise ValueError(f"alpha d = {alpha * d:.3g} samples is beyond any array: reduce alpha")
+        raise InvalidParameterError(f"alpha d = {alpha * d:.3g} samples is beyond any array: reduce alpha")
     n = round(alpha * d)
     if n < 1:
-        raise ValueError(f"alpha d must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, d = {d}")
+        raise InvalidParameterError(f"alpha d must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, "
+                                    f"d = {d}")
     check_size("the arrays of two_layer_sample (X (n, d, T), z (n, T, 2), outputs and temporaries (n, T, T) x 6)",
                n * d * T + 2 * n * T + 6 * n * T * T + 2 * d)
     W = rng.standard_normal((d, 2))
@@ -1104,6 +1095,7 @@ def _mean_g2(mean, var, omega, V):
     return np.maximum(V * direct + (1.0 - V) * nishimori, 0.0)
 
 
+@declare(T=TWO_LAYER_T, c=SKIP, start=START_PAIR, n_samples=N_SAMPLES, n_nodes=N_NODES)
 def two_layer_state_evolution(alpha: float, T: int = 2, c: float = 1.0, *, start=1e-3, n_samples: int = 2000,
                               n_nodes: int = TWO_LAYER_NODES, damping: float = 0.0, tol: float = 1e-6,
                               max_iter: int = 400, warn: bool = True, rng) -> TwoLayerSEResult:
@@ -1171,17 +1163,10 @@ def two_layer_state_evolution(alpha: float, T: int = 2, c: float = 1.0, *, start
     ----------
     Chapter 5, Sec. 'Deeper networks: layers learned one after the other'; Troiani et al. 2025, arXiv:2502.00901.
     """
-    alpha = check_nonnegative("alpha", alpha)
-    T, c, n_nodes = _check_two_layer(T, c, n_nodes)
-    start = _check_start_pair(start)
-    n_samples = check_int("n_samples", n_samples, minimum=2)
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_tol(tol)
-    max_iter = check_int("max_iter", max_iter)
-    if not isinstance(warn, (bool, np.bool_)):
-        raise TypeError(f"warn must be True or False, got {warn!r}")
+    if np.ndim(start) == 0:   # a default: one overlap for both layers
+        start = np.array([start, start], dtype=float)
+    _check_quadrature(T, n_nodes)
     check_size("the Monte-Carlo draws (n_samples, T, 2) and their temporaries together", 12 * n_samples * T)
-    rng = check_rng(rng)
     quad = _Quadrature(T, c, n_nodes)
     z, xi, b = _two_layer_draws(n_samples, T, c, rng)
 
@@ -1201,6 +1186,7 @@ def two_layer_state_evolution(alpha: float, T: int = 2, c: float = 1.0, *, start
                       converged=fp.converged)
 
 
+@declare(T=TWO_LAYER_T, c=SKIP, n_samples=N_SAMPLES, n_nodes=N_NODES)
 def two_layer_fisher_factors(T: int = 2, c: float = 1.0, *, n_samples: int = 2000, n_nodes: int = TWO_LAYER_NODES,
                              rng) -> tuple[np.ndarray, np.ndarray]:
     """Monte-Carlo estimate of ``F_l = E||E[z_l z_l^T | y] - I||_F^2`` for both layers of eq. (4).
@@ -1243,10 +1229,8 @@ def two_layer_fisher_factors(T: int = 2, c: float = 1.0, *, n_samples: int = 200
     ----------
     Chapter 5, Sec. 'Deeper networks: layers learned one after the other'; Troiani et al. 2025, arXiv:2502.00901.
     """
-    T, c, n_nodes = _check_two_layer(T, c, n_nodes)
-    n_samples = check_int("n_samples", n_samples, minimum=2)
+    _check_quadrature(T, n_nodes)
     check_size("the Monte-Carlo draws (n_samples, T, 2) and their temporaries together", 12 * n_samples * T)
-    rng = check_rng(rng)
     grid, weights = _product_rule(T, n_nodes)
     z, _, b = _two_layer_draws(n_samples, T, c, rng)
     step = max(1, _POSTERIOR_BLOCK // grid.shape[0])
@@ -1280,6 +1264,8 @@ class _TokenMap:
         return self._F.T @ g.reshape(self.n * self.T, -1)
 
 
+@declare(data=instance(TwoLayerDataset, "a solvable.smi.TwoLayerDataset (from two_layer_sample())"),
+         start=real(0.0, 1.0, high_open=True), n_nodes=N_NODES)
 def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = TWO_LAYER_NODES,
                    damping: float = 0.0, tol: float = 1e-4, max_iter: int = 300, warn: bool = True,
                    rng) -> GAMPResult:
@@ -1352,15 +1338,11 @@ def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = 
     Chapter 5, Sec. 'Deeper networks: layers learned one after the other'; Troiani et al. 2025, arXiv:2502.00901;
     chapter 1, 'From belief propagation to AMP'.
     """
-    data = check_dataset(data, TwoLayerDataset)
-    T, c, n_nodes = _check_two_layer(data.T, data.c, n_nodes)
-    start = check_in_range("start", start, 0.0, 1.0, high_open=True)
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_tol(tol)
-    max_iter = check_int("max_iter", max_iter)
-    if not isinstance(warn, (bool, np.bool_)):
-        raise TypeError(f"warn must be True or False, got {warn!r}")
-    rng = check_rng(rng)
+    T, c = data.T, data.c
+    if T > T_MAX:
+        raise InvalidParameterError(f"data must have sequences of T <= {T_MAX} tokens (a product rule of n_nodes**T "
+                                    f"points over the first layer), got T = {T}")
+    _check_quadrature(T, n_nodes)
     n, d = data.n, data.d
     check_size("GAMP's arrays (the token rows (n T, d), messages (n, T, 2) x 8)", n * T * d + 16 * n * T + 8 * d)
     quad = _Quadrature(T, c, n_nodes)
@@ -1446,6 +1428,7 @@ class SecondLayerCurve:
         return self.alpha * self.factor
 
 
+@declare(overlaps=array(1), T=TWO_LAYER_T, c=SKIP, n_samples=N_SAMPLES, n_nodes=N_NODES)
 def second_layer_branch(overlaps: Sequence[float], T: int = 2, c: float = 1.0, *, n_samples: int = 2000,
                         n_nodes: int = TWO_LAYER_NODES, rng) -> SecondLayerCurve:
     """The fixed points of eq. (5) with the first layer unlearned (``Q_1 = 0``) and their stability.
@@ -1491,17 +1474,13 @@ def second_layer_branch(overlaps: Sequence[float], T: int = 2, c: float = 1.0, *
     ----------
     Chapter 5, Sec. 'Deeper networks: layers learned one after the other'; Troiani et al. 2025, arXiv:2502.00901.
     """
-    T, c, n_nodes = _check_two_layer(T, c, n_nodes)
-    q2 = check_array("overlaps", overlaps)
-    if q2.ndim != 1 or q2.size == 0:
-        raise ValueError(f"overlaps must be a non-empty 1-d sequence, got shape {q2.shape}")
+    _check_quadrature(T, n_nodes)
+    q2 = overlaps
     for i, q in enumerate(q2):
         check_in_range(f"overlaps[{i}]", float(q), 0.0, 1.0, low_open=True, high_open=True)
     if np.any(np.diff(q2) <= 0):
-        raise ValueError("overlaps must be increasing")
-    n_samples = check_int("n_samples", n_samples, minimum=2)
+        raise InvalidParameterError("overlaps must be increasing")
     check_size("the Monte-Carlo draws (n_samples, T, 2) and their temporaries together", 12 * n_samples * T)
-    rng = check_rng(rng)
     quad = _Quadrature(T, c, n_nodes)
     z, xi, b = _two_layer_draws(n_samples, T, c, rng)
     eye = np.eye(T)
