@@ -801,8 +801,9 @@ def test_gd_width_size_is_checked():
 def test_gd_default_width_is_the_teachers_rank_and_unchanged():
     """``width=None`` is ``width=r`` bit for bit, and gives the numbers measured before ``width`` existed."""
     data = bsr.sample(10, 0.3, beta=12/10, rho=2/10, rng=1)
-    default = bsr.gd(data, n_inits=4, lr=0.3, max_steps=300, warn=False, rng=2)
-    explicit = bsr.gd(data, n_inits=4, width=2, lr=0.3, max_steps=300, warn=False, rng=2)
+    # a Generator is used as it is (its numbers are those measured), an integer seed through its "init" stream
+    default = bsr.gd(data, n_inits=4, lr=0.3, max_steps=300, warn=False, rng=np.random.default_rng(2))
+    explicit = bsr.gd(data, n_inits=4, width=2, lr=0.3, max_steps=300, warn=False, rng=np.random.default_rng(2))
     assert np.array_equal(default.estimates, explicit.estimates) and np.array_equal(default.losses, explicit.losses)
     # Measured with the code before the option (300 float64 steps: only rounding can differ between BLAS builds).
     assert np.sum(default.estimates**2) == pytest.approx(1235.64200744528, rel=1e-8)

@@ -50,6 +50,7 @@ from .regression import fit_ridge as _fit_ridge_dense
 from .regression import gaussian_linear_mse
 from .results import record
 from .spectra import MAX_ASPECT_RATIO, MAX_NODES, RATIO_RANGE, bulk_quadrature, rectangular_plus_noise
+from .streams import stream
 from .validation import (
     all_finite,
     check_array,
@@ -1216,7 +1217,7 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter
     .. [2] V. Erba et al., arXiv:2410.18858 (2024).
     """
     check_dataset(data, Dataset)
-    rng = check_rng(rng)
+    rng = stream(rng, "init")  # the start: never the data's draws
     init = check_choice("init", init, GAMP_INITS)
     precision = check_choice("precision", precision, ("empirical", "derivative"))
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
@@ -1487,11 +1488,12 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | 
         Relative training-loss target in ``[0, 1)`` (``0``: run exactly ``max_steps`` steps); default 1e-6, a
         run trained to zero loss before its error is read.
     max_steps : int, optional
-        Cap on the steps; default 50,000, the paper's.
+        Cap on the steps, ``>= 0``; default 50,000, the paper's.
     record_every : int, optional
         Steps between recorded errors (:func:`solvable.gd.run_gd`).
     warn : bool, optional
-        Warn at the cap (``False``: read ``converged`` instead).
+        Emit a :class:`~solvable.errors.ConvergenceWarning` when runs stop at ``max_steps`` or end above
+        their initial loss (``False``: read ``converged`` and ``losses`` instead).
     dtype : {numpy.float64, numpy.float32}, optional
         Precision of the descent; float32 keeps a float32 copy of the design (``n dL`` floats). On a GPU
         float32 is the fast path.
@@ -1499,7 +1501,9 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | 
         Where the descent runs (:func:`solvable.backend.resolve`): NumPy (default), a CUDA GPU through PyTorch
         or CuPy, or the GPU where one is available. The result is the same up to rounding.
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
-        Source of the initialisations (keyword-only, required).
+        Source of the initialisations (keyword-only, required): its ``"init"`` stream
+        (:func:`solvable.streams.stream`), so that the seed given to :func:`sample` never makes a student
+        the teacher; a generator is used as it is.
 
     Returns
     -------
@@ -1532,31 +1536,26 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | 
     .. [2] V. Erba et al., arXiv:2410.18858 (2024).
     """
     check_dataset(data, Dataset)
-    rng = check_rng(rng)
-    K = check_int("n_inits", n_inits)
-    optimiser = check_choice("optimiser", optimiser, ("gd", "adam"))
     init = check_choice("init", init, GD_INITS)
     scale = 1.0 if init == "prior" else check_positive("init_scale", init_scale)
-    lr = check_positive("lr", lr)
-    tol = check_tol(tol)
-    max_steps = check_int("max_steps", max_steps)
     d, L = data.d, data.L
     p = data.r if width is None else check_int("width", width)
-    dtype = np.dtype(dtype)
-    if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
-    # estimates, their gradients and a temporary (K, d, L); factors and their gradients (K, d + L, p);
-    # predictions and residuals (K, n); the float32 copy of the design
-    check_size("the arrays of gd (n_inits K x (d L estimates + (d + L) width factors), gradients, float32 design)",
-               3 * K * d * L + 2 * K * (d + L) * p + 2 * K * data.n
-               + (data.X.size if dtype == np.float32 else 0))
-    xp, dev = backend.resolve(device)
-    U0 = scale * rng.standard_normal((K, d, p))
-    V0 = scale * rng.standard_normal((K, L, p))
-    X = data.X if dtype == np.float64 else data.X.astype(np.float32)
-    params0 = (backend.asarray(U0, xp, dev, dtype), backend.asarray(V0, xp, dev, dtype))
-    step = _gd.GradientStep(lr) if optimiser == "gd" else _gd.Adam(lr)
-    loss = _gd.SquareLoss(BilinearMap(backend.asarray(X, xp, dev)), _gd.LowRankProduct(p),
-                          backend.asarray(data.y, xp, dev))
-    return _gd.run_gd(loss, params0, optimiser=step, tol=tol, max_steps=max_steps, record_every=record_every,
-                      target=data.S_star, warn=warn, dtype=dtype)
+
+    def size(K, dtype):
+        # estimates, their gradients and a temporary (K, d, L); factors and their gradients (K, d + L, p);
+        # predictions and residuals (K, n); the float32 copy of the design
+        check_size("the arrays of gd (n_inits K x (d L estimates + (d + L) width factors), gradients, "
+                   "float32 design)", 3 * K * d * L + 2 * K * (d + L) * p + 2 * K * data.n
+                   + (data.X.size if dtype == np.float32 else 0))
+
+    def draw(rng, K):
+        return scale * rng.standard_normal((K, d, p)), scale * rng.standard_normal((K, L, p))
+
+    def objective(xp, dev, dtype):
+        X = data.X if dtype == np.float64 else data.X.astype(np.float32)
+        return _gd.SquareLoss(BilinearMap(backend.asarray(X, xp, dev)), _gd.LowRankProduct(p),
+                              backend.asarray(data.y, xp, dev))
+
+    return _gd.fit_students(objective, draw, n_inits=n_inits, optimiser=optimiser, lr=lr, tol=tol,
+                            max_steps=max_steps, record_every=record_every, warn=warn, dtype=dtype, device=device,
+                            rng=rng, target=data.S_star, size=size)

@@ -59,9 +59,18 @@ import array_api_compat
 import numpy as np
 
 from . import backend
-from .errors import ConvergenceWarning, DivergenceError
+from .errors import ArgumentTypeError, ConvergenceWarning, DivergenceError
 from .results import record
-from .validation import check_array, check_in_range, check_int, check_interface, check_positive, check_tol
+from .streams import stream
+from .validation import (
+    check_array,
+    check_choice,
+    check_in_range,
+    check_int,
+    check_interface,
+    check_positive,
+    check_tol,
+)
 
 __all__ = [
     "Objective",
@@ -76,7 +85,12 @@ __all__ = [
     "GDResult",
     "loss_and_gradient",
     "run_gd",
+    "fit_students",
+    "OPTIMISERS",
 ]
+
+#: The optimisers a model's ``gd`` offers by name: plain gradient descent (:class:`GradientStep`) and :class:`Adam`.
+OPTIMISERS = ("gd", "adam")
 
 
 class Objective(Protocol):
@@ -706,3 +720,143 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     return GDResult(estimates=S, average=average, errors=errors, average_error=average_error, losses=rel,
                     steps=steps, converged=converged, loss_history=np.array(history),
                     error_history=np.array(error_history))
+
+
+def _check_dtype(dtype) -> np.dtype:
+    """``dtype`` as ``numpy.dtype('float32')`` or ``numpy.dtype('float64')`` (the error names ``dtype``)."""
+    if dtype is None or isinstance(dtype, (bool, np.bool_)):
+        raise ArgumentTypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
+    try:
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r:.60}") from None
+    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise ValueError(f"dtype must be float32 or float64, got {dt}")
+    return dt
+
+
+def _check_flag(name: str, value) -> bool:
+    """A switch such as ``warn``: ``True`` or ``False`` (a NumPy bool included), nothing else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ArgumentTypeError(f"{name} must be True or False, got {type(value).__name__} {value!r:.40}")
+    return bool(value)
+
+
+def fit_students(objective: Callable, init: Callable, *, n_inits: int, optimiser: str = "gd",
+                 lr: float | None = None, default_lr: Callable[[str], float] | None = None,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, tol: float = 1e-6,
+                 max_steps: int = 50_000, record_every: int = 10, warn: bool = True, dtype=np.float64,
+                 device: str = "cpu", rng, target=None, error: Callable | None = None,
+                 size: Callable[[int, np.dtype], object] | None = None) -> GDResult:
+    r"""The gradient-descent front end of every model: the controls checked once, the students drawn, the loop run.
+
+    A model's ``gd`` says only what is its own (the objective, the parametrisation drawn at the start, a default
+    step size, the count of its arrays, a rule for divergence) and passes the user's controls through; this
+    function validates them, draws the ``n_inits`` initialisations in NumPy from the ``"init"`` stream of ``rng``
+    (:func:`solvable.streams.stream`), moves them and the data to ``device`` and runs :func:`run_gd`.
+
+    Parameters
+    ----------
+    objective : callable
+        ``objective(xp, dev, dtype) -> Objective``: the model's batched loss with its data in the array namespace
+        ``xp`` on the device ``dev`` (:func:`solvable.backend.resolve`), in the precision ``dtype``.
+    init : callable
+        ``init(rng, n_inits) -> tuple of numpy.ndarray``: the initial parameters, each with a leading axis of
+        ``n_inits`` runs, drawn from the generator ``rng``.
+    n_inits : int
+        Number of initialisations ``J``, ``>= 1``.
+    optimiser : {"gd", "adam"}, default "gd"
+        :class:`GradientStep` or :class:`Adam` (with ``betas`` and ``eps``).
+    lr : float or None, optional
+        Step size, ``> 0``; ``None`` asks ``default_lr(optimiser)``.
+    default_lr : callable, optional
+        ``default_lr(optimiser) -> float``, the model's step size when ``lr`` is ``None``; without it ``lr`` is
+        required.
+    betas : tuple of float, default (0.9, 0.999)
+        Adam's ``(beta1, beta2)``, each in ``[0, 1)``.
+    eps : float, default 1e-8
+        Adam's ``eps``, ``> 0``.
+    tol : float, default 1e-6
+        Target of the relative training loss, in ``[0, 1)`` (:func:`run_gd`; ``0``: exactly ``max_steps`` steps).
+    max_steps : int, default 50000
+        Cap on the steps, ``>= 0``.
+    record_every : int, default 10
+        Period of the histories, ``>= 1``.
+    warn : bool, default True
+        ``False`` silences every :class:`~solvable.errors.ConvergenceWarning` of the run (the cap and a final
+        loss above the initial one); read ``converged`` and ``losses`` instead.
+    dtype : {numpy.float64, numpy.float32}, default numpy.float64
+        Precision of the parameters and of the products.
+    device : {"cpu", "cuda", "auto"}, default "cpu"
+        Where the descent runs (:func:`solvable.backend.resolve`).
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the initialisations: its ``"init"`` stream (:func:`solvable.streams.stream`), so that a seed
+        also given to the sampler never makes a student the teacher; a generator is used as it is.
+    target : array, optional
+        The teacher's matrix, for the errors (:func:`run_gd`).
+    error : callable, optional
+        ``error(S, target)``, one error per run (:func:`run_gd`).
+    size : callable, optional
+        ``size(n_inits, dtype)``: the model's count of its arrays (:func:`solvable.validation.check_size`),
+        called once the controls are checked and before anything is drawn.
+
+    Returns
+    -------
+    GDResult
+        As :func:`run_gd`, NumPy arrays on the host.
+
+    Raises
+    ------
+    TypeError
+        If a control has the wrong type (``warn`` not a bool, ``dtype`` not a floating type, ``rng`` not a
+        random source), or ``objective``/``init`` is not callable.
+    ValueError
+        If a control is out of its domain, the arrays exceed the size limit, or ``device="cuda"`` finds no GPU
+        library.
+    DivergenceError
+        If a run diverges (:func:`run_gd`).
+
+    Notes
+    -----
+    The draws are made in NumPy whatever the device (the same numbers on every device), then moved with
+    :func:`solvable.backend.asarray`; the same controls of two models are checked by the same lines, so they
+    accept and refuse the same values.
+
+    References
+    ----------
+    Chapter 3, Sec. "Gradient descent on the factorised weights"; Chapter 4, Sec. "Gradient descent: a sampler of
+    the posterior"; Chapter 5, Sec. "Gradient descent on the tied attention layer".
+    """
+    if not callable(objective):
+        raise ArgumentTypeError(f"objective must be a callable (xp, dev, dtype) -> Objective, got {objective!r:.60}")
+    if not callable(init):
+        raise ArgumentTypeError(f"init must be a callable (rng, n_inits) -> parameters, got {init!r:.60}")
+    K = check_int("n_inits", n_inits)
+    optimiser = check_choice("optimiser", optimiser, OPTIMISERS)
+    if lr is None and default_lr is not None:
+        lr = default_lr(optimiser)
+    lr = check_positive("lr", lr)
+    try:
+        b1, b2 = betas
+    except (TypeError, ValueError):
+        raise ValueError(f"betas must be a pair (beta1, beta2) in [0, 1), got {betas!r:.60}") from None
+    b1 = check_in_range("betas[0]", b1, 0.0, 1.0, high_open=True)
+    b2 = check_in_range("betas[1]", b2, 0.0, 1.0, high_open=True)
+    eps = check_positive("eps", eps)
+    step = Adam(lr, beta1=b1, beta2=b2, eps=eps) if optimiser == "adam" else GradientStep(lr)
+    tol = check_tol(tol)
+    max_steps = check_int("max_steps", max_steps, minimum=0)
+    record_every = check_int("record_every", record_every)
+    warn = _check_flag("warn", warn)
+    dtype = _check_dtype(dtype)
+    if size is not None:
+        size(K, dtype)
+    rng = stream(rng, "init")
+    xp, dev = backend.resolve(device)
+    params0 = tuple(backend.asarray(p, xp, dev, dtype) for p in init(rng, K))
+    loss = objective(xp, dev, dtype)
+    with warnings.catch_warnings():
+        if not warn:
+            warnings.simplefilter("ignore", ConvergenceWarning)
+        return run_gd(loss, params0, optimiser=step, tol=tol, max_steps=max_steps, record_every=record_every,
+                      target=target, error=error, warn=warn, dtype=dtype)

@@ -36,6 +36,7 @@ from .metrics import angle_error, gibbs_classification_error
 from .priors import GaussianPrior, RademacherPrior, get_prior
 from .regression import gaussian_linear_mse
 from .results import record
+from .streams import stream
 from .validation import (check_array, check_in_range, check_int, check_nonnegative, check_positive, check_rng,
                          check_size)
 
@@ -945,7 +946,7 @@ def gamp(data: Dataset, *, prior=None, channel=None, delta=None, damping: float 
     Chapter 1, Sec. 'GAMP in twelve lines'; Rangan, arXiv:1010.5141; Barbier et al., arXiv:1708.03395.
     """
     data = check_dataset(data, Dataset)
-    rng = check_rng(rng)
+    rng = stream(rng, "init")  # the start: never the data's draws
     P = get_prior(data.prior if prior is None else prior)
     C = get_channel(data.channel if channel is None else channel, data.delta if delta is None else delta)
     init_scale = check_nonnegative("init_scale", init_scale)

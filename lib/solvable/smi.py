@@ -65,6 +65,7 @@ from .dataset import check_dataset
 from .errors import ConvergenceWarning, DivergenceError
 from .integration import hermite_rule
 from .results import record
+from .streams import stream
 from .validation import (
     check_array,
     check_in_range,
@@ -1360,7 +1361,7 @@ def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = 
     max_iter = check_int("max_iter", max_iter)
     if not isinstance(warn, (bool, np.bool_)):
         raise TypeError(f"warn must be True or False, got {warn!r}")
-    rng = check_rng(rng)
+    rng = stream(rng, "init")  # the start: never the data's draws
     n, d = data.n, data.d
     check_size("GAMP's arrays (the token rows (n T, d), messages (n, T, 2) x 8)", n * T * d + 16 * n * T + 8 * d)
     quad = _Quadrature(T, c, n_nodes)
