@@ -3,12 +3,15 @@ optimiser steps of gradient descent."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from solvable import amp, gd
+from solvable import amp, attention, gd, glm, quadratic, streams
 from solvable.channels import LinearChannel
 from solvable.errors import ConvergenceWarning, DivergenceError
 from solvable.priors import GaussianPrior
@@ -289,3 +292,67 @@ def test_run_gamp_names_w0_when_its_shape_does_not_fit_the_linear_map():
     with pytest.raises(ValueError, match="w0"):
         _amp.run_gamp(_amp.DenseLinearMap(X), channels.get_channel("sign"), priors.get_prior("gaussian"), y,
                       np.full(1, 1e-3), 1.0, max_iter=5)
+
+
+# --------------------------------------------------------------------------- random streams of one seed
+
+
+def test_the_data_stream_of_a_seed_is_default_rng_and_a_generator_is_used_as_it_is():
+    for seed in (0, 12345, np.random.SeedSequence(7), np.random.SeedSequence(7).spawn(3)[2]):
+        assert np.array_equal(streams.stream(seed, "data").integers(0, 2**62, 5),
+                              np.random.default_rng(seed).integers(0, 2**62, 5))
+    bitgen = np.random.PCG64(3)
+    assert np.array_equal(streams.stream(bitgen, "data").integers(0, 2**62, 5),
+                          np.random.default_rng(np.random.PCG64(3)).integers(0, 2**62, 5))
+    g = np.random.default_rng(1)
+    assert streams.stream(g, "init") is g and streams.stream(g, "data") is g
+
+
+def test_the_init_stream_is_a_child_of_the_seed_keyed_by_the_purpose_digest():
+    """The spawn key is the first 4 bytes (little endian) of SHA-256("solvable.streams:" + purpose): stable across
+    runs and platforms, unlike Python's salted hash()."""
+    key = int.from_bytes(hashlib.sha256(b"solvable.streams:init").digest()[:4], "little")
+    assert streams.purpose_key("init") == key
+    expected = np.random.default_rng(np.random.SeedSequence(5, spawn_key=(key,))).integers(0, 2**62, 4)
+    assert np.array_equal(streams.stream(5, "init").integers(0, 2**62, 4), expected)
+    parent = np.random.SeedSequence(5).spawn(2)[1]  # a spawned seed keeps its own key in front
+    expected = np.random.default_rng(np.random.SeedSequence(5, spawn_key=(1, key))).integers(0, 2**62, 4)
+    assert np.array_equal(streams.stream(parent, "init").integers(0, 2**62, 4), expected)
+    assert np.array_equal(streams.stream(np.random.PCG64(5), "init").integers(0, 2**62, 4),
+                          streams.stream(5, "init").integers(0, 2**62, 4))
+
+
+@pytest.mark.parametrize("rng, purpose, kind", [(None, "init", TypeError), (-1, "init", ValueError),
+                                                (True, "init", TypeError), (1.5, "data", TypeError),
+                                                (0, "", ValueError), (0, 3, ValueError)])
+def test_stream_rejects_bad_seeds_and_purposes(rng, purpose, kind):
+    with pytest.raises(kind, match="rng|purpose"):
+        streams.stream(rng, purpose)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**64 - 1))
+def test_a_seed_given_to_sample_and_to_gd_never_starts_a_student_at_the_teacher(seed):
+    """The same integer seed for the data and the students: the first student is a fresh draw, not the teacher
+    (before the streams, quadratic and attention drew W0[0] = W* exactly: error 0 at step 0)."""
+    data = quadratic.sample(6, 0.5, kappa=0.5, rng=seed)
+    res = quadratic.gd(data, n_inits=2, max_steps=0, warn=False, rng=seed)
+    assert np.all(res.errors > 1e-3)
+    tied = attention.sample(6, 0.5, rho=0.5, T=2, rng=seed)
+    res = attention.gd(tied, n_inits=2, max_steps=0, rng=seed)
+    assert np.all(res.errors > 1e-3)
+    draws = {p: streams.stream(seed, p).standard_normal(8) for p in ("data", "init", "algorithm")}
+    assert not np.allclose(draws["data"], draws["init"]) and not np.allclose(draws["init"], draws["algorithm"])
+    assert not np.allclose(draws["data"], draws["algorithm"])
+
+
+def test_a_seed_given_to_sample_and_to_gamp_never_starts_gamp_at_the_teacher():
+    """quadratic.gamp_rie and glm.gamp draw their start from the "init" stream: with the data's seed the start
+    is not the teacher (quadratic: S0 = S*, error 0, before the streams; glm: w0 = init_scale w*)."""
+    data = quadratic.sample(8, 0.5, kappa=0.5, rng=3)
+    res = quadratic.gamp_rie(data, max_iter=1, tol=0, warn=False, rng=3)
+    assert res.history[0] > 0.1
+    perceptron = glm.sample(200, 2.0, rng=4)
+    from_seed = glm.gamp(perceptron, max_iter=1, tol=0, rng=4).estimate
+    assert np.array_equal(from_seed, glm.gamp(perceptron, max_iter=1, tol=0, rng=streams.stream(4, "init")).estimate)
+    assert not np.array_equal(from_seed, glm.gamp(perceptron, max_iter=1, tol=0, rng=np.random.default_rng(4)).estimate)
