@@ -334,7 +334,7 @@ def test_stream_rejects_bad_seeds_and_purposes(rng, purpose, kind):
 @given(seed=st.integers(0, 2**64 - 1))
 def test_a_seed_given_to_sample_and_to_gd_never_starts_a_student_at_the_teacher(seed):
     """The same integer seed for the data and the students: the first student is a fresh draw, not the teacher
-    (before the streams, quadratic and attention drew W0[0] = W* exactly: error 0 at step 0)."""
+    (one stream for both would draw W0[0] = W* exactly: error 0 at step 0)."""
     data = quadratic.sample(6, 0.5, kappa=0.5, rng=seed)
     res = quadratic.gd(data, n_inits=2, max_steps=0, warn=False, rng=seed)
     assert np.all(res.errors > 1e-3)
@@ -348,7 +348,7 @@ def test_a_seed_given_to_sample_and_to_gd_never_starts_a_student_at_the_teacher(
 
 def test_a_seed_given_to_sample_and_to_gamp_never_starts_gamp_at_the_teacher():
     """quadratic.gamp_rie and glm.gamp draw their start from the "init" stream: with the data's seed the start
-    is not the teacher (quadratic: S0 = S*, error 0, before the streams; glm: w0 = init_scale w*)."""
+    is not the teacher (one stream for both would give quadratic S0 = S*, glm w0 = init_scale w*)."""
     data = quadratic.sample(8, 0.5, kappa=0.5, rng=3)
     res = quadratic.gamp_rie(data, max_iter=1, tol=0, warn=False, rng=3)
     assert res.history[0] > 0.1
@@ -356,3 +356,119 @@ def test_a_seed_given_to_sample_and_to_gamp_never_starts_gamp_at_the_teacher():
     from_seed = glm.gamp(perceptron, max_iter=1, tol=0, rng=4).estimate
     assert np.array_equal(from_seed, glm.gamp(perceptron, max_iter=1, tol=0, rng=streams.stream(4, "init")).estimate)
     assert not np.array_equal(from_seed, glm.gamp(perceptron, max_iter=1, tol=0, rng=np.random.default_rng(4)).estimate)
+
+
+# --------------------------------------------------------------------------- engine edges: what run_gd and the driver refuse
+
+
+def _square_loss(d=3, L=4, n=5, seed=0):
+    from solvable import bsr
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d, L))
+    return gd.SquareLoss(bsr.BilinearMap(X), gd.LowRankProduct(2), rng.standard_normal(n))
+
+
+@pytest.mark.parametrize("kwargs, kind, name", [
+    (dict(target=np.zeros((4, 3))), ValueError, "target"),            # transposed
+    (dict(target=np.zeros(12)), ValueError, "target"),
+    (dict(target=np.full((3, 4), np.nan)), ValueError, "target"),
+    (dict(target=np.zeros((3, 4)) + 1j), TypeError, "target"),
+    (dict(target=np.zeros((3, 4)), error="mse"), TypeError, "error"),
+    (dict(target=np.zeros((3, 4)), error=lambda S, T: np.zeros(7)), ValueError, "error"),
+    (dict(target=np.zeros((3, 4)), error=lambda S, T: np.full(S.shape[0], np.nan)), ValueError, "error"),
+    (dict(optimiser=gd.Adam), TypeError, "optimiser"),
+])
+def test_run_gd_validates_its_target_error_and_optimiser(kwargs, kind, name):
+    params0 = (np.ones((2, 3, 2)), np.ones((2, 4, 2)))
+    kw = {"lr": 0.1} if "optimiser" not in kwargs else {}
+    with pytest.raises(kind, match=name):
+        gd.run_gd(_square_loss(), params0, max_steps=2, **kw, **kwargs)
+
+
+@pytest.mark.parametrize("params0, kind", [
+    ((np.ones((2, 3, 2)) + 0j, np.ones((2, 4, 2))), TypeError),      # complex: never cast to real silently
+    ((np.ones((2, 3, 3)), np.ones((2, 4, 3))), ValueError),          # a width the objective does not have
+    ((np.ones((2, 4, 2)), np.ones((2, 3, 2))), ValueError),          # U and V swapped
+    ((np.ones((2, 3, 2)),), ValueError),                             # one factor missing
+    ((np.ones((2, 3, 2)), np.full((2, 4, 2), np.inf)), ValueError),
+    ((np.ones((2, 3, 2)), np.ones((3, 4, 2))), ValueError),
+    (("ab", np.ones((2, 4, 2))), TypeError),
+])
+def test_run_gd_validates_its_initial_parameters(params0, kind):
+    with pytest.raises(kind, match="params0"):
+        gd.run_gd(_square_loss(), params0, lr=0.1, max_steps=2)
+
+
+def test_run_gd_refuses_parameters_of_two_array_libraries():
+    xps = pytest.importorskip("array_api_strict")
+    params0 = (xps.asarray(np.ones((2, 3, 2))), np.ones((2, 4, 2)))
+    with pytest.raises(ValueError, match="params0"):
+        gd.run_gd(_square_loss(), params0, lr=0.1, max_steps=2)
+
+
+@pytest.mark.parametrize("bounds, kind", [((1.0, 0.0), ValueError), ((math.nan, 1.0), ValueError), ((0.0,), TypeError),
+                                          ("ab", TypeError), ((np.zeros(3), 1.0), ValueError)])
+def test_fixed_point_driver_refuses_reversed_or_malformed_bounds(bounds, kind):
+    """Reversed bounds would clip every iterate to one point, reported converged."""
+    with pytest.raises(kind, match="bounds"):
+        amp.iterate_fixed_point(lambda x: 0.5 * x + 0.3, 0.9, bounds=bounds)
+    with pytest.raises(kind, match="bounds"):
+        amp.iterate_fixed_point(lambda x: 0.5 * x + 0.3, np.array([0.9, 0.1]), bounds=bounds)
+
+
+def test_fixed_point_driver_accepts_infinite_and_per_component_bounds():
+    res = amp.iterate_fixed_point(lambda x: 0.5 * x + 0.3, np.array([0.9, 0.1]),
+                                  bounds=(np.array([0.0, -math.inf]), np.array([0.5, math.inf])))
+    assert res.converged and np.allclose(res.states[-1], [0.5, 0.6], atol=1e-9)
+
+
+# --------------------------------------------------------------------------- one GD front end: the same controls
+
+
+@pytest.mark.parametrize("model", ["bsr", "quadratic", "attention"])
+@pytest.mark.parametrize("kwargs, kind, name", [
+    (dict(warn="no"), TypeError, "warn"),
+    (dict(warn=None), TypeError, "warn"),
+    (dict(dtype=None), TypeError, "dtype"),
+    (dict(dtype="int8"), ValueError, "dtype"),
+    (dict(optimiser="sgd"), ValueError, "optimiser"),
+    (dict(lr=0.0), ValueError, "lr"),
+    (dict(lr=None), ValueError, "lr"),
+    (dict(n_inits=0), ValueError, "n_inits"),
+    (dict(tol=1.0), ValueError, "tol"),
+    (dict(max_steps=-1), ValueError, "max_steps"),
+    (dict(record_every=0), ValueError, "record_every"),
+    (dict(device="tpu"), ValueError, "device"),
+    (dict(rng=None), TypeError, "rng"),
+])
+def test_the_three_gd_front_ends_accept_and_refuse_the_same_controls(model, kwargs, kind, name):
+    """One front end (gd.fit_students) checks the controls of every model's gd: the same value is refused by all
+    three, naming the parameter."""
+    data = _GD_DATA[model]()
+    module = {"bsr": __import__("solvable.bsr").bsr, "quadratic": quadratic, "attention": attention}[model]
+    if model == "attention" and "dtype" in kwargs:
+        pytest.skip("attention.gd trains in float64 only (no dtype argument)")
+    if model == "quadratic" and kwargs == dict(lr=None):
+        pytest.skip("quadratic.gd has a default step size (lr=None)")
+    call = dict(n_inits=2, max_steps=1, rng=0)
+    call.update(kwargs)
+    with pytest.raises(kind, match=name):
+        module.gd(data, **call)
+
+
+_GD_DATA = {
+    "bsr": lambda: __import__("solvable.bsr").bsr.sample(4, 0.5, beta=1.0, rho=0.5, rng=1),
+    "quadratic": lambda: quadratic.sample(4, 0.5, kappa=0.5, rng=1),
+    "attention": lambda: attention.sample(4, 0.5, rho=0.5, T=2, rng=1),
+}
+
+
+@pytest.mark.parametrize("model", ["bsr", "quadratic", "attention"])
+def test_the_three_gd_front_ends_run_zero_steps_and_silence_every_warning(model, recwarn):
+    """``max_steps=0`` is the initial state in every model; ``warn=False`` silences every ConvergenceWarning."""
+    import warnings as _w
+    module = {"bsr": __import__("solvable.bsr").bsr, "quadratic": quadratic, "attention": attention}[model]
+    with _w.catch_warnings():
+        _w.simplefilter("error", ConvergenceWarning)
+        res = module.gd(_GD_DATA[model](), n_inits=2, max_steps=0, tol=1e-3, warn=False, rng=0)
+    assert np.array_equal(res.steps, [0, 0]) and res.loss_history.shape == (1, 2)

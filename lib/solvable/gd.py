@@ -286,13 +286,20 @@ class LowRankProduct:
     def __post_init__(self):
         object.__setattr__(self, "r", check_int("r", self.r))
 
-    def matrix(self, params):
+    def _factors(self, params):
         U, V = params
+        if U.ndim < 2 or V.ndim < 2 or U.shape[-1] != self.r or V.shape[-1] != self.r:
+            raise ValueError(f"the factors (U, V) must have width r = {self.r}, got shapes {tuple(U.shape)} and "
+                             f"{tuple(V.shape)}")
+        return U, V
+
+    def matrix(self, params):
+        U, V = self._factors(params)
         xp = backend.namespace(U, V)
         return (U @ xp.matrix_transpose(V)) / math.sqrt(self.r)
 
     def pullback(self, params, G):
-        U, V = params
+        U, V = self._factors(params)
         xp = backend.namespace(U, V, G)
         s = 1.0 / math.sqrt(self.r)
         return (G @ V) * s, (xp.matrix_transpose(G) @ U) * s
@@ -335,13 +342,20 @@ class SymmetricSquare:
         object.__setattr__(self, "m", check_int("m", self.m))
         object.__setattr__(self, "d", check_int("d", self.d))
 
-    def matrix(self, params):
+    def _weights(self, params):
         (W,) = params
+        if W.ndim < 2 or tuple(W.shape[-2:]) != (self.m, self.d):
+            raise ValueError(f"the weights W must have shape (J, m, d) = (J, {self.m}, {self.d}), got "
+                             f"{tuple(W.shape)}")
+        return W
+
+    def matrix(self, params):
+        W = self._weights(params)
         xp = backend.namespace(W)
         return (xp.matrix_transpose(W) @ W) / math.sqrt(self.m * self.d)
 
     def pullback(self, params, G):
-        (W,) = params
+        W = self._weights(params)
         xp = backend.namespace(W, G)
         return ((W @ (G + xp.matrix_transpose(G))) / math.sqrt(self.m * self.d),)
 
@@ -526,6 +540,38 @@ def loss_and_gradient(measurement: Measurement, parametrisation: Parametrisation
     return objective.loss_and_gradient(params)
 
 
+def _initial_parameters(params0, dtype):
+    """``(xp, params)``: the initial parameters copied in ``dtype``, in their array namespace (NumPy for NumPy
+    arrays and array_likes, or one other array-API library), checked: real, finite, a shared leading axis."""
+    if not isinstance(params0, (tuple, list)) or len(params0) == 0:
+        raise ArgumentTypeError("params0 must be a non-empty tuple of arrays with a leading (J) axis, got "
+                                f"{type(params0).__name__}")
+    foreign = [backend.is_non_numpy_array(p) for p in params0]
+    if any(foreign) and not all(foreign):
+        raise ValueError("params0 mixes NumPy arrays (or array_likes) with arrays of another library "
+                         f"({[type(p).__name__ for p in params0]}): give all of them in one namespace")
+    if all(foreign):  # run in their namespace, on their device
+        try:
+            xp = backend.namespace(*params0)
+        except TypeError as err:
+            raise ValueError(f"params0 arrays must belong to one array library: {err}") from None
+        for k, p in enumerate(params0):
+            if not xp.isdtype(p.dtype, ("real floating", "integral")):
+                raise ArgumentTypeError(f"params0[{k}] must hold real numbers, got dtype {p.dtype}")
+        params = tuple(xp.astype(p, getattr(xp, dtype.name), copy=True) for p in params0)
+    else:
+        params = tuple(np.array(check_array(f"params0[{k}]", p, finite=False), dtype=dtype, copy=True)
+                       for k, p in enumerate(params0))
+        xp = backend.namespace(*params)
+    if any(p.ndim < 1 for p in params) or not all(bool(xp.all(xp.isfinite(p))) for p in params):
+        raise ValueError("params0 must be arrays of finite numbers with a leading (J) axis")
+    J = params[0].shape[0]
+    if J < 1 or any(p.shape[0] != J for p in params):
+        raise ValueError(f"params0 arrays must share their leading (J) axis, got shapes "
+                         f"{[tuple(p.shape) for p in params]}")
+    return xp, params
+
+
 def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser: Optimiser | None = None,
            tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10, target=None,
            error: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None, warn: bool = True,
@@ -582,11 +628,14 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     Raises
     ------
     TypeError
-        If ``objective`` or ``optimiser`` lacks a method of its interface, or ``params0`` is not a non-empty
-        tuple of arrays.
+        If ``objective`` or ``optimiser`` lacks a method of its interface or is a class instead of an instance,
+        ``error`` is not callable, ``params0`` is not a non-empty tuple of arrays of real numbers, or ``target``
+        is not an array of real numbers.
     ValueError
-        If both or neither of ``lr`` and ``optimiser`` are given, a parameter is out of range, or ``params0``
-        is not finite or its arrays do not share their leading axis.
+        If both or neither of ``lr`` and ``optimiser`` are given, a parameter is out of range, ``params0`` is not
+        finite, mixes array libraries, does not share its leading axis or does not fit the objective (its
+        gradient shaped otherwise, or an error from the first evaluation), ``target`` is not finite or not
+        shaped as one estimate, or ``error`` does not return one number per run (or returns NaN).
     DivergenceError
         If the loss or the final weights become non-finite (with the step number).
 
@@ -611,54 +660,72 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     Chapter 3, Sec. "Gradient descent on the factorised weights"; Erba et al., "Bilinear sequence regression",
     arXiv:2410.18858 (averaged GD).
     """
+    if isinstance(objective, type):
+        raise ArgumentTypeError(f"objective must be an instance, got the class {objective.__name__}")
     check_interface("objective", objective, "loss_and_gradient", "matrix")
     if not hasattr(objective, "loss_scale"):
-        raise TypeError(f"objective must have a loss_scale, got {type(objective).__name__}")
+        raise ArgumentTypeError(f"objective must have a loss_scale, got {type(objective).__name__}")
     if (lr is None) == (optimiser is None):
         raise ValueError("give exactly one of lr (plain gradient descent) and optimiser")
     if optimiser is None:
         optimiser = GradientStep(check_positive("lr", lr))
-    elif not (hasattr(optimiser, "init") and hasattr(optimiser, "step")):
-        raise TypeError(f"optimiser must be a solvable.gd optimiser (GradientStep, Adam), got {optimiser!r}")
+    elif isinstance(optimiser, type):
+        raise ArgumentTypeError(f"optimiser must be an optimiser instance, got the class {optimiser.__name__} "
+                                f"(write {optimiser.__name__}(lr=...))")
+    elif not (callable(getattr(optimiser, "init", None)) and callable(getattr(optimiser, "step", None))):
+        raise ArgumentTypeError(f"optimiser must be a solvable.gd optimiser (GradientStep, Adam), got "
+                                f"{optimiser!r:.60}")
+    if error is not None and not callable(error):
+        raise ArgumentTypeError(f"error must be None or a callable error(S, target), got {error!r:.60}")
     tol = check_tol(tol)
     max_steps = check_int("max_steps", max_steps, minimum=0)
     record_every = check_int("record_every", record_every)
-    dtype = np.dtype(dtype)
-    if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
-    if not isinstance(params0, (tuple, list)) or len(params0) == 0:
-        raise TypeError("params0 must be a non-empty tuple of arrays with a leading (J) axis")
-    if all(backend.is_non_numpy_array(p) for p in params0):  # run in their namespace, on their device
-        xp = backend.namespace(*params0)
-        params = tuple(xp.astype(p, getattr(xp, dtype.name), copy=True) for p in params0)
-    else:
-        params = tuple(np.array(p, dtype=dtype, copy=True) for p in params0)
-        xp = backend.namespace(*params)
-    if any(p.ndim < 1 for p in params) or not all(bool(xp.all(xp.isfinite(p))) for p in params):
-        raise ValueError("params0 must be arrays of finite numbers with a leading (J) axis")
+    dtype = _check_dtype(dtype)
+    xp, params = _initial_parameters(params0, dtype)
     J = params[0].shape[0]
-    if J < 1 or any(p.shape[0] != J for p in params):
-        raise ValueError(f"params0 arrays must share their leading (J) axis, got shapes "
-                         f"{[tuple(p.shape) for p in params]}")
     dev = array_api_compat.device(params[0])
     scale = float(objective.loss_scale)
     if not (math.isfinite(scale) and scale > 0):
         raise ValueError(f"objective.loss_scale must be finite and > 0, got {scale!r}")
     fixed_length = tol == 0.0
+    try:  # the first evaluation tells whether params0 fits the objective
+        S0 = objective.matrix(params)
+        loss, grads = objective.loss_and_gradient(params)
+    except (ValueError, TypeError, IndexError, RuntimeError) as err:
+        raise ValueError(f"params0 (shapes {[tuple(p.shape) for p in params]}) do not fit the objective "
+                         f"{type(objective).__name__}: {err}") from err
+    grads = tuple(grads) if isinstance(grads, (tuple, list)) else None
+    if grads is None or len(grads) != len(params) or any(tuple(g.shape) != tuple(p.shape)
+                                                         for g, p in zip(grads, params)):
+        raise ValueError(f"params0 (shapes {[tuple(p.shape) for p in params]}) do not fit the objective "
+                         f"{type(objective).__name__}: its gradient is not shaped like the parameters")
+    loss = np.array(backend.to_numpy(loss), dtype=float)
+    if loss.shape != (J,) or S0.ndim < 1 or S0.shape[0] != J:
+        raise ValueError(f"params0: the objective {type(objective).__name__} gives losses of shape {loss.shape} "
+                         f"and matrices of shape {tuple(S0.shape)} for J = {J} runs (expected ({J},) and "
+                         f"({J}, ...))")
     if target is not None:
-        target = xp.asarray(np.asarray(backend.to_numpy(target), dtype=float), device=dev)
+        host = check_array("target", backend.to_numpy(target) if backend.is_non_numpy_array(target) else target)
+        if tuple(host.shape) != tuple(S0.shape[1:]):
+            raise ValueError(f"target must have the shape of one estimate, {tuple(S0.shape[1:])}, got "
+                             f"{tuple(host.shape)}")
+        target = xp.asarray(host, device=dev)
         err_fn = _mean_square_error if error is None else error
 
         def errors_of(S):  # on the device, in float64; J numbers come back to the host
             S = S if S.dtype == xp.float64 else xp.astype(S, xp.float64)
-            return np.asarray(backend.to_numpy(err_fn(S, target)), dtype=float)
+            out = np.asarray(backend.to_numpy(err_fn(S, target)), dtype=float)
+            if out.shape != (S.shape[0],):
+                raise ValueError(f"error must return one number per run, shape ({S.shape[0]},); got shape "
+                                 f"{out.shape}")
+            if np.any(np.isnan(out)):
+                raise ValueError("error returned NaN for finite estimates and target")
+            return out
     else:
         def errors_of(S):
             return np.full(S.shape[0], np.nan)
 
     state = tuple(optimiser.init(params))
-    loss, grads = objective.loss_and_gradient(params)
-    loss = np.array(backend.to_numpy(loss), dtype=float)
     first = loss / scale
     active = np.ones(J, dtype=bool)
     steps = np.zeros(J, dtype=int)
