@@ -369,14 +369,14 @@ def _square_loss(d=3, L=4, n=5, seed=0):
 
 
 @pytest.mark.parametrize("kwargs, kind, name", [
-    (dict(target=np.zeros((4, 3))), ValueError, "target"),            # transposed
-    (dict(target=np.zeros(12)), ValueError, "target"),
-    (dict(target=np.full((3, 4), np.nan)), ValueError, "target"),
-    (dict(target=np.zeros((3, 4)) + 1j), TypeError, "target"),
-    (dict(target=np.zeros((3, 4)), error="mse"), TypeError, "error"),
-    (dict(target=np.zeros((3, 4)), error=lambda S, T: np.zeros(7)), ValueError, "error"),
-    (dict(target=np.zeros((3, 4)), error=lambda S, T: np.full(S.shape[0], np.nan)), ValueError, "error"),
-    (dict(optimiser=gd.Adam), TypeError, "optimiser"),
+    ({"target": np.zeros((4, 3))}, ValueError, "target"),            # transposed
+    ({"target": np.zeros(12)}, ValueError, "target"),
+    ({"target": np.full((3, 4), np.nan)}, ValueError, "target"),
+    ({"target": np.zeros((3, 4)) + 1j}, TypeError, "target"),
+    ({"target": np.zeros((3, 4)), "error": "mse"}, TypeError, "error"),
+    ({"target": np.zeros((3, 4)), "error": lambda S, T: np.zeros(7)}, ValueError, "error"),
+    ({"target": np.zeros((3, 4)), "error": lambda S, T: np.full(S.shape[0], np.nan)}, ValueError, "error"),
+    ({"optimiser": gd.Adam}, TypeError, "optimiser"),
 ])
 def test_run_gd_validates_its_target_error_and_optimiser(kwargs, kind, name):
     params0 = (np.ones((2, 3, 2)), np.ones((2, 4, 2)))
@@ -427,19 +427,19 @@ def test_fixed_point_driver_accepts_infinite_and_per_component_bounds():
 
 @pytest.mark.parametrize("model", ["bsr", "quadratic", "attention"])
 @pytest.mark.parametrize("kwargs, kind, name", [
-    (dict(warn="no"), TypeError, "warn"),
-    (dict(warn=None), TypeError, "warn"),
-    (dict(dtype=None), TypeError, "dtype"),
-    (dict(dtype="int8"), ValueError, "dtype"),
-    (dict(optimiser="sgd"), ValueError, "optimiser"),
-    (dict(lr=0.0), ValueError, "lr"),
-    (dict(lr=None), ValueError, "lr"),
-    (dict(n_inits=0), ValueError, "n_inits"),
-    (dict(tol=1.0), ValueError, "tol"),
-    (dict(max_steps=-1), ValueError, "max_steps"),
-    (dict(record_every=0), ValueError, "record_every"),
-    (dict(device="tpu"), ValueError, "device"),
-    (dict(rng=None), TypeError, "rng"),
+    ({"warn": "no"}, TypeError, "warn"),
+    ({"warn": None}, TypeError, "warn"),
+    ({"dtype": None}, TypeError, "dtype"),
+    ({"dtype": "int8"}, ValueError, "dtype"),
+    ({"optimiser": "sgd"}, ValueError, "optimiser"),
+    ({"lr": 0.0}, ValueError, "lr"),
+    ({"lr": None}, ValueError, "lr"),
+    ({"n_inits": 0}, ValueError, "n_inits"),
+    ({"tol": 1.0}, ValueError, "tol"),
+    ({"max_steps": -1}, ValueError, "max_steps"),
+    ({"record_every": 0}, ValueError, "record_every"),
+    ({"device": "tpu"}, ValueError, "device"),
+    ({"rng": None}, TypeError, "rng"),
 ])
 def test_the_three_gd_front_ends_accept_and_refuse_the_same_controls(model, kwargs, kind, name):
     """One front end (gd.fit_students) checks the controls of every model's gd: the same value is refused by all
@@ -448,9 +448,9 @@ def test_the_three_gd_front_ends_accept_and_refuse_the_same_controls(model, kwar
     module = {"bsr": __import__("solvable.bsr").bsr, "quadratic": quadratic, "attention": attention}[model]
     if model == "attention" and "dtype" in kwargs:
         pytest.skip("attention.gd trains in float64 only (no dtype argument)")
-    if model == "quadratic" and kwargs == dict(lr=None):
+    if model == "quadratic" and kwargs == {"lr": None}:
         pytest.skip("quadratic.gd has a default step size (lr=None)")
-    call = dict(n_inits=2, max_steps=1, rng=0)
+    call = {"n_inits": 2, "max_steps": 1, "rng": 0}
     call.update(kwargs)
     with pytest.raises(kind, match=name):
         module.gd(data, **call)
