@@ -633,7 +633,7 @@ def test_iteration_controls_are_checked():
         (lambda: bsr.min_nuclear_norm(data, max_iter=0), "max_iter"),
         (lambda: bsr.min_nuclear_norm(data, penalty=math.inf), "penalty"),
         (lambda: bsr.gd(data, tol=math.inf, rng=0), "tol"),
-        (lambda: bsr.gd(data, max_steps=0, rng=0), "max_steps"),
+        (lambda: bsr.gd(data, max_steps=-1, rng=0), "max_steps"),
         (lambda: bsr.gd(data, lr=math.inf, rng=0), "lr"),
         (lambda: bsr.gd(data, lr=math.nan, rng=0), "lr"),
         (lambda: bsr.gd(data, init="small", init_scale=-1.0, rng=0), "init_scale"),
