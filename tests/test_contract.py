@@ -841,6 +841,8 @@ FUZZED_MODULES = ("amp", "attention", "bsr", "channels", "dataset", "denoising",
 
 #: Public callables that are deliberately not in TABLE, with the reason.
 NOT_FUZZED = {
+    "gd.fit_students": "the gradient-descent front end that bsr.gd, quadratic.gd and attention.gd configure; its "
+                       "controls are theirs and are fuzzed through them",
     "attention.self_consistency": "a diagnostic of the GAMP-RIE loop on its internal objects; exercised by gamp_rie",
     "experiments.parallel_map": "fuzzing n_jobs with large integers would start that many processes; its arguments "
                                 "and errors are tested in tests/test_parallel.py",

@@ -10,6 +10,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solvable import bsr, convex, quadratic
 from solvable.errors import ConvergenceWarning
@@ -214,3 +216,51 @@ def test_nuclear_norm_minimization_validation_and_cap():
         convex.nuclear_norm_minimization(G, y, rho_admm=-1.0)
     zero = convex.nuclear_norm_minimization(G, np.zeros_like(y))
     assert zero.nuclear_norm == 0.0 and zero.estimate.shape == (4, 5)
+
+
+# --------------------------------------------------------------------------- scale equivariance (hypothesis)
+
+
+def _fixed_problem():
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((5, 1)) @ rng.standard_normal((1, 6))
+    G = rng.standard_normal((14, 5, 6))
+    P = rng.standard_normal((5, 2))
+    Zs = rng.standard_normal((10, 5, 5))
+    Zs = Zs + np.swapaxes(Zs, 1, 2)
+    return G, np.einsum("mij,ij->m", G, X), Zs, np.einsum("mij,ij->m", Zs, P @ P.T)
+
+
+_G, _Y, _ZS, _YS = _fixed_problem()
+_BASE = convex.nuclear_norm_minimization(_G, _Y, tol=1e-9, max_iter=20000)
+_BASE_PSD = convex.psd_trace_minimization(_ZS, _YS, tol=1e-9, max_iter=20000)
+
+
+@settings(max_examples=12, deadline=None)
+@given(log_c=st.floats(-250, 250), row=st.integers(0, 9), log_r=st.floats(-250, 250))
+def test_the_convex_programs_are_scale_equivariant(log_c, row, log_r):
+    """y -> c y scales the minimiser by c; (Z_mu, y_mu) -> r (Z_mu, y_mu) for one measurement leaves it unchanged,
+    for c and r anywhere in the float range (tiny labels are not S = 0, huge ones not beyond the float range, a
+    rescaled row not linearly dependent)."""
+    c, r = 10.0**log_c, 10.0**log_r
+    res = convex.nuclear_norm_minimization(_G, c * _Y, tol=1e-9, max_iter=20000)
+    assert res.converged and res.nuclear_norm == pytest.approx(c * _BASE.nuclear_norm, rel=1e-9)
+    assert np.allclose(res.estimate / c, _BASE.estimate, rtol=0, atol=1e-9 * np.max(np.abs(_BASE.estimate)))
+    G, y = _G.copy(), _Y.copy()
+    G[row], y[row] = r * G[row], r * y[row]
+    res = convex.nuclear_norm_minimization(G, y, tol=1e-9, max_iter=20000)
+    assert res.nuclear_norm == pytest.approx(_BASE.nuclear_norm, rel=1e-9)
+    res = convex.psd_trace_minimization(_ZS, c * _YS, tol=1e-9, max_iter=20000)
+    assert res.converged and res.trace == pytest.approx(c * _BASE_PSD.trace, rel=1e-9)
+    Z, y = _ZS.copy(), _YS.copy()
+    Z[row], y[row] = r * Z[row], r * y[row]
+    assert convex.psd_trace_minimization(Z, y, tol=1e-9, max_iter=20000).trace == pytest.approx(_BASE_PSD.trace,
+                                                                                                 rel=1e-9)
+
+
+def test_labels_whose_minimiser_leaves_the_float_range_are_refused():
+    G = np.stack([np.eye(2, 3), np.ones((2, 3))])
+    with pytest.raises(ValueError, match="beyond the float range"):
+        convex.nuclear_norm_minimization(G * 1e-300, np.array([1e300, 1.0]), tol=1e-6)
+    with pytest.raises(ValueError, match="zero"):
+        convex.nuclear_norm_minimization(np.stack([np.eye(2, 3), np.zeros((2, 3))]), np.ones(2))

@@ -3,12 +3,15 @@ optimiser steps of gradient descent."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from solvable import amp, gd
+from solvable import amp, attention, gd, glm, quadratic, streams
 from solvable.channels import LinearChannel
 from solvable.errors import ConvergenceWarning, DivergenceError
 from solvable.priors import GaussianPrior
@@ -289,3 +292,183 @@ def test_run_gamp_names_w0_when_its_shape_does_not_fit_the_linear_map():
     with pytest.raises(ValueError, match="w0"):
         _amp.run_gamp(_amp.DenseLinearMap(X), channels.get_channel("sign"), priors.get_prior("gaussian"), y,
                       np.full(1, 1e-3), 1.0, max_iter=5)
+
+
+# --------------------------------------------------------------------------- random streams of one seed
+
+
+def test_the_data_stream_of_a_seed_is_default_rng_and_a_generator_is_used_as_it_is():
+    for seed in (0, 12345, np.random.SeedSequence(7), np.random.SeedSequence(7).spawn(3)[2]):
+        assert np.array_equal(streams.stream(seed, "data").integers(0, 2**62, 5),
+                              np.random.default_rng(seed).integers(0, 2**62, 5))
+    bitgen = np.random.PCG64(3)
+    assert np.array_equal(streams.stream(bitgen, "data").integers(0, 2**62, 5),
+                          np.random.default_rng(np.random.PCG64(3)).integers(0, 2**62, 5))
+    g = np.random.default_rng(1)
+    assert streams.stream(g, "init") is g and streams.stream(g, "data") is g
+
+
+def test_the_init_stream_is_a_child_of_the_seed_keyed_by_the_purpose_digest():
+    """The spawn key is the first 4 bytes (little endian) of SHA-256("solvable.streams:" + purpose): stable across
+    runs and platforms, unlike Python's salted hash()."""
+    key = int.from_bytes(hashlib.sha256(b"solvable.streams:init").digest()[:4], "little")
+    assert streams.purpose_key("init") == key
+    expected = np.random.default_rng(np.random.SeedSequence(5, spawn_key=(key,))).integers(0, 2**62, 4)
+    assert np.array_equal(streams.stream(5, "init").integers(0, 2**62, 4), expected)
+    parent = np.random.SeedSequence(5).spawn(2)[1]  # a spawned seed keeps its own key in front
+    expected = np.random.default_rng(np.random.SeedSequence(5, spawn_key=(1, key))).integers(0, 2**62, 4)
+    assert np.array_equal(streams.stream(parent, "init").integers(0, 2**62, 4), expected)
+    assert np.array_equal(streams.stream(np.random.PCG64(5), "init").integers(0, 2**62, 4),
+                          streams.stream(5, "init").integers(0, 2**62, 4))
+
+
+@pytest.mark.parametrize("rng, purpose, kind", [(None, "init", TypeError), (-1, "init", ValueError),
+                                                (True, "init", TypeError), (1.5, "data", TypeError),
+                                                (0, "", ValueError), (0, 3, ValueError)])
+def test_stream_rejects_bad_seeds_and_purposes(rng, purpose, kind):
+    with pytest.raises(kind, match="rng|purpose"):
+        streams.stream(rng, purpose)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**64 - 1))
+def test_a_seed_given_to_sample_and_to_gd_never_starts_a_student_at_the_teacher(seed):
+    """The same integer seed for the data and the students: the first student is a fresh draw, not the teacher
+    (one stream for both would draw W0[0] = W* exactly: error 0 at step 0)."""
+    data = quadratic.sample(6, 0.5, kappa=0.5, rng=seed)
+    res = quadratic.gd(data, n_inits=2, max_steps=0, warn=False, rng=seed)
+    assert np.all(res.errors > 1e-3)
+    tied = attention.sample(6, 0.5, rho=0.5, T=2, rng=seed)
+    res = attention.gd(tied, n_inits=2, max_steps=0, rng=seed)
+    assert np.all(res.errors > 1e-3)
+    draws = {p: streams.stream(seed, p).standard_normal(8) for p in ("data", "init", "algorithm")}
+    assert not np.allclose(draws["data"], draws["init"]) and not np.allclose(draws["init"], draws["algorithm"])
+    assert not np.allclose(draws["data"], draws["algorithm"])
+
+
+def test_a_seed_given_to_sample_and_to_gamp_never_starts_gamp_at_the_teacher():
+    """quadratic.gamp_rie and glm.gamp draw their start from the "init" stream: with the data's seed the start
+    is not the teacher (one stream for both would give quadratic S0 = S*, glm w0 = init_scale w*)."""
+    data = quadratic.sample(8, 0.5, kappa=0.5, rng=3)
+    res = quadratic.gamp_rie(data, max_iter=1, tol=0, warn=False, rng=3)
+    assert res.history[0] > 0.1
+    perceptron = glm.sample(200, 2.0, rng=4)
+    from_seed = glm.gamp(perceptron, max_iter=1, tol=0, rng=4).estimate
+    assert np.array_equal(from_seed, glm.gamp(perceptron, max_iter=1, tol=0, rng=streams.stream(4, "init")).estimate)
+    assert not np.array_equal(from_seed, glm.gamp(perceptron, max_iter=1, tol=0, rng=np.random.default_rng(4)).estimate)
+
+
+# --------------------------------------------------------------------------- engine edges: what run_gd and the driver refuse
+
+
+def _square_loss(d=3, L=4, n=5, seed=0):
+    from solvable import bsr
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d, L))
+    return gd.SquareLoss(bsr.BilinearMap(X), gd.LowRankProduct(2), rng.standard_normal(n))
+
+
+@pytest.mark.parametrize("kwargs, kind, name", [
+    ({"target": np.zeros((4, 3))}, ValueError, "target"),            # transposed
+    ({"target": np.zeros(12)}, ValueError, "target"),
+    ({"target": np.full((3, 4), np.nan)}, ValueError, "target"),
+    ({"target": np.zeros((3, 4)) + 1j}, TypeError, "target"),
+    ({"target": np.zeros((3, 4)), "error": "mse"}, TypeError, "error"),
+    ({"target": np.zeros((3, 4)), "error": lambda S, T: np.zeros(7)}, ValueError, "error"),
+    ({"target": np.zeros((3, 4)), "error": lambda S, T: np.full(S.shape[0], np.nan)}, ValueError, "error"),
+    ({"optimiser": gd.Adam}, TypeError, "optimiser"),
+])
+def test_run_gd_validates_its_target_error_and_optimiser(kwargs, kind, name):
+    params0 = (np.ones((2, 3, 2)), np.ones((2, 4, 2)))
+    kw = {"lr": 0.1} if "optimiser" not in kwargs else {}
+    with pytest.raises(kind, match=name):
+        gd.run_gd(_square_loss(), params0, max_steps=2, **kw, **kwargs)
+
+
+@pytest.mark.parametrize("params0, kind", [
+    ((np.ones((2, 3, 2)) + 0j, np.ones((2, 4, 2))), TypeError),      # complex: never cast to real silently
+    ((np.ones((2, 3, 3)), np.ones((2, 4, 3))), ValueError),          # a width the objective does not have
+    ((np.ones((2, 4, 2)), np.ones((2, 3, 2))), ValueError),          # U and V swapped
+    ((np.ones((2, 3, 2)),), ValueError),                             # one factor missing
+    ((np.ones((2, 3, 2)), np.full((2, 4, 2), np.inf)), ValueError),
+    ((np.ones((2, 3, 2)), np.ones((3, 4, 2))), ValueError),
+    (("ab", np.ones((2, 4, 2))), TypeError),
+])
+def test_run_gd_validates_its_initial_parameters(params0, kind):
+    with pytest.raises(kind, match="params0"):
+        gd.run_gd(_square_loss(), params0, lr=0.1, max_steps=2)
+
+
+def test_run_gd_refuses_parameters_of_two_array_libraries():
+    xps = pytest.importorskip("array_api_strict")
+    params0 = (xps.asarray(np.ones((2, 3, 2))), np.ones((2, 4, 2)))
+    with pytest.raises(ValueError, match="params0"):
+        gd.run_gd(_square_loss(), params0, lr=0.1, max_steps=2)
+
+
+@pytest.mark.parametrize("bounds, kind", [((1.0, 0.0), ValueError), ((math.nan, 1.0), ValueError), ((0.0,), TypeError),
+                                          ("ab", TypeError), ((np.zeros(3), 1.0), ValueError)])
+def test_fixed_point_driver_refuses_reversed_or_malformed_bounds(bounds, kind):
+    """Reversed bounds would clip every iterate to one point, reported converged."""
+    with pytest.raises(kind, match="bounds"):
+        amp.iterate_fixed_point(lambda x: 0.5 * x + 0.3, 0.9, bounds=bounds)
+    with pytest.raises(kind, match="bounds"):
+        amp.iterate_fixed_point(lambda x: 0.5 * x + 0.3, np.array([0.9, 0.1]), bounds=bounds)
+
+
+def test_fixed_point_driver_accepts_infinite_and_per_component_bounds():
+    res = amp.iterate_fixed_point(lambda x: 0.5 * x + 0.3, np.array([0.9, 0.1]),
+                                  bounds=(np.array([0.0, -math.inf]), np.array([0.5, math.inf])))
+    assert res.converged and np.allclose(res.states[-1], [0.5, 0.6], atol=1e-9)
+
+
+# --------------------------------------------------------------------------- one GD front end: the same controls
+
+
+@pytest.mark.parametrize("model", ["bsr", "quadratic", "attention"])
+@pytest.mark.parametrize("kwargs, kind, name", [
+    ({"warn": "no"}, TypeError, "warn"),
+    ({"warn": None}, TypeError, "warn"),
+    ({"dtype": None}, TypeError, "dtype"),
+    ({"dtype": "int8"}, ValueError, "dtype"),
+    ({"optimiser": "sgd"}, ValueError, "optimiser"),
+    ({"lr": 0.0}, ValueError, "lr"),
+    ({"lr": None}, ValueError, "lr"),
+    ({"n_inits": 0}, ValueError, "n_inits"),
+    ({"tol": 1.0}, ValueError, "tol"),
+    ({"max_steps": -1}, ValueError, "max_steps"),
+    ({"record_every": 0}, ValueError, "record_every"),
+    ({"device": "tpu"}, ValueError, "device"),
+    ({"rng": None}, TypeError, "rng"),
+])
+def test_the_three_gd_front_ends_accept_and_refuse_the_same_controls(model, kwargs, kind, name):
+    """One front end (gd.fit_students) checks the controls of every model's gd: the same value is refused by all
+    three, naming the parameter."""
+    data = _GD_DATA[model]()
+    module = {"bsr": __import__("solvable.bsr").bsr, "quadratic": quadratic, "attention": attention}[model]
+    if model == "attention" and "dtype" in kwargs:
+        pytest.skip("attention.gd trains in float64 only (no dtype argument)")
+    if model == "quadratic" and kwargs == {"lr": None}:
+        pytest.skip("quadratic.gd has a default step size (lr=None)")
+    call = {"n_inits": 2, "max_steps": 1, "rng": 0}
+    call.update(kwargs)
+    with pytest.raises(kind, match=name):
+        module.gd(data, **call)
+
+
+_GD_DATA = {
+    "bsr": lambda: __import__("solvable.bsr").bsr.sample(4, 0.5, beta=1.0, rho=0.5, rng=1),
+    "quadratic": lambda: quadratic.sample(4, 0.5, kappa=0.5, rng=1),
+    "attention": lambda: attention.sample(4, 0.5, rho=0.5, T=2, rng=1),
+}
+
+
+@pytest.mark.parametrize("model", ["bsr", "quadratic", "attention"])
+def test_the_three_gd_front_ends_run_zero_steps_and_silence_every_warning(model, recwarn):
+    """``max_steps=0`` is the initial state in every model; ``warn=False`` silences every ConvergenceWarning."""
+    import warnings as _w
+    module = {"bsr": __import__("solvable.bsr").bsr, "quadratic": quadratic, "attention": attention}[model]
+    with _w.catch_warnings():
+        _w.simplefilter("error", ConvergenceWarning)
+        res = module.gd(_GD_DATA[model](), n_inits=2, max_steps=0, tol=1e-3, warn=False, rng=0)
+    assert np.array_equal(res.steps, [0, 0]) and res.loss_history.shape == (1, 2)

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from solvable import bsr, gd
+from solvable import bsr, gd, streams
 from solvable.errors import ConvergenceWarning, DivergenceError
 
 
@@ -60,7 +60,7 @@ def test_batched_runs_equal_separate_runs():
     data = bsr.sample(8, 0.3, beta=1.25, rho=0.25, rng=3)
     batch = bsr.gd(data, n_inits=3, lr=0.2, rng=7, max_steps=5000)
     assert batch.converged.all() and len(set(batch.steps)) > 1
-    rng = np.random.default_rng(7)
+    rng = streams.stream(7, "init")  # the initialisations of an integer seed
     U0, V0 = rng.standard_normal((3, 8, 2)), rng.standard_normal((3, 10, 2))
     for k in range(3):
         one = gd.run_gd(gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(2), data.y), (U0[k:k + 1], V0[k:k + 1]),

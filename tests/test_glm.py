@@ -549,7 +549,8 @@ def test_gamp_iterates_are_the_steps_of_gamp_written_out():
     w0 = 1e-3 * np.random.default_rng(2).standard_normal(150)
     W = glm.gamp_iterates(data.X, data.y, w0, 5, prior="rademacher")
     assert W.shape == (6, 150) and np.array_equal(W[0], w0)
-    assert np.allclose(W[-1], glm.gamp(data, max_iter=5, tol=0, rng=2).estimate, rtol=0, atol=1e-13)
+    assert np.allclose(W[-1], glm.gamp(data, max_iter=5, tol=0, rng=np.random.default_rng(2)).estimate, rtol=0,
+                       atol=1e-13)
     F = data.X / np.sqrt(150)
     w, c, g = w0.copy(), np.ones(150), np.zeros(data.n)
     for t in range(1, 6):

@@ -17,7 +17,7 @@ LAYERS = {
     "matrix_sensing": 4, "regression": 4, "experiments": 4, "dataset": 4,
     "amp": 3, "gd": 3,
     "priors": 2, "channels": 2, "convex": 2, "spectra": 2, "rie": 2, "denoising": 2, "metrics": 2, "integration": 2,
-    "validation": 1, "errors": 1, "config": 1, "results": 1, "backend": 1, "domains": 1,
+    "validation": 1, "errors": 1, "config": 1, "results": 1, "backend": 1, "domains": 1, "streams": 1,
 }
 #: Which model each model module belongs to.
 MODEL = {"glm": "perceptron", "erm": "perceptron", "gardner": "perceptron", "bsr": "bsr",
@@ -25,7 +25,7 @@ MODEL = {"glm": "perceptron", "erm": "perceptron", "gardner": "perceptron", "bsr
          "ellipsoid": "ellipsoid"}
 #: Toolboxes of the same layer that build on one another (never in a cycle): rie is built on spectra, priors and
 #: channels on integration, metrics on nothing of its layer; rie is built on denoising (samplers, baselines).
-SAME_LAYER = {("validation", "errors"), ("domains", "validation"), ("domains", "errors"), ("domains", "results"), ("config", "results"), ("backend", "validation"), ("config", "backend"), ("rie", "spectra"), ("rie", "denoising"), ("denoising", "spectra"),
+SAME_LAYER = {("validation", "errors"), ("domains", "validation"), ("domains", "errors"), ("domains", "results"), ("streams", "validation"), ("streams", "errors"), ("domains", "streams"), ("config", "results"), ("backend", "validation"), ("config", "backend"), ("rie", "spectra"), ("rie", "denoising"), ("denoising", "spectra"),
               ("priors", "integration"), ("channels", "integration"), ("widgets", "plotting"),
               ("metrics", "integration"),
               ("spectra", "integration")}

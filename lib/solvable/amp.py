@@ -52,7 +52,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .errors import ConvergenceWarning, DivergenceError
+from .errors import InvalidParameterError, ConvergenceWarning, DivergenceError
 from .results import record
 from .validation import check_array, check_in_range, check_int, check_interface, check_nonnegative, check_tol
 
@@ -458,6 +458,27 @@ class FixedPoint:
         return float(self.states[-1, 0])
 
 
+def _check_bounds(bounds, size: int):
+    """``bounds`` of :func:`iterate_fixed_point`: ``None`` or ``(low, high)``, each a real number or an array of
+    ``size`` (the state's length), not NaN (infinities allowed), with ``low <= high`` everywhere."""
+    if bounds is None:
+        return None
+    if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__") or len(bounds) != 2:
+        raise InvalidParameterError(f"bounds must be None or a pair (low, high), got {bounds!r:.60}")
+    pair = []
+    for side, value in zip(("low", "high"), bounds):
+        arr = check_array(f"bounds ({side})", value, finite=False)
+        if arr.ndim > 1 or arr.size not in (1, size) or np.any(np.isnan(arr)):
+            raise ValueError(f"bounds ({side}) must be a number or an array of the state's length {size}, "
+                             f"without NaN, got {value!r:.60}")
+        pair.append(float(arr.reshape(-1)[0]) if size == 1 else (arr if arr.ndim else float(arr)))
+    low, high = pair
+    if np.any(np.asarray(low) > np.asarray(high)):
+        raise ValueError(f"bounds must satisfy low <= high, got low = {low!r:.60}, high = {high!r:.60} "
+                         "(reversed bounds would clip every iterate to one point)")
+    return tuple(pair)
+
+
 def iterate_fixed_point(
     update: Callable[[np.ndarray], np.ndarray | tuple],
     x0,
@@ -498,7 +519,8 @@ def iterate_fixed_point(
     max_iter : int >= 1
         Cap; reaching it warns (:class:`~solvable.errors.ConvergenceWarning`, with ``what``) unless ``warn=False``.
     bounds : (low, high), optional
-        Clip every iterate to this box (e.g. an overlap to ``[0, rho]``).
+        Clip every iterate to this box (e.g. an overlap to ``[0, rho]``): numbers (infinities allowed) or arrays
+        of the state's length, ``low <= high``.
     relative : bool, optional
         Measure the change relative to ``max(1, |x|)`` instead of absolutely.
     what : str
@@ -518,7 +540,8 @@ def iterate_fixed_point(
     TypeError
         If ``update`` is not callable.
     ValueError
-        For a malformed control or start (named).
+        For a malformed control or start (named), or ``bounds`` that are not a pair ``low <= high`` of numbers
+        (or of arrays of the state's length) without NaN.
     DivergenceError
         If ``update`` returns non-finite numbers (with the iteration number and the state).
 
@@ -536,6 +559,7 @@ def iterate_fixed_point(
         x = check_array("x0", x0).reshape(-1).copy()
     except (TypeError, ValueError) as err:
         raise type(err)(f"{err} (the start of the {what})") from None
+    bounds = _check_bounds(bounds, x.size)
     fixed_length = tol == 0.0
     if x.size == 1:  # scalar recursions (most state evolutions): the same loop on Python floats, 3-4x less overhead
         return _iterate_scalar(update, float(x[0]), damping, tol, max_iter, relative, bounds, what, warn,

@@ -72,7 +72,8 @@ from .channels import (
 )
 from .dataset import Dataset as _BaseDataset
 from .dataset import check_dataset
-from .domains import VOCABULARY, Domain, array, choice, declare, instance, integer, interface, optional, real
+from .domains import (VOCABULARY, Domain, array, choice, declare, instance, integer, interface, optional, real,
+                      seed)
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 from .results import record
 from .rie import WishartRIEDenoiser, symmetric_error, symmetric_rie_mmse
@@ -80,10 +81,7 @@ from .validation import (
     check_choice,
     check_in_range,
     check_int,
-    check_positive,
-    check_rng,
     check_size,
-    check_tol,
 )
 
 __all__ = [
@@ -991,7 +989,7 @@ _ONSAGER_VARIANCE_MIN_DERIVATIVE = 1e-30
 @declare(data=DATA, damping=optional(VOCABULARY["damping"], "0.8 below alpha_PR / 4, 1/2 above"),
          start_variance=real(0.0, low_open=True), onsager_omega=real(0.0, _ONSAGER_OMEGA_MAX),
          onsager_variance=real(_ONSAGER_VARIANCE_MIN), damp=choice("auto", "output", "both"),
-         precision=choice("derivative", "empirical"))
+         precision=choice("derivative", "empirical"), rng=seed("init"))
 def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_TOL,
              max_iter: int = GAMP_MAX_ITER, start_variance: float = 10.0, onsager_omega: float = 10.0,
              onsager_variance: float = 10.0, damp: str = "auto", precision: str = "derivative",
@@ -1377,9 +1375,14 @@ class StudentLoss:
 
     def error(self, S, S_star):
         """``(1/d)||S_k - S*||_F^2`` for each of the (J, d, d) matrices ``S`` (any array-API namespace)."""
-        xp = backend.namespace(S, S_star)
-        diff = S - S_star
-        return xp.sum(xp.reshape(diff * diff, (diff.shape[0], -1)), axis=-1) / self.d
+        return _student_errors(S, S_star)
+
+
+def _student_errors(S, S_star):
+    """``(1/d)||S_k - S*||_F^2`` for each of the (J, d, d) matrices ``S`` (any array-API namespace)."""
+    xp = backend.namespace(S, S_star)
+    diff = S - S_star
+    return xp.sum(xp.reshape(diff * diff, (diff.shape[0], -1)), axis=-1) / S_star.shape[-1]
 
 
 def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float = 0.1, max_steps: int = 1500,
@@ -1414,12 +1417,14 @@ def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float =
     eps : float, optional
         Adam's ``eps``, ``> 0``.
     warn : bool, optional
-        Let :func:`solvable.gd.run_gd` warn when runs end above their initial loss.
+        Emit a :class:`~solvable.errors.ConvergenceWarning` when runs stop at ``max_steps`` or end above
+        their initial loss (``False``: read ``converged`` and ``losses`` instead).
     device : {"cpu", "cuda", "auto"}, optional
         Where the students train (:func:`solvable.backend.resolve`): NumPy (default), a CUDA GPU through
         PyTorch or CuPy, or the GPU where one is available. The result is the same up to rounding (float64).
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
-        Source of the initialisations.
+        Source of the initialisations: its ``"init"`` stream (:func:`solvable.streams.stream`), so that the
+        seed given to :func:`sample` never makes a student the teacher; a generator is used as it is.
 
     Returns
     -------
@@ -1459,34 +1464,27 @@ def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float =
     Chapter 5, Sec. 'Gradient descent on the tied attention layer'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
     data = check_dataset(data, Dataset)
-    K = check_int("n_inits", n_inits)
-    steps = check_int("max_steps", max_steps, minimum=0)
-    lr = check_positive("lr", lr)
-    tol = check_tol(tol)
-    optimiser = check_choice("optimiser", optimiser, ("adam", "gd"))
     r = data.r if width is None else check_int("width", width)
-    try:
-        b1, b2 = betas
-    except (TypeError, ValueError):
-        raise ValueError(f"betas must be a pair (beta1, beta2) in [0, 1), got {betas!r}") from None
-    b1 = check_in_range("betas[0]", b1, 0.0, 1.0, high_open=True)
-    b2 = check_in_range("betas[1]", b2, 0.0, 1.0, high_open=True)
-    eps = check_positive("eps", eps)
-    record_every = check_int("record_every", record_every)
-    warn = _check_flag("warn", warn)
-    rng = check_rng(rng)
     d = data.d
-    check_size("the students' arrays (n_inits x (5 outputs and their gradients (n, T, T), 3 projections "
-               "(n, T, width), 4 weights and moments (d, width), 2 estimates (d, d))) together",
-               K * (5 * data.n * data.T * data.T + 3 * data.n * data.T * r + 4 * d * r + 2 * d * d))
-    xp, dev = backend.resolve(device)
-    objective = StudentLoss(data.X, data.y, r)
-    if xp is not backend.resolve("cpu")[0]:  # checked above in NumPy; moved as they are
-        objective = StudentLoss(backend.asarray(data.X, xp, dev), backend.asarray(data.y, xp, dev), r)
-    step = _gd.Adam(lr, beta1=b1, beta2=b2, eps=eps) if optimiser == "adam" else _gd.GradientStep(lr)
-    W = backend.asarray(rng.standard_normal((K, d, r)), xp, dev, np.float64)
-    res = _gd.run_gd(objective, (W,), optimiser=step, tol=tol, max_steps=steps, record_every=record_every,
-                     target=data.S_star, error=objective.error, warn=warn)
+
+    def size(K, dtype):
+        check_size("the students' arrays (n_inits x (5 outputs and their gradients (n, T, T), 3 projections "
+                   "(n, T, width), 4 weights and moments (d, width), 2 estimates (d, d))) together",
+                   K * (5 * data.n * data.T * data.T + 3 * data.n * data.T * r + 4 * d * r + 2 * d * d))
+
+    def draw(rng, K):
+        return (rng.standard_normal((K, d, r)),)
+
+    def objective(xp, dev, dtype):
+        loss = StudentLoss(data.X, data.y, r)  # checked in NumPy, then moved as they are
+        if xp is not backend.resolve("cpu")[0]:
+            loss = StudentLoss(backend.asarray(data.X, xp, dev), backend.asarray(data.y, xp, dev), r)
+        return loss
+
+    res = _gd.fit_students(objective, draw, n_inits=n_inits, optimiser=optimiser, lr=lr, betas=betas, eps=eps,
+                           tol=tol, max_steps=max_steps, record_every=record_every, warn=warn, dtype=np.float64,
+                           device=device, rng=rng, target=data.S_star, error=_student_errors, size=size)
+    K = res.n_inits
     scale = np.einsum("kij,kij->k", res.estimates, res.estimates) / d
     if np.any(scale > STUDENT_NORM_MAX * (1.0 + data.rho)):
         raise DivergenceError(

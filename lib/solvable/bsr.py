@@ -39,7 +39,7 @@ import numpy as np
 from scipy import linalg
 from scipy.optimize import brentq
 
-from . import backend, rie
+from . import backend, convex, rie
 from . import gd as _gd
 from .amp import GAMPResult, SEResult, check_tol, iterate_state_evolution, run_gamp
 from .channels import LinearChannel
@@ -50,6 +50,7 @@ from .regression import fit_ridge as _fit_ridge_dense
 from .regression import gaussian_linear_mse
 from .results import record
 from .spectra import MAX_ASPECT_RATIO, MAX_NODES, RATIO_RANGE, bulk_quadrature, rectangular_plus_noise
+from .streams import stream
 from .validation import (
     all_finite,
     check_array,
@@ -1216,7 +1217,7 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter
     .. [2] V. Erba et al., arXiv:2410.18858 (2024).
     """
     check_dataset(data, Dataset)
-    rng = check_rng(rng)
+    rng = stream(rng, "init")  # the start: never the data's draws
     init = check_choice("init", init, GAMP_INITS)
     precision = check_choice("precision", precision, ("empirical", "derivative"))
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
@@ -1313,9 +1314,9 @@ class MNNEResult:
     nuclear_norm : float
         Its nuclear norm.
     primal_residual : float
-        Final ``||S - Z||_F`` of the ADMM.
+        Final ``||S - Z||_F / ||Z||_F`` of the ADMM (:class:`solvable.convex.NuclearNormMinimizationResult`).
     dual_residual : float
-        Final ``penalty ||Z - Z_old||_F``.
+        Final ``penalty ||Z - Z_old||_F / sqrt(min(d, L))`` on the normalised problem.
     iterations : int
         Iterations run.
     converged : bool
@@ -1333,14 +1334,6 @@ class MNNEResult:
         """Nothing to check (defined so that the record freezes the estimate at construction)."""
 
 
-def _svt(M, threshold):
-    """Singular-value soft thresholding ``prox_{t ||.||_*}(M)``."""
-    U, s, Vt = np.linalg.svd(M, full_matrices=False)
-    s = np.maximum(s - threshold, 0.0)
-    keep = s > 0
-    return (U[:, keep] * s[keep]) @ Vt[keep]
-
-
 def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000, penalty: float = 1.0,
                      warn: bool = True) -> MNNEResult:
     """Minimum-nuclear-norm estimator ``argmin ||S||_*`` subject to ``<X_mu, S>/sqrt(dL) = y_mu`` for all ``mu``.
@@ -1350,23 +1343,24 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
     data : Dataset
         A BSR data set (``dL`` up to a few thousand).
     tol : float, optional
-        Relative residual target in ``(0, 1)``.
+        Target of both relative residuals of the ADMM, in ``(0, 1)`` (the ``tol`` of
+        :func:`solvable.convex.nuclear_norm_minimization`).
     max_iter : int, optional
         Cap (:class:`~solvable.errors.ConvergenceWarning` if ``warn``).
     penalty : float, optional
-        Initial ADMM penalty (finite, ``> 0``).
+        Initial ADMM penalty on the normalised problem, in ``[1e-12, 1e12]`` (adapted by residual balancing).
     warn : bool, optional
         Warn at the cap.
 
     Returns
     -------
     MNNEResult
-        The feasible iterate ``S``, its nuclear norm, residuals, iterations, convergence.
+        The estimate ``S`` (feasible to ``tol``), its nuclear norm, residuals, iterations, convergence.
 
     Raises
     ------
     TypeError
-        If ``data`` is not a BSR :class:`Dataset`.
+        If ``data`` is not a BSR :class:`Dataset`, or ``warn`` is not a bool.
     ValueError
         For a malformed argument (named), or a design whose ``n`` rows are linearly dependent.
     DivergenceError
@@ -1375,14 +1369,17 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
     Notes
     -----
     The convex relaxation of rank minimisation (``eq-bsr-mnne``); its exact-recovery threshold at large size is
-    :func:`nuclear_norm_threshold`. Solved by ADMM on ``S = Z`` [2]_::
+    :func:`nuclear_norm_threshold`. Solved by the library's one minimum-nuclear-norm program,
+    :func:`solvable.convex.nuclear_norm_minimization` (sensing matrices ``X_mu``, labels ``sqrt(dL) y_mu``), an
+    ADMM on ``S = Z`` [2]_::
 
-        S <- projection of Z - U on the affine set {F vec(S) = y}    (one n x n Cholesky, precomputed)
+        S <- projection of Z - U on the affine set {<X_mu, S> = sqrt(dL) y_mu}    (one n x n Cholesky)
         Z <- singular-value soft thresholding of S + U at 1/penalty
         U <- U + S - Z
 
-    with residual balancing of ``penalty``; stops when both residuals are below ``tol sqrt(dL)``. With
-    ``n >= dL`` the constraints determine ``S`` and the least-squares solution is returned.
+    on the problem with unit-norm rows and labels (scale-equivariant), with residual balancing of ``penalty``;
+    stops when both relative residuals are below ``tol``. With ``n >= dL`` the constraints determine ``S`` and
+    the least-squares solution is returned.
 
     References
     ----------
@@ -1393,61 +1390,32 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
     check_dataset(data, Dataset)
     tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
     max_iter = check_int("max_iter", max_iter)
-    tau = check_positive("penalty", penalty)
+    penalty = check_in_range("penalty", check_positive("penalty", penalty), 1e-12, 1e12)
+    if not isinstance(warn, (bool, np.bool_)):
+        raise InvalidParameterError(f"warn must be True or False, got {type(warn).__name__} {warn!r:.40}")
     d, L, n = data.d, data.L, data.n
-    # the scaled design F (n x dL), its Gram F F^T (n x n) and the iterates S, Z, U, Z_old (d x L)
-    check_size("the arrays of min_nuclear_norm (the n x dL design, its n x n Gram, four d x L iterates)",
-               n * d * L + n * n + 4 * d * L)
-    F = data.design / math.sqrt(d * L)
-    y = data.y
+    # the design and its unit-row copy (n x dL, twice), their n x n Gram, the (dL)^2 projector of convex's ADMM
+    # below 1600 entries, and the iterates S, Z, U, Z_old (d x L)
+    check_size("the arrays of min_nuclear_norm (the n x dL design twice, its n x n Gram, four d x L iterates)",
+               2 * n * d * L + n * n + (d * L) ** 2 * (d * L <= 1600) + 4 * d * L)
     if n >= d * L:
-        S = np.linalg.lstsq(F, y, rcond=None)[0].reshape(d, L)
+        S = np.linalg.lstsq(data.design / math.sqrt(d * L), data.y, rcond=None)[0].reshape(d, L)
         s = np.linalg.svd(S, compute_uv=False)
         return MNNEResult(estimate=S, nuclear_norm=float(s.sum()), primal_residual=0.0, dual_residual=0.0,
                           iterations=0, converged=True)
-    try:
-        chol = linalg.cho_factor(F @ F.T)
-    except linalg.LinAlgError:
-        raise ValueError(f"the design of data has linearly dependent rows (n = {n} < dL = {d * L}): "
-                         "the constraints have no unique projection") from None
-
-    def project(M):
-        v = M.reshape(-1)
-        return (v - F.T @ linalg.cho_solve(chol, F @ v - y)).reshape(d, L)
-
-    Z = np.zeros((d, L))
-    U = np.zeros((d, L))
-    eps = tol * math.sqrt(d * L)
-    converged = False
-    r_norm = s_norm = math.inf
-    it = 0
-    for it in range(1, max_iter + 1):
-        S = project(Z - U)
-        Z_old = Z
-        Z = _svt(S + U, 1.0 / tau)
-        U = U + S - Z
-        r_norm = float(np.linalg.norm(S - Z))
-        s_norm = float(tau * np.linalg.norm(Z - Z_old))
-        if not (math.isfinite(r_norm) and math.isfinite(s_norm)):
-            raise DivergenceError(f"min_nuclear_norm diverged at iteration {it}")
-        if r_norm < eps and s_norm < eps:
-            converged = True
-            break
-        if it % 10 == 0:  # residual balancing; U is the scaled dual variable y/tau
-            if r_norm > 10.0 * s_norm:
-                tau *= 2.0
-                U = U / 2.0
-            elif s_norm > 10.0 * r_norm:
-                tau /= 2.0
-                U = U * 2.0
-    if not converged and warn:
+    try:  # <X_mu, S>/sqrt(dL) = y_mu, i.e. <X_mu, S> = sqrt(dL) y_mu: convex rescales each row anyway
+        res = convex.nuclear_norm_minimization(data.X, data.y * math.sqrt(d * L), rho_admm=penalty, tol=tol,
+                                               max_iter=max_iter, warn=False)
+    except ValueError as err:
+        raise ValueError(f"data: {err} (n = {n} < dL = {d * L}: the constraints have no unique "
+                         "projection)") from None
+    if not res.converged and warn:
         warnings.warn(
-            f"min_nuclear_norm did not converge in {it} iterations (residuals {r_norm:.1e}, {s_norm:.1e}; "
-            f"target {eps:.1e})", ConvergenceWarning, stacklevel=2,
+            f"min_nuclear_norm did not converge in {res.iterations} iterations (residuals {res.primal_residual:.1e}, "
+            f"{res.dual_residual:.1e}; target {tol:.1e})", ConvergenceWarning, stacklevel=2,
         )
-    S = project(Z)
-    return MNNEResult(estimate=S, nuclear_norm=float(np.linalg.svd(S, compute_uv=False).sum()),
-                      primal_residual=r_norm, dual_residual=s_norm, iterations=it, converged=converged)
+    return MNNEResult(estimate=res.estimate, nuclear_norm=res.nuclear_norm, primal_residual=res.primal_residual,
+                      dual_residual=res.dual_residual, iterations=res.iterations, converged=res.converged)
 
 
 # --------------------------------------------------------------------------- gradient descent
@@ -1487,11 +1455,12 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | 
         Relative training-loss target in ``[0, 1)`` (``0``: run exactly ``max_steps`` steps); default 1e-6, a
         run trained to zero loss before its error is read.
     max_steps : int, optional
-        Cap on the steps; default 50,000, the paper's.
+        Cap on the steps, ``>= 0``; default 50,000, the paper's.
     record_every : int, optional
         Steps between recorded errors (:func:`solvable.gd.run_gd`).
     warn : bool, optional
-        Warn at the cap (``False``: read ``converged`` instead).
+        Emit a :class:`~solvable.errors.ConvergenceWarning` when runs stop at ``max_steps`` or end above
+        their initial loss (``False``: read ``converged`` and ``losses`` instead).
     dtype : {numpy.float64, numpy.float32}, optional
         Precision of the descent; float32 keeps a float32 copy of the design (``n dL`` floats). On a GPU
         float32 is the fast path.
@@ -1499,7 +1468,9 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | 
         Where the descent runs (:func:`solvable.backend.resolve`): NumPy (default), a CUDA GPU through PyTorch
         or CuPy, or the GPU where one is available. The result is the same up to rounding.
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
-        Source of the initialisations (keyword-only, required).
+        Source of the initialisations (keyword-only, required): its ``"init"`` stream
+        (:func:`solvable.streams.stream`), so that the seed given to :func:`sample` never makes a student
+        the teacher; a generator is used as it is.
 
     Returns
     -------
@@ -1532,31 +1503,26 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | 
     .. [2] V. Erba et al., arXiv:2410.18858 (2024).
     """
     check_dataset(data, Dataset)
-    rng = check_rng(rng)
-    K = check_int("n_inits", n_inits)
-    optimiser = check_choice("optimiser", optimiser, ("gd", "adam"))
     init = check_choice("init", init, GD_INITS)
     scale = 1.0 if init == "prior" else check_positive("init_scale", init_scale)
-    lr = check_positive("lr", lr)
-    tol = check_tol(tol)
-    max_steps = check_int("max_steps", max_steps)
     d, L = data.d, data.L
     p = data.r if width is None else check_int("width", width)
-    dtype = np.dtype(dtype)
-    if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
-    # estimates, their gradients and a temporary (K, d, L); factors and their gradients (K, d + L, p);
-    # predictions and residuals (K, n); the float32 copy of the design
-    check_size("the arrays of gd (n_inits K x (d L estimates + (d + L) width factors), gradients, float32 design)",
-               3 * K * d * L + 2 * K * (d + L) * p + 2 * K * data.n
-               + (data.X.size if dtype == np.float32 else 0))
-    xp, dev = backend.resolve(device)
-    U0 = scale * rng.standard_normal((K, d, p))
-    V0 = scale * rng.standard_normal((K, L, p))
-    X = data.X if dtype == np.float64 else data.X.astype(np.float32)
-    params0 = (backend.asarray(U0, xp, dev, dtype), backend.asarray(V0, xp, dev, dtype))
-    step = _gd.GradientStep(lr) if optimiser == "gd" else _gd.Adam(lr)
-    loss = _gd.SquareLoss(BilinearMap(backend.asarray(X, xp, dev)), _gd.LowRankProduct(p),
-                          backend.asarray(data.y, xp, dev))
-    return _gd.run_gd(loss, params0, optimiser=step, tol=tol, max_steps=max_steps, record_every=record_every,
-                      target=data.S_star, warn=warn, dtype=dtype)
+
+    def size(K, dtype):
+        # estimates, their gradients and a temporary (K, d, L); factors and their gradients (K, d + L, p);
+        # predictions and residuals (K, n); the float32 copy of the design
+        check_size("the arrays of gd (n_inits K x (d L estimates + (d + L) width factors), gradients, "
+                   "float32 design)", 3 * K * d * L + 2 * K * (d + L) * p + 2 * K * data.n
+                   + (data.X.size if dtype == np.float32 else 0))
+
+    def draw(rng, K):
+        return scale * rng.standard_normal((K, d, p)), scale * rng.standard_normal((K, L, p))
+
+    def objective(xp, dev, dtype):
+        X = data.X if dtype == np.float64 else data.X.astype(np.float32)
+        return _gd.SquareLoss(BilinearMap(backend.asarray(X, xp, dev)), _gd.LowRankProduct(p),
+                              backend.asarray(data.y, xp, dev))
+
+    return _gd.fit_students(objective, draw, n_inits=n_inits, optimiser=optimiser, lr=lr, tol=tol,
+                            max_steps=max_steps, record_every=record_every, warn=warn, dtype=dtype, device=device,
+                            rng=rng, target=data.S_star, size=size)

@@ -194,7 +194,8 @@ class TraceMinimizationResult:
     trace : float
         ``Tr S_hat``, the objective.
     feasibility : float
-        ``||A(S_hat) - y|| / ||y||`` (0 when ``y = 0``), the relative violation of the measurements.
+        ``||A(S_hat) - y|| / ||y||`` (0 when ``y = 0``), the relative violation of the measurements, each
+        measurement divided by the Frobenius norm of its sensing matrix.
     primal_residual : float
         ``||S - Z||_F / max(||Z||_F, tiny)`` between the affine and the PSD iterates at the last step.
     dual_residual : float
@@ -226,7 +227,14 @@ class TraceMinimizationResult:
 
 
 def _check_sensing(sensing, y, *, symmetric: bool = True):
-    """``(A (n, d*L), y (n,), (d, L))`` from sensing matrices (n, d, L), symmetric if asked, and labels (n,)."""
+    """``(A (n, d*L), y2 (n,), (d, L), E)`` from sensing matrices (n, d, L), symmetric if asked, and labels (n,).
+
+    The constraints are rescaled without changing the feasible set: each row of ``A`` to unit norm (by an exact
+    power of two, then by its norm), each label with its row, and the labels by the power of two ``2**E`` that
+    brings the largest to about 1, so that ``A(S) = y`` exactly when ``A_unit(S) = y2 * 2**E``. No product of
+    the user's scales is formed: labels or rows of any magnitude inside the float range give the same program.
+    ``y2`` is all zero when ``y`` is.
+    """
     Z = check_array("sensing", sensing, ndim=3)
     y = check_array("y", y, ndim=1)
     n, d, L = Z.shape
@@ -238,14 +246,25 @@ def _check_sensing(sensing, y, *, symmetric: bool = True):
     if n > dim:
         raise ValueError(f"sensing: n = {n} matrices exceed the {dim} dimensions of the "
                          f"{'symmetric ' if symmetric else ''}matrices; they cannot be linearly independent")
-    with np.errstate(all="ignore"):
-        scale = float(np.max(np.abs(Z)))
-        if not 1e-150 < scale < 1e150:
-            raise ValueError(f"sensing: the largest entry, {scale:.3g}, must be in (1e-150, 1e150)")
-        A = (Z / scale).reshape(n, d * L)
-        if symmetric and np.max(np.abs(Z - np.swapaxes(Z, 1, 2))) > 1e-10 * scale:
+    A0 = Z.reshape(n, d * L)
+    row_max = np.max(np.abs(A0), axis=1)
+    if np.any(row_max == 0.0):
+        raise ValueError(f"sensing: matrix {int(np.argmin(row_max))} is zero (the matrices Z_mu are linearly "
+                         "dependent)")
+    _, e = np.frexp(row_max)                  # row_max = f 2^e, f in [0.5, 1): an exact rescaling by 2^-e
+    A = np.ldexp(A0, -e[:, None])
+    if symmetric:
+        sq = A.reshape(n, d, d)
+        if np.max(np.abs(sq - np.swapaxes(sq, 1, 2))) > 1e-10:   # relative to each matrix's largest entry
             raise ValueError("sensing must hold symmetric matrices (Z_mu = Z_mu^T)")
-    return A, y / scale, (d, L)
+    norms = np.linalg.norm(A, axis=1)         # in [0.5, sqrt(dL)]
+    A = A / norms[:, None]
+    mant, ky = np.frexp(y)                    # y = mant 2^ky
+    shift = ky - e
+    nonzero = y != 0.0
+    E = int(np.max(shift[nonzero])) if nonzero.any() else 0
+    y2 = np.ldexp(mant / norms, shift - E)    # |y2| <= 2: the labels of the unit rows, over 2^E
+    return A, y2, (d, L), E
 
 
 def _admm(A, y, shape, prox, rho, tol, max_iter, warn, name):
@@ -296,12 +315,17 @@ def _admm(A, y, shape, prox, rho, tol, max_iter, warn, name):
     return Z, U, rho, r, s, it, converged
 
 
-def _scaled_back(norm_y, Z, objective):
-    with np.errstate(over="ignore"):
-        estimate, value = norm_y * Z, norm_y * objective
+def _scaled_back(norm_y, E, Z, objective):
+    """The solution of the normalised program scaled back to the user's labels: ``2^E norm_y (Z, objective)``."""
+    with np.errstate(over="ignore", under="ignore"):
+        estimate = np.ldexp(norm_y * Z, E)
+        value = float(np.ldexp(norm_y * objective, E))
     if not (math.isfinite(value) and np.all(np.isfinite(estimate))):
-        raise ValueError(f"y: labels of norm {norm_y:.3g} (in units of the largest sensing entry) give a minimiser "
-                         "beyond the float range")
+        raise ValueError(f"y: labels of scale 2^{E} (over the sensing matrices' scale) give a minimiser beyond the "
+                         "float range")
+    if objective > 0.0 and value == 0.0:
+        raise ValueError(f"y: labels of scale 2^{E} (over the sensing matrices' scale) give a minimiser below the "
+                         "float range (it would round to zero)")
     return estimate, value
 
 
@@ -339,7 +363,7 @@ def psd_trace_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 
     ----------
     sensing : array_like
         The ``n`` symmetric sensing matrices ``Z_mu``, shape ``(n, d, d)``, linearly independent (so
-        ``n <= d(d+1)/2``), finite, largest entry in ``(1e-150, 1e150)``.
+        ``n <= d(d+1)/2``), finite, none zero; of any scale, each its own.
     y : array_like
         The measurements, shape ``(n,)``, finite.
     rho_admm : float, optional
@@ -365,12 +389,15 @@ def psd_trace_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 
         If ``sensing`` or ``y`` is not an array of real numbers.
     ValueError
         If the shapes disagree, a matrix is not symmetric, the matrices are linearly dependent (a singular Gram
-        matrix), an entry is not finite, or a control is out of its domain.
+        matrix of the unit-norm matrices), an entry is not finite, a control is out of its domain, or the
+        minimiser is beyond the float range.
 
     Notes
     -----
-    The program is invariant under ``(Z_mu, y_mu) -> c (Z_mu, y_mu)`` and positively homogeneous in ``y``: it is
-    solved for ``Z / max|Z|`` and ``y / ||y||`` and the solution scaled back. With ``A(S) = (Tr(Z_mu S))_mu``,
+    The program is invariant under ``(Z_mu, y_mu) -> c_mu (Z_mu, y_mu)``, one ``c_mu > 0`` per measurement, and
+    positively homogeneous in ``y``: it is solved with each ``Z_mu`` of unit Frobenius norm (its label scaled with
+    it) and labels of unit norm, the solution scaled back by exact powers of two; so labels and sensing matrices
+    of any magnitude within the float range give the same solution, scaled accordingly. With ``A(S) = (Tr(Z_mu S))_mu``,
     scaled ADMM on the split ``S = Z`` (``S`` in the affine set, ``Z`` PSD) iterates (Boyd et al. 2011, Sec. 5)::
 
         S <- (Z - U) - A^*( (A A^*)^{-1} (A(Z - U) - y) )        (Frobenius projection onto A(S) = y)
@@ -387,7 +414,7 @@ def psd_trace_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 
     Boyd, Parikh, Chu, Peleato, Eckstein, Found. Trends Mach. Learn. 3:1 (2011), Secs. 3.1, 3.4.1, 5;
     Chapter 4, Sec. 'Exact recovery by convex programs', eq-qn-trace-program.
     """
-    A, y, (d, _) = _check_sensing(sensing, y)
+    A, y, (d, _), E = _check_sensing(sensing, y)
     rho, tol, max_iter = _check_controls(rho_admm, tol, max_iter)
     norm_y = float(np.linalg.norm(y))
     if norm_y == 0.0:  # S = 0 is feasible and has the smallest trace on the PSD cone
@@ -398,7 +425,7 @@ def psd_trace_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 
     Z, U, rho, r, s, it, converged = _admm(A, y, (d, d), _psd_prox, rho, tol, max_iter, warn,
                                            "psd_trace_minimization")
     feasibility = float(np.linalg.norm(A @ Z.ravel() - y))
-    estimate, trace = _scaled_back(norm_y, Z, float(np.trace(Z)))
+    estimate, trace = _scaled_back(norm_y, E, Z, float(np.trace(Z)))
     return TraceMinimizationResult(estimate=estimate, certificate=np.eye(d) - rho * U, trace=trace,
                                    feasibility=feasibility, primal_residual=r, dual_residual=s, iterations=it,
                                    converged=converged)
@@ -418,7 +445,8 @@ class NuclearNormMinimizationResult:
     nuclear_norm : float
         ``||X_hat||_*``, the objective.
     feasibility : float
-        ``||A(X_hat) - y|| / ||y||`` (0 when ``y = 0``).
+        ``||A(X_hat) - y|| / ||y||`` (0 when ``y = 0``), each measurement divided by the Frobenius norm of its
+        sensing matrix.
     primal_residual : float
         ``||S - Z||_F / max(||Z||_F, tiny)`` between the affine and the proximal iterates at the last step.
     dual_residual : float
@@ -461,7 +489,7 @@ def nuclear_norm_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float
     ----------
     sensing : array_like
         The ``n`` sensing matrices ``Z_mu``, shape ``(n, d, L)``, linearly independent (so ``n <= dL``), finite,
-        largest entry in ``(1e-150, 1e150)``.
+        none zero; of any scale, each its own.
     y : array_like
         The measurements, shape ``(n,)``, finite.
     rho_admm : float, optional
@@ -485,12 +513,14 @@ def nuclear_norm_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float
     TypeError
         If ``sensing`` or ``y`` is not an array of real numbers.
     ValueError
-        If the shapes disagree, the matrices are linearly dependent, an entry is not finite, or a control is out
-        of its domain.
+        If the shapes disagree, the matrices are linearly dependent, an entry is not finite, a control is out of
+        its domain, or the minimiser is beyond the float range.
 
     Notes
     -----
-    Scaled ADMM on the split ``S = Z`` (``S`` in the affine set, ``Z`` free)::
+    Each ``Z_mu`` is scaled to unit Frobenius norm with its label, and the labels to unit norm, the solution scaled
+    back (as in :func:`psd_trace_minimization`: the program is scale-equivariant). Scaled ADMM on the split
+    ``S = Z`` (``S`` in the affine set, ``Z`` free)::
 
         S <- (Z - U) - A^*( (A A^*)^{-1} (A(Z - U) - y) ),
         Z <- P max(Sigma - 1/rho, 0) Q^T,   P Sigma Q^T = S + U   (prox of the nuclear norm),
@@ -503,7 +533,7 @@ def nuclear_norm_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float
     Boyd, Parikh, Chu, Peleato, Eckstein, Found. Trends Mach. Learn. 3:1 (2011), Secs. 3.1, 3.4.1, 5;
     Chapter 4, Sec. 'Exact recovery by convex programs'.
     """
-    A, y, (d, L) = _check_sensing(sensing, y, symmetric=False)
+    A, y, (d, L), E = _check_sensing(sensing, y, symmetric=False)
     rho, tol, max_iter = _check_controls(rho_admm, tol, max_iter)
     norm_y = float(np.linalg.norm(y))
     if norm_y == 0.0:
@@ -514,7 +544,7 @@ def nuclear_norm_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float
     Z, U, rho, r, s, it, converged = _admm(A, y, (d, L), _nuclear_prox, rho, tol, max_iter, warn,
                                            "nuclear_norm_minimization")
     feasibility = float(np.linalg.norm(A @ Z.ravel() - y))
-    estimate, value = _scaled_back(norm_y, Z, float(np.sum(np.linalg.svd(Z, compute_uv=False))))
+    estimate, value = _scaled_back(norm_y, E, Z, float(np.sum(np.linalg.svd(Z, compute_uv=False))))
     return NuclearNormMinimizationResult(estimate=estimate, certificate=rho * U, nuclear_norm=value,
                                          feasibility=feasibility, primal_residual=r, dual_residual=s,
                                          iterations=it, converged=converged)

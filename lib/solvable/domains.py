@@ -26,13 +26,13 @@ import numpy as np
 
 from .errors import InvalidParameterError
 from .results import record
+from .streams import stream
 from .validation import (
     all_finite,
     check_array,
     check_choice,
     check_in_range,
     check_int,
-    check_rng,
 )
 
 __all__ = [
@@ -204,16 +204,24 @@ def flag() -> Domain:
     return Domain("True or False", _check_flag, "flag")
 
 
-def seed() -> Domain:
-    """A source of randomness (Scientific Python's SPEC 7, ``None`` refused): see :func:`validation.check_rng`.
+def seed(purpose: str = "data") -> Domain:
+    """A source of randomness (Scientific Python's SPEC 7, ``None`` refused), drawn from for one purpose.
+
+    Parameters
+    ----------
+    purpose : str, optional
+        What the function draws: ``"data"`` (a sampler: ``numpy.random.default_rng(seed)`` itself) or ``"init"``
+        (an algorithm's start), a stream of the same seed independent of the data's (:func:`streams.stream`), so
+        that the same integer seed given to a sampler and to an algorithm never makes the start the teacher.
 
     Returns
     -------
     Domain
-        The domain; its check returns a ``numpy.random.Generator``.
+        The domain; its check returns the ``numpy.random.Generator`` of that purpose (a generator passed in is
+        used as it is).
     """
     return Domain("a numpy.random.Generator, a non-negative integer seed, a SeedSequence or a BitGenerator",
-                  lambda name, v: check_rng(v, name), "rng")
+                  lambda name, v: stream(v, purpose, name), "rng", options=(purpose,))
 
 
 def array(ndim: int | None = None, *, finite: bool = True, nonempty: bool = True) -> Domain:

@@ -59,9 +59,18 @@ import array_api_compat
 import numpy as np
 
 from . import backend
-from .errors import ConvergenceWarning, DivergenceError
+from .errors import InvalidParameterError, ConvergenceWarning, DivergenceError
 from .results import record
-from .validation import check_array, check_in_range, check_int, check_interface, check_positive, check_tol
+from .streams import stream
+from .validation import (
+    check_array,
+    check_choice,
+    check_in_range,
+    check_int,
+    check_interface,
+    check_positive,
+    check_tol,
+)
 
 __all__ = [
     "Objective",
@@ -76,7 +85,12 @@ __all__ = [
     "GDResult",
     "loss_and_gradient",
     "run_gd",
+    "fit_students",
+    "OPTIMISERS",
 ]
+
+#: The optimisers a model's ``gd`` offers by name: plain gradient descent (:class:`GradientStep`) and :class:`Adam`.
+OPTIMISERS = ("gd", "adam")
 
 
 class Objective(Protocol):
@@ -272,13 +286,20 @@ class LowRankProduct:
     def __post_init__(self):
         object.__setattr__(self, "r", check_int("r", self.r))
 
-    def matrix(self, params):
+    def _factors(self, params):
         U, V = params
+        if U.ndim < 2 or V.ndim < 2 or U.shape[-1] != self.r or V.shape[-1] != self.r:
+            raise ValueError(f"the factors (U, V) must have width r = {self.r}, got shapes {tuple(U.shape)} and "
+                             f"{tuple(V.shape)}")
+        return U, V
+
+    def matrix(self, params):
+        U, V = self._factors(params)
         xp = backend.namespace(U, V)
         return (U @ xp.matrix_transpose(V)) / math.sqrt(self.r)
 
     def pullback(self, params, G):
-        U, V = params
+        U, V = self._factors(params)
         xp = backend.namespace(U, V, G)
         s = 1.0 / math.sqrt(self.r)
         return (G @ V) * s, (xp.matrix_transpose(G) @ U) * s
@@ -321,13 +342,20 @@ class SymmetricSquare:
         object.__setattr__(self, "m", check_int("m", self.m))
         object.__setattr__(self, "d", check_int("d", self.d))
 
-    def matrix(self, params):
+    def _weights(self, params):
         (W,) = params
+        if W.ndim < 2 or tuple(W.shape[-2:]) != (self.m, self.d):
+            raise ValueError(f"the weights W must have shape (J, m, d) = (J, {self.m}, {self.d}), got "
+                             f"{tuple(W.shape)}")
+        return W
+
+    def matrix(self, params):
+        W = self._weights(params)
         xp = backend.namespace(W)
         return (xp.matrix_transpose(W) @ W) / math.sqrt(self.m * self.d)
 
     def pullback(self, params, G):
-        (W,) = params
+        W = self._weights(params)
         xp = backend.namespace(W, G)
         return ((W @ (G + xp.matrix_transpose(G))) / math.sqrt(self.m * self.d),)
 
@@ -512,6 +540,38 @@ def loss_and_gradient(measurement: Measurement, parametrisation: Parametrisation
     return objective.loss_and_gradient(params)
 
 
+def _initial_parameters(params0, dtype):
+    """``(xp, params)``: the initial parameters copied in ``dtype``, in their array namespace (NumPy for NumPy
+    arrays and array_likes, or one other array-API library), checked: real, finite, a shared leading axis."""
+    if not isinstance(params0, (tuple, list)) or len(params0) == 0:
+        raise InvalidParameterError("params0 must be a non-empty tuple of arrays with a leading (J) axis, got "
+                                f"{type(params0).__name__}")
+    foreign = [backend.is_non_numpy_array(p) for p in params0]
+    if any(foreign) and not all(foreign):
+        raise ValueError("params0 mixes NumPy arrays (or array_likes) with arrays of another library "
+                         f"({[type(p).__name__ for p in params0]}): give all of them in one namespace")
+    if all(foreign):  # run in their namespace, on their device
+        try:
+            xp = backend.namespace(*params0)
+        except TypeError as err:
+            raise ValueError(f"params0 arrays must belong to one array library: {err}") from None
+        for k, p in enumerate(params0):
+            if not xp.isdtype(p.dtype, ("real floating", "integral")):
+                raise InvalidParameterError(f"params0[{k}] must hold real numbers, got dtype {p.dtype}")
+        params = tuple(xp.astype(p, getattr(xp, dtype.name), copy=True) for p in params0)
+    else:
+        params = tuple(np.array(check_array(f"params0[{k}]", p, finite=False), dtype=dtype, copy=True)
+                       for k, p in enumerate(params0))
+        xp = backend.namespace(*params)
+    if any(p.ndim < 1 for p in params) or not all(bool(xp.all(xp.isfinite(p))) for p in params):
+        raise ValueError("params0 must be arrays of finite numbers with a leading (J) axis")
+    J = params[0].shape[0]
+    if J < 1 or any(p.shape[0] != J for p in params):
+        raise ValueError(f"params0 arrays must share their leading (J) axis, got shapes "
+                         f"{[tuple(p.shape) for p in params]}")
+    return xp, params
+
+
 def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser: Optimiser | None = None,
            tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10, target=None,
            error: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None, warn: bool = True,
@@ -568,11 +628,14 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     Raises
     ------
     TypeError
-        If ``objective`` or ``optimiser`` lacks a method of its interface, or ``params0`` is not a non-empty
-        tuple of arrays.
+        If ``objective`` or ``optimiser`` lacks a method of its interface or is a class instead of an instance,
+        ``error`` is not callable, ``params0`` is not a non-empty tuple of arrays of real numbers, or ``target``
+        is not an array of real numbers.
     ValueError
-        If both or neither of ``lr`` and ``optimiser`` are given, a parameter is out of range, or ``params0``
-        is not finite or its arrays do not share their leading axis.
+        If both or neither of ``lr`` and ``optimiser`` are given, a parameter is out of range, ``params0`` is not
+        finite, mixes array libraries, does not share its leading axis or does not fit the objective (its
+        gradient shaped otherwise, or an error from the first evaluation), ``target`` is not finite or not
+        shaped as one estimate, or ``error`` does not return one number per run (or returns NaN).
     DivergenceError
         If the loss or the final weights become non-finite (with the step number).
 
@@ -597,54 +660,72 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     Chapter 3, Sec. "Gradient descent on the factorised weights"; Erba et al., "Bilinear sequence regression",
     arXiv:2410.18858 (averaged GD).
     """
+    if isinstance(objective, type):
+        raise InvalidParameterError(f"objective must be an instance, got the class {objective.__name__}")
     check_interface("objective", objective, "loss_and_gradient", "matrix")
     if not hasattr(objective, "loss_scale"):
-        raise TypeError(f"objective must have a loss_scale, got {type(objective).__name__}")
+        raise InvalidParameterError(f"objective must have a loss_scale, got {type(objective).__name__}")
     if (lr is None) == (optimiser is None):
         raise ValueError("give exactly one of lr (plain gradient descent) and optimiser")
     if optimiser is None:
         optimiser = GradientStep(check_positive("lr", lr))
-    elif not (hasattr(optimiser, "init") and hasattr(optimiser, "step")):
-        raise TypeError(f"optimiser must be a solvable.gd optimiser (GradientStep, Adam), got {optimiser!r}")
+    elif isinstance(optimiser, type):
+        raise InvalidParameterError(f"optimiser must be an optimiser instance, got the class {optimiser.__name__} "
+                                f"(write {optimiser.__name__}(lr=...))")
+    elif not (callable(getattr(optimiser, "init", None)) and callable(getattr(optimiser, "step", None))):
+        raise InvalidParameterError(f"optimiser must be a solvable.gd optimiser (GradientStep, Adam), got "
+                                f"{optimiser!r:.60}")
+    if error is not None and not callable(error):
+        raise InvalidParameterError(f"error must be None or a callable error(S, target), got {error!r:.60}")
     tol = check_tol(tol)
     max_steps = check_int("max_steps", max_steps, minimum=0)
     record_every = check_int("record_every", record_every)
-    dtype = np.dtype(dtype)
-    if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
-    if not isinstance(params0, (tuple, list)) or len(params0) == 0:
-        raise TypeError("params0 must be a non-empty tuple of arrays with a leading (J) axis")
-    if all(backend.is_non_numpy_array(p) for p in params0):  # run in their namespace, on their device
-        xp = backend.namespace(*params0)
-        params = tuple(xp.astype(p, getattr(xp, dtype.name), copy=True) for p in params0)
-    else:
-        params = tuple(np.array(p, dtype=dtype, copy=True) for p in params0)
-        xp = backend.namespace(*params)
-    if any(p.ndim < 1 for p in params) or not all(bool(xp.all(xp.isfinite(p))) for p in params):
-        raise ValueError("params0 must be arrays of finite numbers with a leading (J) axis")
+    dtype = _check_dtype(dtype)
+    xp, params = _initial_parameters(params0, dtype)
     J = params[0].shape[0]
-    if J < 1 or any(p.shape[0] != J for p in params):
-        raise ValueError(f"params0 arrays must share their leading (J) axis, got shapes "
-                         f"{[tuple(p.shape) for p in params]}")
     dev = array_api_compat.device(params[0])
     scale = float(objective.loss_scale)
     if not (math.isfinite(scale) and scale > 0):
         raise ValueError(f"objective.loss_scale must be finite and > 0, got {scale!r}")
     fixed_length = tol == 0.0
+    try:  # the first evaluation tells whether params0 fits the objective
+        S0 = objective.matrix(params)
+        loss, grads = objective.loss_and_gradient(params)
+    except (ValueError, TypeError, IndexError, RuntimeError) as err:
+        raise ValueError(f"params0 (shapes {[tuple(p.shape) for p in params]}) do not fit the objective "
+                         f"{type(objective).__name__}: {err}") from err
+    grads = tuple(grads) if isinstance(grads, (tuple, list)) else None
+    if grads is None or len(grads) != len(params) or any(tuple(g.shape) != tuple(p.shape)
+                                                         for g, p in zip(grads, params)):
+        raise ValueError(f"params0 (shapes {[tuple(p.shape) for p in params]}) do not fit the objective "
+                         f"{type(objective).__name__}: its gradient is not shaped like the parameters")
+    loss = np.array(backend.to_numpy(loss), dtype=float)
+    if loss.shape != (J,) or S0.ndim < 1 or S0.shape[0] != J:
+        raise ValueError(f"params0: the objective {type(objective).__name__} gives losses of shape {loss.shape} "
+                         f"and matrices of shape {tuple(S0.shape)} for J = {J} runs (expected ({J},) and "
+                         f"({J}, ...))")
     if target is not None:
-        target = xp.asarray(np.asarray(backend.to_numpy(target), dtype=float), device=dev)
+        host = check_array("target", backend.to_numpy(target) if backend.is_non_numpy_array(target) else target)
+        if tuple(host.shape) != tuple(S0.shape[1:]):
+            raise ValueError(f"target must have the shape of one estimate, {tuple(S0.shape[1:])}, got "
+                             f"{tuple(host.shape)}")
+        target = xp.asarray(host, device=dev)
         err_fn = _mean_square_error if error is None else error
 
         def errors_of(S):  # on the device, in float64; J numbers come back to the host
             S = S if S.dtype == xp.float64 else xp.astype(S, xp.float64)
-            return np.asarray(backend.to_numpy(err_fn(S, target)), dtype=float)
+            out = np.asarray(backend.to_numpy(err_fn(S, target)), dtype=float)
+            if out.shape != (S.shape[0],):
+                raise ValueError(f"error must return one number per run, shape ({S.shape[0]},); got shape "
+                                 f"{out.shape}")
+            if np.any(np.isnan(out)):
+                raise ValueError("error returned NaN for finite estimates and target")
+            return out
     else:
         def errors_of(S):
             return np.full(S.shape[0], np.nan)
 
     state = tuple(optimiser.init(params))
-    loss, grads = objective.loss_and_gradient(params)
-    loss = np.array(backend.to_numpy(loss), dtype=float)
     first = loss / scale
     active = np.ones(J, dtype=bool)
     steps = np.zeros(J, dtype=int)
@@ -706,3 +787,143 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     return GDResult(estimates=S, average=average, errors=errors, average_error=average_error, losses=rel,
                     steps=steps, converged=converged, loss_history=np.array(history),
                     error_history=np.array(error_history))
+
+
+def _check_dtype(dtype) -> np.dtype:
+    """``dtype`` as ``numpy.dtype('float32')`` or ``numpy.dtype('float64')`` (the error names ``dtype``)."""
+    if dtype is None or isinstance(dtype, (bool, np.bool_)):
+        raise InvalidParameterError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
+    try:
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r:.60}") from None
+    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise ValueError(f"dtype must be float32 or float64, got {dt}")
+    return dt
+
+
+def _check_flag(name: str, value) -> bool:
+    """A switch such as ``warn``: ``True`` or ``False`` (a NumPy bool included), nothing else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(f"{name} must be True or False, got {type(value).__name__} {value!r:.40}")
+    return bool(value)
+
+
+def fit_students(objective: Callable, init: Callable, *, n_inits: int, optimiser: str = "gd",
+                 lr: float | None = None, default_lr: Callable[[str], float] | None = None,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, tol: float = 1e-6,
+                 max_steps: int = 50_000, record_every: int = 10, warn: bool = True, dtype=np.float64,
+                 device: str = "cpu", rng, target=None, error: Callable | None = None,
+                 size: Callable[[int, np.dtype], object] | None = None) -> GDResult:
+    r"""The gradient-descent front end of every model: the controls checked once, the students drawn, the loop run.
+
+    A model's ``gd`` says only what is its own (the objective, the parametrisation drawn at the start, a default
+    step size, the count of its arrays, a rule for divergence) and passes the user's controls through; this
+    function validates them, draws the ``n_inits`` initialisations in NumPy from the ``"init"`` stream of ``rng``
+    (:func:`solvable.streams.stream`), moves them and the data to ``device`` and runs :func:`run_gd`.
+
+    Parameters
+    ----------
+    objective : callable
+        ``objective(xp, dev, dtype) -> Objective``: the model's batched loss with its data in the array namespace
+        ``xp`` on the device ``dev`` (:func:`solvable.backend.resolve`), in the precision ``dtype``.
+    init : callable
+        ``init(rng, n_inits) -> tuple of numpy.ndarray``: the initial parameters, each with a leading axis of
+        ``n_inits`` runs, drawn from the generator ``rng``.
+    n_inits : int
+        Number of initialisations ``J``, ``>= 1``.
+    optimiser : {"gd", "adam"}, default "gd"
+        :class:`GradientStep` or :class:`Adam` (with ``betas`` and ``eps``).
+    lr : float or None, optional
+        Step size, ``> 0``; ``None`` asks ``default_lr(optimiser)``.
+    default_lr : callable, optional
+        ``default_lr(optimiser) -> float``, the model's step size when ``lr`` is ``None``; without it ``lr`` is
+        required.
+    betas : tuple of float, default (0.9, 0.999)
+        Adam's ``(beta1, beta2)``, each in ``[0, 1)``.
+    eps : float, default 1e-8
+        Adam's ``eps``, ``> 0``.
+    tol : float, default 1e-6
+        Target of the relative training loss, in ``[0, 1)`` (:func:`run_gd`; ``0``: exactly ``max_steps`` steps).
+    max_steps : int, default 50000
+        Cap on the steps, ``>= 0``.
+    record_every : int, default 10
+        Period of the histories, ``>= 1``.
+    warn : bool, default True
+        ``False`` silences every :class:`~solvable.errors.ConvergenceWarning` of the run (the cap and a final
+        loss above the initial one); read ``converged`` and ``losses`` instead.
+    dtype : {numpy.float64, numpy.float32}, default numpy.float64
+        Precision of the parameters and of the products.
+    device : {"cpu", "cuda", "auto"}, default "cpu"
+        Where the descent runs (:func:`solvable.backend.resolve`).
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        Source of the initialisations: its ``"init"`` stream (:func:`solvable.streams.stream`), so that a seed
+        also given to the sampler never makes a student the teacher; a generator is used as it is.
+    target : array, optional
+        The teacher's matrix, for the errors (:func:`run_gd`).
+    error : callable, optional
+        ``error(S, target)``, one error per run (:func:`run_gd`).
+    size : callable, optional
+        ``size(n_inits, dtype)``: the model's count of its arrays (:func:`solvable.validation.check_size`),
+        called once the controls are checked and before anything is drawn.
+
+    Returns
+    -------
+    GDResult
+        As :func:`run_gd`, NumPy arrays on the host.
+
+    Raises
+    ------
+    TypeError
+        If a control has the wrong type (``warn`` not a bool, ``dtype`` not a floating type, ``rng`` not a
+        random source), or ``objective``/``init`` is not callable.
+    ValueError
+        If a control is out of its domain, the arrays exceed the size limit, or ``device="cuda"`` finds no GPU
+        library.
+    DivergenceError
+        If a run diverges (:func:`run_gd`).
+
+    Notes
+    -----
+    The draws are made in NumPy whatever the device (the same numbers on every device), then moved with
+    :func:`solvable.backend.asarray`; the same controls of two models are checked by the same lines, so they
+    accept and refuse the same values.
+
+    References
+    ----------
+    Chapter 3, Sec. "Gradient descent on the factorised weights"; Chapter 4, Sec. "Gradient descent: a sampler of
+    the posterior"; Chapter 5, Sec. "Gradient descent on the tied attention layer".
+    """
+    if not callable(objective):
+        raise InvalidParameterError(f"objective must be a callable (xp, dev, dtype) -> Objective, got {objective!r:.60}")
+    if not callable(init):
+        raise InvalidParameterError(f"init must be a callable (rng, n_inits) -> parameters, got {init!r:.60}")
+    K = check_int("n_inits", n_inits)
+    optimiser = check_choice("optimiser", optimiser, OPTIMISERS)
+    if lr is None and default_lr is not None:
+        lr = default_lr(optimiser)
+    lr = check_positive("lr", lr)
+    try:
+        b1, b2 = betas
+    except (TypeError, ValueError):
+        raise ValueError(f"betas must be a pair (beta1, beta2) in [0, 1), got {betas!r:.60}") from None
+    b1 = check_in_range("betas[0]", b1, 0.0, 1.0, high_open=True)
+    b2 = check_in_range("betas[1]", b2, 0.0, 1.0, high_open=True)
+    eps = check_positive("eps", eps)
+    step = Adam(lr, beta1=b1, beta2=b2, eps=eps) if optimiser == "adam" else GradientStep(lr)
+    tol = check_tol(tol)
+    max_steps = check_int("max_steps", max_steps, minimum=0)
+    record_every = check_int("record_every", record_every)
+    warn = _check_flag("warn", warn)
+    dtype = _check_dtype(dtype)
+    if size is not None:
+        size(K, dtype)
+    rng = stream(rng, "init")
+    xp, dev = backend.resolve(device)
+    params0 = tuple(backend.asarray(p, xp, dev, dtype) for p in init(rng, K))
+    loss = objective(xp, dev, dtype)
+    with warnings.catch_warnings():
+        if not warn:
+            warnings.simplefilter("ignore", ConvergenceWarning)
+        return run_gd(loss, params0, optimiser=step, tol=tol, max_steps=max_steps, record_every=record_every,
+                      target=target, error=error, warn=warn, dtype=dtype)

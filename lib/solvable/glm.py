@@ -27,7 +27,7 @@ from scipy.optimize import brentq, minimize_scalar
 from .amp import DenseLinearMap, GAMPResult, SEResult, iterate_fixed_point, run_gamp
 from .channels import CHANNELS, LinearChannel, SignChannel, get_channel
 from .dataset import Dataset as _BaseDataset
-from .domains import array, choice, declare, instance, optional, real
+from .domains import array, choice, declare, instance, optional, real, seed
 from .erm import erm_gen_error
 from .errors import DivergenceError, InvalidParameterError
 from .gardner import gardner_capacity
@@ -877,7 +877,7 @@ def branch_curve(prior="rademacher", channel="sign", delta: float = 0.0, q=None)
 
 @declare(data=instance(Dataset, "a perceptron data set (glm.Dataset)"), prior=optional(PRIOR, "the data set's"),
          channel=optional(CHANNEL, "the data set's"), delta=optional(real(0.0), "the data set's"),
-         variance=choice("exact", "uniform"), init_scale=real(0.0))
+         variance=choice("exact", "uniform"), init_scale=real(0.0), rng=seed("init"))
 def gamp(data: Dataset, *, prior=None, channel=None, delta=None, damping: float = 0.0, tol: float = GAMP_TOL,
          max_iter: int = GAMP_MAX_ITER, variance: str = "exact", init_scale: float = 1e-3, warn: bool = True,
          rng) -> GAMPResult:

@@ -44,6 +44,7 @@ from .dataset import check_dataset
 from .errors import ConvergenceWarning
 from .results import record
 from .rie import WishartRIEDenoiser, symmetric_error
+from .streams import stream
 from .validation import (
     check_choice,
     check_in_range,
@@ -791,7 +792,7 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
         damping = STRONG_DAMPING if small else 0.5
     start_variance = check_in_range("start_variance", start_variance, *_START_VARIANCE_RANGE)
     tol = check_tol(tol)
-    rng = check_rng(rng)
+    rng = stream(rng, "init")  # the start: never the data's draws
     d, m = data.d, data.m
     W0 = rng.standard_normal((m, d))
     S0 = W0.T @ W0 / math.sqrt(m * d)
@@ -896,12 +897,15 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | N
         Precision of the products (float32 is 1.5 to 2 times faster on a CPU, and the fast path on a GPU;
         losses and errors stay float64, and the default ``tol = 1e-6`` is far above its rounding).
     warn : bool, optional
-        Emit a :class:`~solvable.errors.ConvergenceWarning` when runs stop at ``max_steps``.
+        Emit a :class:`~solvable.errors.ConvergenceWarning` when runs stop at ``max_steps`` or end above
+        their initial loss (``False``: read ``converged`` and ``losses`` instead).
     device : {"cpu", "cuda", "auto"}, optional
         Where the descent runs (:func:`solvable.backend.resolve`): NumPy (default), a CUDA GPU through PyTorch
         or CuPy, or the GPU where one is available. The result is the same up to rounding.
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
-        Source of the initialisations (entries N(0, 1), the prior).
+        Source of the initialisations (entries N(0, 1), the prior): its ``"init"`` stream
+        (:func:`solvable.streams.stream`), so that the seed given to :func:`sample` never makes a student
+        the teacher; a generator is used as it is.
 
     Returns
     -------
@@ -935,31 +939,26 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | N
     Chapter 4, Sec. 'Gradient descent: a sampler of the posterior'; Maillard et al. 2024, arXiv:2408.03733.
     """
     data = check_dataset(data, Dataset)
-    rng = check_rng(rng)
-    K = check_int("n_inits", n_inits)
     d = data.d
     m = data.m if width is None else check_int("width", width)
-    check_size("the students' weights (n_inits, width, d)", K, m, d)
-    check_size("the batched products X S of gradient descent (n_inits, n, d)", K, data.n, d)
-    optimiser = check_choice("optimiser", optimiser, ("gd", "adam"))
-    if lr is None:
-        lr = min(0.7 / (data.alpha * d), 0.15) if optimiser == "gd" else 0.01
-    else:
-        lr = check_positive("lr", lr)
-    step = _gd.GradientStep(lr) if optimiser == "gd" else _gd.Adam(lr)
-    dtype = np.dtype(dtype)
-    if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
-    xp, dev = backend.resolve(device)
-    W0 = backend.asarray(rng.standard_normal((K, m, d)), xp, dev, dtype)
-    X = backend.asarray(np.ascontiguousarray(data.X, dtype=dtype), xp, dev)
-    with warnings.catch_warnings():
-        if not warn:
-            warnings.simplefilter("ignore", ConvergenceWarning)
-        return _gd.run_gd(_FactorisedSquareLoss(X, backend.asarray(data.y, xp, dev), m),
-                          (W0,), optimiser=step,
-                          tol=tol, max_steps=max_steps, record_every=record_every, target=data.S_star,
-                          error=_batched_matrix_error, warn=warn, dtype=dtype)
+
+    def size(K, dtype):
+        check_size("the students' weights (n_inits, width, d)", K, m, d)
+        check_size("the batched products X S of gradient descent (n_inits, n, d)", K, data.n, d)
+
+    def default_lr(optimiser):
+        return min(0.7 / (data.alpha * d), 0.15) if optimiser == "gd" else 0.01
+
+    def draw(rng, K):
+        return (rng.standard_normal((K, m, d)),)
+
+    def objective(xp, dev, dtype):
+        X = backend.asarray(np.ascontiguousarray(data.X, dtype=dtype), xp, dev)
+        return _FactorisedSquareLoss(X, backend.asarray(data.y, xp, dev), m)
+
+    return _gd.fit_students(objective, draw, n_inits=n_inits, optimiser=optimiser, lr=lr, default_lr=default_lr,
+                            tol=tol, max_steps=max_steps, record_every=record_every, warn=warn, dtype=dtype,
+                            device=device, rng=rng, target=data.S_star, error=_batched_matrix_error, size=size)
 
 
 # --------------------------------------------------------------------------- ERM: the nuclear-norm route

@@ -61,7 +61,7 @@ import numpy as np
 from .amp import GAMPResult, SEResult, iterate_fixed_point, relative_change
 from .channels import row_softmax
 from .dataset import Dataset as _BaseDataset
-from .domains import VOCABULARY, Domain, array, declare, instance, integer, optional, real
+from .domains import VOCABULARY, Domain, array, declare, instance, integer, optional, real, seed
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 from .integration import hermite_rule
 from .results import record
@@ -1265,7 +1265,7 @@ class _TokenMap:
 
 
 @declare(data=instance(TwoLayerDataset, "a solvable.smi.TwoLayerDataset (from two_layer_sample())"),
-         start=real(0.0, 1.0, high_open=True), n_nodes=N_NODES)
+         start=real(0.0, 1.0, high_open=True), n_nodes=N_NODES, rng=seed("init"))
 def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = TWO_LAYER_NODES,
                    damping: float = 0.0, tol: float = 1e-4, max_iter: int = 300, warn: bool = True,
                    rng) -> GAMPResult:
