@@ -375,20 +375,16 @@ TABLE = [
                                           channel=lazy(lambda: _m("channels").get_channel("sign")),
                                           alpha=1.0, q0=1e-3, damping=0.0, tol=1e-8, max_iter=500),
       prior="object", channel="object", alpha="nonneg", q0="unit0", damping="damping", tol="tol", max_iter="iter"),
-    E("gd.GradientStep", dict(lr=0.1), lr="pos"),
-    E("gd.Adam", dict(lr=0.01, beta1=0.9, beta2=0.999, eps=1e-8), lr="pos", beta1="damping", beta2="damping",
-      eps="pos"),
-    E("gd.LowRankProduct", dict(r=2), r="int"),
-    E("gd.SymmetricSquare", dict(m=3, d=6), m="int", d="int"),
+    E("gd.GradientStep", dict(lr=0.1)),
+    E("gd.Adam", dict(lr=0.01, beta1=0.9, beta2=0.999, eps=1e-8)),
+    E("gd.LowRankProduct", dict(r=2)),
+    E("gd.SymmetricSquare", dict(m=3, d=6)),
     E("gd.SquareLoss", dict(measurement=lazy(lambda: _m("quadratic").QuadraticSensingMap(QN_DATA().X)),
-                            parametrisation=lazy(lambda: _m("gd").SymmetricSquare(3, 6)), y=lazy(lambda: QN_DATA().y)),
-      measurement="object", parametrisation="object", y="array"),
+                            parametrisation=lazy(lambda: _m("gd").SymmetricSquare(3, 6)), y=lazy(lambda: QN_DATA().y))),
     E("gd.loss_and_gradient", dict(measurement=lazy(lambda: _m("quadratic").QuadraticSensingMap(QN_DATA().X)),
                                    parametrisation=lazy(lambda: _m("gd").SymmetricSquare(3, 6)),
-                                   y=lazy(lambda: QN_DATA().y), params=W0_GD),
-      measurement="object", parametrisation="object", y="array", params="object"),
-    E("gd.run_gd", dict(objective=SQUARE_LOSS, params0=W0_GD, lr=0.05, tol=1e-4, max_steps=50, record_every=10),
-      objective="object", params0="object", lr="pos", tol="tol", max_steps="iter0", record_every="int"),
+                                   y=lazy(lambda: QN_DATA().y), params=W0_GD)),
+    E("gd.run_gd", dict(objective=SQUARE_LOSS, params0=W0_GD, lr=0.05, tol=1e-4, max_steps=50, record_every=10)),
     # ---------------------------------------------------------------- bsr (+ regression)
     E("bsr.sample", dict(d=6, alpha=0.5, beta=1.0, rho=1 / 3, delta=0.0, rng=0),
       d="size", alpha="pos", beta="pos", rho="pos", delta="nonneg", rng="rng"),
@@ -922,7 +918,7 @@ def _declared_cases(entry):
 
 
 #: The modules whose every public function declares the domain of each of its parameters (solvable.domains).
-DECLARED_MODULES = ("glm", "smi")
+DECLARED_MODULES = ("glm", "smi", "gd")
 
 
 def test_declared_modules_declare_every_parameter():

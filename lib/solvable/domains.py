@@ -409,6 +409,10 @@ def declare(**domains: Domain):
     TypeError
         At import, if a parameter has no domain or a domain names no parameter: every parameter is declared.
 
+    Notes
+    -----
+    On a class (a :func:`~solvable.results.record`, above its ``@record``), the constructor is declared.
+
     Examples
     --------
     >>> from solvable.domains import declare, real
@@ -423,6 +427,9 @@ def declare(**domains: Domain):
     solvable.errors.InvalidParameterError: x must be a number in [0, 1], got 2.0
     """
     def wrap(f):
+        if isinstance(f, type):   # a class (a record): its constructor is declared, and the class returned
+            f.__init__ = wrap(f.__init__)
+            return f
         sig = inspect.signature(f)
         table = {}
         for name, p in sig.parameters.items():
@@ -544,6 +551,8 @@ def fuzz_categories(domain: Domain) -> tuple[tuple[str, ...], tuple[str, ...]]:
             must += ["ndim_plus", "ndim_minus"] if ndim > 0 else ["ndim_plus"]
         edge = ["read_only", "non_contiguous", "float32", "huge_entry"] + (["none"] if domain.nullable else [])
         return tuple(must), tuple(edge)
+    if kind == "dtype":
+        return ("string", "int_dtype", "float16", "complex_dtype", *none), ("float32_name",)
     if kind == "object":
         return ("string", "int", "class", *none), ()
     if kind == "callable":
@@ -575,6 +584,9 @@ def fuzz_value(domain: Domain, category: str, valid):
              "bytes": b"gaussian", "legacy_rng": np.random.RandomState(0), "negative_seed": -1,
              "seed_sequence": np.random.SeedSequence(0), "bit_generator": np.random.PCG64(0), "np_bool": np.True_,
              "class": type(valid), "float": 1.5, "np_float": np.float64(3.0), "zero_d_float": np.array(3.0)}
+    if kind == "dtype" and category in ("int_dtype", "float16", "complex_dtype", "float32_name"):
+        return {"int_dtype": np.int64, "float16": np.float16, "complex_dtype": np.complex128,
+                "float32_name": "float32"}[category]
     if kind == "flag" and category in ("int", "array"):
         return 1 if category == "int" else np.array([True])
     if kind == "choice" and category == "int":

@@ -60,16 +60,13 @@ import numpy as np
 
 from . import backend
 from .errors import InvalidParameterError, ConvergenceWarning, DivergenceError
+from .domains import (VOCABULARY, Domain, choice, declare, function, integer, interface, optional, real, seed,
+                      unchecked)
 from .results import record
-from .streams import stream
 from .validation import (
     check_array,
-    check_choice,
     check_in_range,
-    check_int,
     check_interface,
-    check_positive,
-    check_tol,
 )
 
 __all__ = [
@@ -131,6 +128,41 @@ class Optimiser(Protocol):
         ...
 
 
+def _check_dtype_domain(name: str, dtype) -> np.dtype:
+    """``dtype`` as ``numpy.dtype('float32')`` or ``numpy.dtype('float64')``."""
+    if dtype is None or isinstance(dtype, (bool, np.bool_)):
+        raise InvalidParameterError(f"{name} must be numpy.float32 or numpy.float64, got {dtype!r}")
+    try:
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{name} must be numpy.float32 or numpy.float64, got {dtype!r:.60}") from None
+    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise InvalidParameterError(f"{name} must be numpy.float32 or numpy.float64, got {dt}")
+    return dt
+
+
+#: The domains of gradient descent's controls, declared once: run_gd, fit_students and the gd function of every
+#: model (bsr, quadratic, attention) declare theirs from these.
+LEARNING_RATE = real(0.0, low_open=True)
+MOMENT_DECAY = real(0.0, 1.0, high_open=True)
+DTYPE = Domain("numpy.float32 or numpy.float64", _check_dtype_domain, "dtype")
+GD_CONTROLS = {
+    "n_inits": VOCABULARY["n_inits"],
+    "optimiser": choice(*OPTIMISERS),
+    "lr": optional(LEARNING_RATE, "the model's default step"),
+    "betas": unchecked("Adam's (beta1, beta2), each in [0, 1): checked as a pair by fit_students"),
+    "eps": real(0.0, low_open=True),
+    "tol": VOCABULARY["tol"],
+    "max_steps": VOCABULARY["max_steps"],
+    "record_every": VOCABULARY["record_every"],
+    "warn": VOCABULARY["warn"],
+    "dtype": DTYPE,
+    "device": unchecked("'cpu', 'cuda' or 'auto': resolved by solvable.backend.resolve"),
+    "rng": seed("init"),
+}
+
+
+@declare(lr=LEARNING_RATE)
 @record
 class GradientStep:
     """Plain gradient descent, ``params <- params - lr * grad``.
@@ -148,9 +180,6 @@ class GradientStep:
 
     lr: float
 
-    def __post_init__(self):
-        object.__setattr__(self, "lr", check_positive("lr", self.lr))   # stored as a float
-
     def init(self, params):
         return ()
 
@@ -158,6 +187,7 @@ class GradientStep:
         return tuple(p - self.lr * g for p, g in zip(params, grads)), state
 
 
+@declare(lr=LEARNING_RATE, beta1=MOMENT_DECAY, beta2=MOMENT_DECAY, eps=real(0.0, low_open=True))
 @record
 class Adam:
     r"""Adam with a constant learning rate, elementwise, so each run has its own moments.
@@ -197,12 +227,6 @@ class Adam:
     beta1: float = 0.9
     beta2: float = 0.999
     eps: float = 1e-8
-
-    def __post_init__(self):
-        object.__setattr__(self, "lr", check_positive("lr", self.lr))   # stored as floats
-        object.__setattr__(self, "beta1", check_in_range("beta1", self.beta1, 0.0, 1.0, high_open=True))
-        object.__setattr__(self, "beta2", check_in_range("beta2", self.beta2, 0.0, 1.0, high_open=True))
-        object.__setattr__(self, "eps", check_positive("eps", self.eps))
 
     def init(self, params):
         xp = backend.namespace(*params)
@@ -252,6 +276,7 @@ class Parametrisation(Protocol):
         ...
 
 
+@declare(r=integer(1))
 @record
 class LowRankProduct:
     r"""The factorisation ``S = U V^T / sqrt(r)`` of bilinear sequence regression, as a :class:`Parametrisation`.
@@ -283,9 +308,6 @@ class LowRankProduct:
 
     r: int
 
-    def __post_init__(self):
-        object.__setattr__(self, "r", check_int("r", self.r))
-
     def _factors(self, params):
         U, V = params
         if U.ndim < 2 or V.ndim < 2 or U.shape[-1] != self.r or V.shape[-1] != self.r:
@@ -305,6 +327,7 @@ class LowRankProduct:
         return (G @ V) * s, (xp.matrix_transpose(G) @ U) * s
 
 
+@declare(m=integer(1))
 @record
 class SymmetricSquare:
     r"""The factorisation ``S = W^T W / sqrt(m d)`` of quadratic networks, as a :class:`Parametrisation`.
@@ -338,10 +361,6 @@ class SymmetricSquare:
     m: int
     d: int
 
-    def __post_init__(self):
-        object.__setattr__(self, "m", check_int("m", self.m))
-        object.__setattr__(self, "d", check_int("d", self.d))
-
     def _weights(self, params):
         (W,) = params
         if W.ndim < 2 or tuple(W.shape[-2:]) != (self.m, self.d):
@@ -360,6 +379,14 @@ class SymmetricSquare:
         return ((W @ (G + xp.matrix_transpose(G))) / math.sqrt(self.m * self.d),)
 
 
+#: The pieces of an objective, and labels that may live on another array library's device.
+MEASUREMENT = interface("forward", "adjoint")
+PARAMETRISATION = interface("matrix", "pullback")
+DEVICE_LABELS = unchecked("a finite 1-d array, not identically zero, NumPy or another array-API library's: "
+                          "checked on a host copy and kept on its device")
+
+
+@declare(measurement=MEASUREMENT, parametrisation=PARAMETRISATION, y=DEVICE_LABELS)
 @record
 class SquareLoss:
     r"""The square loss of a measurement of a factorised matrix, as an :class:`Objective` for :func:`run_gd`.
@@ -408,8 +435,6 @@ class SquareLoss:
     y: np.ndarray
 
     def __post_init__(self):
-        check_interface("measurement", self.measurement, "forward", "adjoint")
-        check_interface("parametrisation", self.parametrisation, "matrix", "pullback")
         foreign = backend.is_non_numpy_array(self.y)
         y = check_array("y", backend.to_numpy(self.y) if foreign else self.y, ndim=1)
         if not math.isfinite(float(y @ y)):
@@ -496,6 +521,8 @@ def _mean_square_error(estimates, target):
     return xp.mean(diff * diff, axis=tuple(range(1, diff.ndim)))
 
 
+@declare(measurement=MEASUREMENT, parametrisation=PARAMETRISATION, y=DEVICE_LABELS,
+         params=unchecked("a non-empty tuple of arrays with a leading (J) axis, checked by the body"))
 def loss_and_gradient(measurement: Measurement, parametrisation: Parametrisation, y, params):
     r"""Square loss of each of ``J`` runs and its gradient with respect to the factors.
 
@@ -535,7 +562,7 @@ def loss_and_gradient(measurement: Measurement, parametrisation: Parametrisation
     """
     objective = SquareLoss(measurement, parametrisation, y)
     if not isinstance(params, (tuple, list)) or len(params) == 0:
-        raise TypeError("params must be a non-empty tuple of arrays with a leading (J) axis")
+        raise InvalidParameterError("params must be a non-empty tuple of arrays with a leading (J) axis")
     params = tuple(check_array("params", p) for p in params)
     return objective.loss_and_gradient(params)
 
@@ -572,6 +599,13 @@ def _initial_parameters(params0, dtype):
     return xp, params
 
 
+@declare(objective=unchecked("an Objective instance (loss_and_gradient, matrix, loss_scale), checked by the body"),
+         params0=unchecked("a tuple of arrays with a leading (J) axis, checked against the objective by the body"),
+         lr=optional(LEARNING_RATE, "give optimiser instead"),
+         optimiser=unchecked("an optimiser instance (GradientStep, Adam), or None with lr: checked by the body"),
+         tol=GD_CONTROLS["tol"], max_steps=GD_CONTROLS["max_steps"], record_every=GD_CONTROLS["record_every"],
+         target=unchecked("the teacher's matrix, shaped like one estimate: checked against the objective"),
+         error=optional(function(), "the mean square error"), dtype=DTYPE)
 def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser: Optimiser | None = None,
            tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10, target=None,
            error: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None, warn: bool = True,
@@ -668,19 +702,14 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     if (lr is None) == (optimiser is None):
         raise ValueError("give exactly one of lr (plain gradient descent) and optimiser")
     if optimiser is None:
-        optimiser = GradientStep(check_positive("lr", lr))
+        optimiser = GradientStep(lr)
     elif isinstance(optimiser, type):
         raise InvalidParameterError(f"optimiser must be an optimiser instance, got the class {optimiser.__name__} "
                                 f"(write {optimiser.__name__}(lr=...))")
     elif not (callable(getattr(optimiser, "init", None)) and callable(getattr(optimiser, "step", None))):
         raise InvalidParameterError(f"optimiser must be a solvable.gd optimiser (GradientStep, Adam), got "
                                 f"{optimiser!r:.60}")
-    if error is not None and not callable(error):
-        raise InvalidParameterError(f"error must be None or a callable error(S, target), got {error!r:.60}")
-    tol = check_tol(tol)
-    max_steps = check_int("max_steps", max_steps, minimum=0)
-    record_every = check_int("record_every", record_every)
-    dtype = _check_dtype(dtype)
+    dtype = np.dtype(dtype)   # the default as given (an argument was converted by its domain)
     xp, params = _initial_parameters(params0, dtype)
     J = params[0].shape[0]
     dev = array_api_compat.device(params[0])
@@ -789,26 +818,10 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
                     error_history=np.array(error_history))
 
 
-def _check_dtype(dtype) -> np.dtype:
-    """``dtype`` as ``numpy.dtype('float32')`` or ``numpy.dtype('float64')`` (the error names ``dtype``)."""
-    if dtype is None or isinstance(dtype, (bool, np.bool_)):
-        raise InvalidParameterError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
-    try:
-        dt = np.dtype(dtype)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r:.60}") from None
-    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise ValueError(f"dtype must be float32 or float64, got {dt}")
-    return dt
-
-
-def _check_flag(name: str, value) -> bool:
-    """A switch such as ``warn``: ``True`` or ``False`` (a NumPy bool included), nothing else."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise InvalidParameterError(f"{name} must be True or False, got {type(value).__name__} {value!r:.40}")
-    return bool(value)
-
-
+@declare(objective=function(), init=function(), default_lr=optional(function(), "lr must be given"),
+         target=unchecked("the teacher's matrix, shaped like one estimate: checked by run_gd"),
+         error=optional(function(), "the mean square error"), size=optional(function(), "no size check"),
+         **GD_CONTROLS)
 def fit_students(objective: Callable, init: Callable, *, n_inits: int, optimiser: str = "gd",
                  lr: float | None = None, default_lr: Callable[[str], float] | None = None,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, tol: float = 1e-6,
@@ -894,31 +907,21 @@ def fit_students(objective: Callable, init: Callable, *, n_inits: int, optimiser
     Chapter 3, Sec. "Gradient descent on the factorised weights"; Chapter 4, Sec. "Gradient descent: a sampler of
     the posterior"; Chapter 5, Sec. "Gradient descent on the tied attention layer".
     """
-    if not callable(objective):
-        raise InvalidParameterError(f"objective must be a callable (xp, dev, dtype) -> Objective, got {objective!r:.60}")
-    if not callable(init):
-        raise InvalidParameterError(f"init must be a callable (rng, n_inits) -> parameters, got {init!r:.60}")
-    K = check_int("n_inits", n_inits)
-    optimiser = check_choice("optimiser", optimiser, OPTIMISERS)
-    if lr is None and default_lr is not None:
+    K = n_inits
+    if lr is None:
+        if default_lr is None:
+            raise InvalidParameterError("lr must be a number > 0 (this model has no default step size)")
         lr = default_lr(optimiser)
-    lr = check_positive("lr", lr)
     try:
         b1, b2 = betas
     except (TypeError, ValueError):
         raise ValueError(f"betas must be a pair (beta1, beta2) in [0, 1), got {betas!r:.60}") from None
     b1 = check_in_range("betas[0]", b1, 0.0, 1.0, high_open=True)
     b2 = check_in_range("betas[1]", b2, 0.0, 1.0, high_open=True)
-    eps = check_positive("eps", eps)
     step = Adam(lr, beta1=b1, beta2=b2, eps=eps) if optimiser == "adam" else GradientStep(lr)
-    tol = check_tol(tol)
-    max_steps = check_int("max_steps", max_steps, minimum=0)
-    record_every = check_int("record_every", record_every)
-    warn = _check_flag("warn", warn)
-    dtype = _check_dtype(dtype)
+    dtype = np.dtype(dtype)
     if size is not None:
         size(K, dtype)
-    rng = stream(rng, "init")
     xp, dev = backend.resolve(device)
     params0 = tuple(backend.asarray(p, xp, dev, dtype) for p in init(rng, K))
     loss = objective(xp, dev, dtype)
