@@ -414,9 +414,7 @@ TABLE = [
     E("bsr.min_nuclear_norm", dict(data=BSR_DATA, tol=1e-4, max_iter=200, penalty=1.0),
       data="data", tol="tol", max_iter="iter", penalty="pos"),
     E("bsr.gd", dict(data=BSR_DATA, optimiser="gd", n_inits=2, lr=0.1, tol=1e-3, max_steps=50, record_every=10,
-                     rng=0),
-      data="data", optimiser="choice", n_inits="int", lr="pos", tol="tol", max_steps="iter0", record_every="int",
-      rng="rng", width="int", device="choice"),
+                     rng=0)),
     # ---------------------------------------------------------------- quadratic, matrix_sensing
     E("quadratic.sample", dict(d=6, alpha=0.5, kappa=0.5, delta=0.0, rng=0),
       d="size", alpha="pos", kappa="pos", delta="nonneg", rng="rng"),
@@ -437,9 +435,7 @@ TABLE = [
     E("quadratic.gamp_rie", dict(data=QN_DATA, damping=0.5, tol=1e-4, max_iter=30, start_variance=5.0, rng=0),
       data="data", damping="damping_or_none", tol="tol", max_iter="iter", start_variance="pos",
       precision="choice", rng="rng"),
-    E("quadratic.gd", dict(data=QN_DATA, n_inits=2, lr=0.1, tol=1e-3, max_steps=50, record_every=10, rng=0),
-      data="data", optimiser="choice", n_inits="int", lr="pos", tol="tol", max_steps="iter0", record_every="int",
-      rng="rng", device="choice"),
+    E("quadratic.gd", dict(data=QN_DATA, n_inits=2, lr=0.1, tol=1e-3, max_steps=50, record_every=10, rng=0)),
     E("quadratic.nuclear_norm_erm", dict(data=QN_DATA, lam=0.1, tol=1e-4, max_iter=100),
       data="data", lam="pos", tol="tol", max_iter="iter"),
     E("quadratic.psd_soft_threshold_stats", dict(kappa=0.5, noise=0.3, threshold=0.2),
@@ -477,9 +473,7 @@ TABLE = [
                                                 max_iter=50, rng=0)),
     E("attention.AttentionSensingMap", dict(X=lazy(lambda: AT_DATA().X))),
     E("attention.gamp_rie", dict(data=AT_DATA, damping=0.5, tol=1e-4, max_iter=20, rng=0)),
-    E("attention.gd", dict(data=AT_DATA, n_inits=2, max_steps=20, lr=0.05, record_every=10, rng=0),
-      data="data", optimiser="choice", n_inits="int", max_steps="iter0", lr="pos", tol="tol", record_every="int",
-      rng="rng", device="choice"),
+    E("attention.gd", dict(data=AT_DATA, n_inits=2, max_steps=20, lr=0.05, record_every=10, rng=0)),
     # ---------------------------------------------------------------- sequence multi-index model (-> smi)
     E("attention.student_loss_and_gradient", dict(W=lazy(lambda: 0.1 * np.random.default_rng(8).standard_normal(
         (2, 6, 3))), X=lazy(lambda: AT_DATA().X), y=lazy(lambda: AT_DATA().y))),
@@ -908,7 +902,7 @@ def _declared_cases(entry):
     f, _ = _lookup(entry)
     for param, dom in doms.items():
         must, edge = fuzz_categories(dom)
-        has_valid = param in entry.call or _valid_value(f, {}, param) is not None
+        has_valid = (entry.call[param] if param in entry.call else _valid_value(f, {}, param)) is not None
         for category in must + edge:
             if category in _NEED_VALID and not has_valid:
                 continue
@@ -918,7 +912,7 @@ def _declared_cases(entry):
 
 
 #: The modules whose every public function declares the domain of each of its parameters (solvable.domains).
-DECLARED_MODULES = ("glm", "smi", "gd")
+DECLARED_MODULES = ("glm", "smi", "gd", "attention")
 
 
 def test_declared_modules_declare_every_parameter():

@@ -71,7 +71,6 @@ from .channels import (
     unpack_indices,
 )
 from .dataset import Dataset as _BaseDataset
-from .dataset import check_dataset
 from .domains import (VOCABULARY, Domain, array, choice, declare, instance, integer, interface, optional, real,
                       seed)
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
@@ -80,7 +79,6 @@ from .rie import WishartRIEDenoiser, symmetric_error, symmetric_rie_mmse
 from .validation import (
     check_choice,
     check_in_range,
-    check_int,
     check_size,
 )
 
@@ -165,11 +163,6 @@ N_SAMPLES = integer(2, size=True)
 TOKEN_ARRAY = array(3)
 OUTPUT_ARRAY = array(3)
 MATRIX = array(2)
-
-
-def _check_flag(name: str, value) -> bool:
-    """A switch such as ``warn``: the vocabulary's ``True`` or ``False`` (:data:`solvable.domains.VOCABULARY`)."""
-    return VOCABULARY["warn"](name, value)
 
 
 # =========================================================================== data
@@ -1385,6 +1378,7 @@ def _student_errors(S, S_star):
     return xp.sum(xp.reshape(diff * diff, (diff.shape[0], -1)), axis=-1) / S_star.shape[-1]
 
 
+@declare(_gd.GD_CONTROLS, data=DATA, width=optional(integer(1), "the teacher's rank r"), lr=_gd.LEARNING_RATE)
 def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float = 0.1, max_steps: int = 1500,
        tol: float = 0.0, record_every: int = 50, width: int | None = None,
        betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, warn: bool = True, device: str = "cpu",
@@ -1463,8 +1457,7 @@ def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float =
     ----------
     Chapter 5, Sec. 'Gradient descent on the tied attention layer'; Boncoraglio et al. 2025, arXiv:2506.01582.
     """
-    data = check_dataset(data, Dataset)
-    r = data.r if width is None else check_int("width", width)
+    r = data.r if width is None else width
     d = data.d
 
     def size(K, dtype):

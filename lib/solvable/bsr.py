@@ -45,6 +45,7 @@ from .amp import GAMPResult, SEResult, check_tol, iterate_state_evolution, run_g
 from .channels import LinearChannel
 from .dataset import Dataset as _BaseDataset
 from .dataset import check_dataset
+from .domains import choice, declare, instance, integer, optional, real
 from .errors import InvalidParameterError, ConvergenceWarning, DivergenceError
 from .regression import fit_ridge as _fit_ridge_dense
 from .regression import gaussian_linear_mse
@@ -1424,6 +1425,9 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
 GD_INITS = ("prior", "small")
 
 
+@declare(_gd.GD_CONTROLS, data=instance(Dataset, "a bilinear-sequence-regression data set (bsr.Dataset)"),
+         width=optional(integer(1), "the teacher's rank r"), lr=_gd.LEARNING_RATE, init=choice(*GD_INITS),
+         init_scale=real(0.0, low_open=True))
 def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | None = None, lr: float = 0.1,
        init: str = "prior",
        init_scale: float = 1e-4, tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10,
@@ -1502,11 +1506,9 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | 
     .. [1] Chapter 3, Sec. "Gradient descent on the factorised weights".
     .. [2] V. Erba et al., arXiv:2410.18858 (2024).
     """
-    check_dataset(data, Dataset)
-    init = check_choice("init", init, GD_INITS)
-    scale = 1.0 if init == "prior" else check_positive("init_scale", init_scale)
+    scale = 1.0 if init == "prior" else init_scale
     d, L = data.d, data.L
-    p = data.r if width is None else check_int("width", width)
+    p = data.r if width is None else width
 
     def size(K, dtype):
         # estimates, their gradients and a temporary (K, d, L); factors and their gradients (K, d + L, p);

@@ -390,11 +390,14 @@ VOCABULARY = MappingProxyType({
 })
 
 
-def declare(**domains: Domain):
+def declare(*shared, **domains: Domain):
     """Decorator: the domain of every parameter of a public function, checked before its body runs.
 
     Parameters
     ----------
+    *shared : mapping of str to Domain
+        Domains declared once for a family of functions (e.g. :data:`solvable.gd.GD_CONTROLS`, the controls of
+        every model's gradient descent): those of the parameters the function takes are used.
     **domains : Domain
         The domain of each parameter not in :data:`VOCABULARY` (or narrower than its entry there).
 
@@ -435,7 +438,7 @@ def declare(**domains: Domain):
         for name, p in sig.parameters.items():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or (name == "self" and not table):
                 continue   # *args, **kwargs (passed on to a declared function) and a constructor's self
-            dom = domains.get(name, VOCABULARY.get(name))
+            dom = domains.get(name, next((m[name] for m in shared if name in m), VOCABULARY.get(name)))
             if dom is None:
                 raise TypeError(f"{f.__module__}.{f.__qualname__}: no domain declared for parameter {name!r}")
             table[name] = dom
@@ -615,10 +618,11 @@ def fuzz_value(domain: Domain, category: str, valid):
             return np.array(float(valid))
     if kind in ("int", "size"):
         minimum, maximum = domain.bounds[:2]
-        table = {"below": minimum - 1, "above": (maximum or 0) + 1, "low": minimum, "np_scalar": np.int64(valid),
-                 "zero_d": np.array(valid, dtype=np.int64), "huge": 10**9, "nan": math.nan}
+        table = {"below": lambda: minimum - 1, "above": lambda: (maximum or 0) + 1, "low": lambda: minimum,
+                 "np_scalar": lambda: np.int64(valid), "zero_d": lambda: np.array(valid, dtype=np.int64),
+                 "huge": lambda: 10**9, "nan": lambda: math.nan}
         if category in table:
-            return table[category]
+            return table[category]()
     if kind == "array":
         a = np.array(valid, dtype=float, copy=True)
         if category == "nan_entry" or category == "inf_entry" or category == "huge_entry":

@@ -818,10 +818,9 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
                     error_history=np.array(error_history))
 
 
-@declare(objective=function(), init=function(), default_lr=optional(function(), "lr must be given"),
+@declare(GD_CONTROLS, objective=function(), init=function(), default_lr=optional(function(), "lr must be given"),
          target=unchecked("the teacher's matrix, shaped like one estimate: checked by run_gd"),
-         error=optional(function(), "the mean square error"), size=optional(function(), "no size check"),
-         **GD_CONTROLS)
+         error=optional(function(), "the mean square error"), size=optional(function(), "no size check"))
 def fit_students(objective: Callable, init: Callable, *, n_inits: int, optimiser: str = "gd",
                  lr: float | None = None, default_lr: Callable[[str], float] | None = None,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, tol: float = 1e-6,

@@ -41,6 +41,7 @@ from .amp import GAMPResult, SEResult, run_gamp
 from .channels import LinearChannel
 from .dataset import Dataset as _BaseDataset
 from .dataset import check_dataset
+from .domains import declare, instance, integer, optional
 from .errors import ConvergenceWarning
 from .results import record
 from .rie import WishartRIEDenoiser, symmetric_error
@@ -868,6 +869,8 @@ class _FactorisedSquareLoss:
         return loss, (grad,)
 
 
+@declare(_gd.GD_CONTROLS, data=instance(Dataset, "a quadratic-network data set (quadratic.Dataset)"),
+         width=optional(integer(1), "the teacher's width m"))
 def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | None = None, max_steps: int = 20_000,
        tol: float = 1e-6, record_every: int = 10, width: int | None = None, dtype=np.float64, warn: bool = True,
        device: str = "cpu", rng) -> _gd.GDResult:
@@ -938,9 +941,8 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | N
     ----------
     Chapter 4, Sec. 'Gradient descent: a sampler of the posterior'; Maillard et al. 2024, arXiv:2408.03733.
     """
-    data = check_dataset(data, Dataset)
     d = data.d
-    m = data.m if width is None else check_int("width", width)
+    m = data.m if width is None else width
 
     def size(K, dtype):
         check_size("the students' weights (n_inits, width, d)", K, m, d)
