@@ -1425,7 +1425,7 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
 GD_INITS = ("prior", "small")
 
 
-@declare(_gd.GD_CONTROLS, data=instance(Dataset, "a bilinear-sequence-regression data set (bsr.Dataset)"),
+@declare(_gd.GD_CONTROLS, data=instance(Dataset),
          width=optional(integer(1), "the teacher's rank r"), lr=_gd.LEARNING_RATE, init=choice(*GD_INITS),
          init_scale=real(0.0, low_open=True))
 def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | None = None, lr: float = 0.1,

@@ -278,7 +278,7 @@ def instance(cls: type | tuple, text: str | None = None) -> Domain:
         The domain; its check returns the object itself.
     """
     classes = cls if isinstance(cls, tuple) else (cls,)
-    words = text or " or ".join(f"a {c.__name__}" for c in classes)
+    words = text or " or ".join(f"a {c.__module__}.{c.__qualname__}" for c in classes)
 
     def check(name, value):
         if isinstance(value, type) or not isinstance(value, classes):

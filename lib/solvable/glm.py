@@ -875,7 +875,7 @@ def branch_curve(prior="rademacher", channel="sign", delta: float = 0.0, q=None)
 # --------------------------------------------------------------------------- GAMP
 
 
-@declare(data=instance(Dataset, "a perceptron data set (glm.Dataset)"), prior=optional(PRIOR, "the data set's"),
+@declare(data=instance(Dataset), prior=optional(PRIOR, "the data set's"),
          channel=optional(CHANNEL, "the data set's"), delta=optional(real(0.0), "the data set's"),
          variance=choice("exact", "uniform"), init_scale=real(0.0), rng=seed("init"))
 def gamp(data: Dataset, *, prior=None, channel=None, delta=None, damping: float = 0.0, tol: float = GAMP_TOL,

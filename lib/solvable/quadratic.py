@@ -869,7 +869,7 @@ class _FactorisedSquareLoss:
         return loss, (grad,)
 
 
-@declare(_gd.GD_CONTROLS, data=instance(Dataset, "a quadratic-network data set (quadratic.Dataset)"),
+@declare(_gd.GD_CONTROLS, data=instance(Dataset),
          width=optional(integer(1), "the teacher's width m"))
 def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | None = None, max_steps: int = 20_000,
        tol: float = 1e-6, record_every: int = 10, width: int | None = None, dtype=np.float64, warn: bool = True,
