@@ -275,17 +275,14 @@ TABLE = [
     E("glm.gamp", dict(data=GLM_DATA, damping=0.0, tol=1e-6, max_iter=30, init_scale=1e-3, rng=0)),
     E("glm.gamp_iterates", dict(X=X_GLM, y=Y_SIGN, w0=W0_GLM, iterations=3, prior="gaussian", channel="sign",
                                 delta=0.0)),
-    E("convex.nuclear_norm_statistical_dimension", dict(beta=2.0, rho=0.3), check=in01, beta="pos_or_inf",
-      rho="unit0"),
-    E("convex.psd_trace_statistical_dimension", dict(kappa=0.5), check=in01, kappa="unit0"),
+    E("convex.nuclear_norm_statistical_dimension", dict(beta=2.0, rho=0.3), check=in01),
+    E("convex.psd_trace_statistical_dimension", dict(kappa=0.5), check=in01),
     E("convex.psd_trace_minimization", dict(sensing=lazy(lambda: np.stack([np.eye(3), np.diag([1.0, -1.0, 0.0])])),
                                             y=lazy(lambda: np.array([1.0, 0.5])), rho_admm=100.0, tol=1e-5,
-                                            max_iter=200),
-      sensing="array", y="array", rho_admm="pos", tol="tol", max_iter="iter"),
+                                            max_iter=200)),
     E("convex.nuclear_norm_minimization", dict(sensing=lazy(lambda: np.stack([np.eye(2, 3), np.ones((2, 3))])),
                                                y=lazy(lambda: np.array([1.0, 0.5])), rho_admm=100.0, tol=1e-5,
-                                               max_iter=200),
-      sensing="array", y="array", rho_admm="pos", tol="tol", max_iter="iter"),
+                                               max_iter=200)),
     E("glm.gamp_gen_error", dict(d=20, alpha=1.0, prior="gaussian", channel="sign", delta=0.0, rng=0),
       check=in01),
     E("glm.erm_gen_error|erm.erm_gen_error", dict(alpha=1.0, loss="ridge", lam=0.5), check=in01,
@@ -912,7 +909,7 @@ def _declared_cases(entry):
 
 
 #: The modules whose every public function declares the domain of each of its parameters (solvable.domains).
-DECLARED_MODULES = ("glm", "smi", "gd", "attention")
+DECLARED_MODULES = ("glm", "smi", "gd", "attention", "convex")
 
 
 def test_declared_modules_declare_every_parameter():

@@ -33,8 +33,9 @@ import numpy as np
 from scipy import integrate, linalg, optimize
 
 from .errors import ConvergenceWarning, DivergenceError
+from .domains import array, declare, real
 from .results import record
-from .validation import check_array, check_in_range, check_int, check_positive, check_tol
+from .validation import check_array
 
 __all__ = [
     "NuclearNormMinimizationResult",
@@ -54,6 +55,7 @@ def _minimise(objective, upper: float) -> float:
     return float(min(res.fun, objective(0.0), objective(upper)))
 
 
+@declare(rho=real(0.0, 1.0))
 def nuclear_norm_statistical_dimension(beta: float, rho: float) -> float:
     """Statistical dimension of the descent cone of the nuclear norm at a rank-``r`` ``d x L`` matrix, over ``dL``.
 
@@ -95,8 +97,6 @@ def nuclear_norm_statistical_dimension(beta: float, rho: float) -> float:
     Amelunxen, Lotz, McCoy, Tropp, Information and Inference 3:224 (2014), arXiv:1303.6672, Sec. 4.3;
     Chapter 4, Sec. 'Exact recovery by convex programs'.
     """
-    beta = check_positive("beta", beta, allow_inf=True)
-    rho = check_in_range("rho", rho, 0.0, 1.0)
     b = min(beta, 1.0 / beta)
     if rho == 1.0:
         return 1.0
@@ -119,6 +119,7 @@ def nuclear_norm_statistical_dimension(beta: float, rho: float) -> float:
                      math.sqrt(hi))
 
 
+@declare(kappa=real(0.0, 1.0))
 def psd_trace_statistical_dimension(kappa: float) -> float:
     """Statistical dimension of the descent cone of ``Tr S`` on PSD matrices at a rank-``m`` PSD ``d x d`` matrix.
 
@@ -158,7 +159,6 @@ def psd_trace_statistical_dimension(kappa: float) -> float:
     Amelunxen, Lotz, McCoy, Tropp, arXiv:1303.6672, Proposition 4.1; Chandrasekaran, Recht, Parrilo, Willsky,
     arXiv:1012.0621; Chapter 4, Sec. 'Exact recovery by convex programs'.
     """
-    kappa = check_in_range("kappa", kappa, 0.0, 1.0)
     if kappa == 1.0:
         return 0.5
     if kappa == 0.0:
@@ -329,11 +329,11 @@ def _scaled_back(norm_y, E, Z, objective):
     return estimate, value
 
 
-def _check_controls(rho_admm, tol, max_iter):
-    rho = check_positive("rho_admm", rho_admm)
-    if not 1e-12 <= rho <= 1e12:
-        raise ValueError(f"rho_admm must be in [1e-12, 1e12], got {rho:g}")
-    return rho, check_tol(tol), check_int("max_iter", max_iter)
+#: The domains of the programs' arguments: the sensing matrices (checked with the labels, their shapes and scale,
+#: by _check_sensing) and the ADMM penalty.
+SENSING = array(3)
+LABELS = array(1)
+PENALTY = real(1e-12, 1e12)
 
 
 def _psd_prox(V, t):  # prox of t (Tr + PSD indicator): eigenvalues shifted down by t, clipped at 0
@@ -346,6 +346,7 @@ def _nuclear_prox(V, t):  # prox of t ||.||_*: singular values shifted down by t
     return (Uv * np.maximum(sv - t, 0.0)) @ Vt
 
 
+@declare(sensing=SENSING, y=LABELS, rho_admm=PENALTY)
 def psd_trace_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 1e-5, max_iter: int = 5000,
                            warn: bool = True) -> TraceMinimizationResult:
     """The PSD matrix of smallest trace that fits linear measurements, by ADMM.
@@ -415,7 +416,7 @@ def psd_trace_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 
     Chapter 4, Sec. 'Exact recovery by convex programs', eq-qn-trace-program.
     """
     A, y, (d, _), E = _check_sensing(sensing, y)
-    rho, tol, max_iter = _check_controls(rho_admm, tol, max_iter)
+    rho = rho_admm
     norm_y = float(np.linalg.norm(y))
     if norm_y == 0.0:  # S = 0 is feasible and has the smallest trace on the PSD cone
         return TraceMinimizationResult(estimate=np.zeros((d, d)), certificate=np.eye(d), trace=0.0,
@@ -476,6 +477,7 @@ class NuclearNormMinimizationResult:
     converged: bool
 
 
+@declare(sensing=SENSING, y=LABELS, rho_admm=PENALTY)
 def nuclear_norm_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 1e-5, max_iter: int = 5000,
                               warn: bool = True) -> NuclearNormMinimizationResult:
     """The matrix of smallest nuclear norm that fits linear measurements, by ADMM.
@@ -534,7 +536,7 @@ def nuclear_norm_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float
     Chapter 4, Sec. 'Exact recovery by convex programs'.
     """
     A, y, (d, L), E = _check_sensing(sensing, y, symmetric=False)
-    rho, tol, max_iter = _check_controls(rho_admm, tol, max_iter)
+    rho = rho_admm
     norm_y = float(np.linalg.norm(y))
     if norm_y == 0.0:
         return NuclearNormMinimizationResult(estimate=np.zeros((d, L)), certificate=np.zeros((d, L)),
