@@ -54,7 +54,7 @@ the cached doctrees are untouched.
    - the **reference**: the symbols of each chapter, the reproductions of the papers and the API reference (not in
      the printed contents).
 
-   Each part, chapter and "Solutions" section writes the page it starts on to `<name>.cuts` (`\solvablecut`). After
+   Each part, chapter and "Solutions" section writes the page it starts on to `<name>.cuts` (`\\solvablecut`). After
    latexmk, `python _ext/solvable_print.py _build/latex` (run by the LaTeX Makefile, see `PRINTED_SET`) cuts the
    compiled PDF into `_build/latex/printed/`: the lecture notes, one handout per chapter (the chapter with its
    exercises and hints: its problem sheet), the problem sheets, the tutor's booklet (the plan, then every worked

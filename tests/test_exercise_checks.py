@@ -107,7 +107,7 @@ def test_a_stale_stub_is_told_to_rerun_its_cell(capsys):
 
     first = exercises.check_function("sin and cos", "mine", reference, CASES, outputs=("f", "df"))
     assert "if you have, run that cell again" in capsys.readouterr().out
-    mine = first.function  # noqa: F841 - what the chapter's check cell does; the reader then edits the stub only
+    mine = first.function  # noqa: F811, F841 - what the chapter's check cell does; the reader then edits the stub only
     again = exercises.check_function("sin and cos", "mine", reference, CASES, outputs=("f", "df"))
     out = capsys.readouterr().out
     assert again.status == "not started"

@@ -218,7 +218,10 @@ def _requirement_names(path: Path) -> set[str]:
 
 def _installed_closure(names: set[str]) -> set[str]:
     """The distributions that installing `names` brings (their dependencies, recursively), normalised."""
-    norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+
+    def norm(n):
+        return re.sub(r"[-_.]+", "-", n).lower()
+
     seen, todo = set(), [norm(n) for n in names]
     while todo:
         name = todo.pop()
@@ -255,7 +258,10 @@ def test_chapter_imports_come_from_requirements(notebook):
                 modules.add(node.module.split(".")[0])
     provided = importlib.metadata.packages_distributions()
     installed = _installed_closure(_requirement_names(ROOT / "binder" / "requirements.txt") | {"solvable"})
-    norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+
+    def norm(n):
+        return re.sub(r"[-_.]+", "-", n).lower()
+
     missing = sorted(
         m for m in modules - STDLIB - {"solvable"}
         if not any(norm(dist) in installed for dist in provided.get(m, []))

@@ -830,7 +830,10 @@ def test_ledoit_peche_overlap_is_normalised_and_averages_to_the_rie_map():
     law, mp = wishart_plus_goe(kappa, noise), MarchenkoPastur(kappa)
     (lo, hi), = mp.bulks
     for lam in (0.5, 2.0, -0.3):
-        o = lambda t: float(rie.ledoit_peche_overlap(lam, t, noise, law)) * mp.density(t)
+
+        def o(t, lam=lam):
+            return float(rie.ledoit_peche_overlap(lam, t, noise, law)) * mp.density(t)
+
         norm = quad(o, lo, hi, limit=200)[0] + (1 - kappa) * float(rie.ledoit_peche_overlap(lam, 0.0, noise, law))
         mean = quad(lambda t: t * o(t), lo, hi, limit=200)[0]
         assert norm == pytest.approx(1.0, abs=1e-6)

@@ -726,7 +726,6 @@ def _references(renderer: Renderer) -> str:
 def render(book: Book, chapter: Chapter) -> str:
     """The reader notebook of one chapter, as the JSON text to write."""
     renderer = Renderer(book, chapter)
-    name = Path(chapter.page).name
     web = renderer._page_url(chapter.page)
     header = (
         f"*Solvable Models of Learning*, chapter {chapter.number}: the reader's notebook. It is generated from the "

@@ -128,7 +128,10 @@ def numbers(results: dict) -> dict:
     # ---------------------------------------------------------------- gradient descent
     gd = {g["kappa"]: g for g in data["gd"]}
     g5 = gd[0.5]
-    mean = lambda rows: [sum(r) / len(r) for r in rows]
+
+    def mean(rows):
+        return [sum(r) / len(r) for r in rows]
+
     s5, a5, m5 = mean(g5["single"]), mean(g5["averaged"]), g5["mmse"]
     ratio_s5 = [s / m for s, m in zip(s5, m5)]
     ratio_a5 = [a / m for a, m in zip(a5, m5)]
