@@ -393,21 +393,36 @@ def test_pdf_prints_the_solutions_apart_from_the_exercises(pdf):
 
 def test_pdf_chapters_are_text_with_few_pages_of_code(pdf):
     """Plotting and bookkeeping code is left out of print (cells tagged print-remove-input): at most a handful of the
-    chapters' pages are mostly code."""
+    chapters' pages are mostly code. A page's content is its characters, code (monospace) or not, and its figures,
+    each counted as the characters a page of text holds in the same area (figures float, so a page of code is not
+    one whose figure went to the next page)."""
     reader = pdf["reader"]
     first, last = _chapters_span(pdf)
-    code_pages = []
+    width, height = (float(v) for v in reader.pages[first].mediabox[2:])
+    margin = 0.85 * 72   # sphinxsetup's margins in _config.yml
+    block = (width - 2 * margin) * (height - 2 * margin)
+    pages = []
     for i in range(first, last):
-        counts = {"mono": 0, "text": 0}
+        counts = {"mono": 0, "text": 0, "figure": 0.0}
 
         def visit(text, cm, tm, font, size, counts=counts):
             if font is not None:
                 counts["mono" if "Mono" in str(font.get("/BaseFont", "")) else "text"] += len(text.strip())
 
-        reader.pages[i].extract_text(visitor_text=visit)
-        total = counts["mono"] + counts["text"]
-        if total > 200 and counts["mono"] > total / 2:
-            code_pages.append(i + 1)
+        def operand(op, args, cm, tm, counts=counts):
+            if op == b"Do":   # an image: its area, as a fraction of the text block
+                counts["figure"] += abs(cm[0] * cm[3]) / block
+
+        reader.pages[i].extract_text(visitor_text=visit, visitor_operand_before=operand)
+        pages.append((i + 1, counts))
+    # characters of a page of text alone (no figure, mostly prose): the density a figure's area is counted at
+    full = sorted(c["mono"] + c["text"] for _, c in pages if c["figure"] == 0 and c["text"] > c["mono"])
+    per_page = full[len(full) // 2]
+    code_pages = []
+    for number, c in pages:
+        total = c["mono"] + c["text"] + c["figure"] * per_page
+        if total > 200 and c["mono"] > total / 2:
+            code_pages.append(number)
     assert len(code_pages) <= MAX_CODE_PAGES, (
         f"{len(code_pages)} of {last - first} chapter pages are mostly code (at most {MAX_CODE_PAGES}): "
         f"PDF pages {code_pages}")
@@ -449,6 +464,58 @@ def test_pdf_figures_print_near_their_first_citation(pdf):
             if cited and not 0 <= caption - min(cited) <= 1:
                 far.append(f"Figure {number}.{figure}: cited on p. {min(cited) + 1}, printed on p. {caption + 1}")
     assert not far, "figures printed far from their first citation:\n" + "\n".join(far)
+
+
+def test_printed_code_and_output_never_wrap(pdf):
+    """A line of code or output too long for the text block wraps with LaTeX's continuation mark: a table broken in
+    two. The print edition sets a block with a long line one or two sizes smaller (_ext/solvable_print.py, item 11);
+    a line too long even then is printed on two lines by its chapter."""
+    wrapped = [f"p. {i + 1}: {line[:60]}" for i, text in enumerate(pdf["pages"]) for line in text.split("\n")
+               if "\u21aa" in line]
+    assert not wrapped, f"{len(wrapped)} wrapped lines of code or output:\n" + "\n".join(wrapped[:20])
+
+
+#: A chapter page whose next page opens with a figure may be at most this fraction empty at its foot: the figure
+#: floats to the top of the next page and the text goes on filling this one.
+MAX_EMPTY_BEFORE_FIGURE = 0.25
+
+
+def _empty_foot(page, margin: float) -> float:
+    """The fraction of a page's text block left empty below its last text, figure or frame (pypdf's visitor)."""
+    lows = []
+
+    def operand(op, args, cm, tm):
+        if op == b"Do":   # an image: the unit square under the current matrix
+            lows.append(min(cm[5], cm[5] + cm[3]))
+        elif op == b"re" and len(args) == 4:   # a frame (code boxes)
+            y, h = float(args[1]), float(args[3])
+            lows.append(cm[3] * min(y, y + h) + cm[5])
+
+    def text(t, cm, tm, font, size):
+        if t.strip():
+            lows.append(tm[5] * cm[3] + tm[4] * cm[1] + cm[5])
+
+    page.extract_text(visitor_operand_before=operand, visitor_text=text)
+    height = float(page.mediabox.height)
+    top, bottom = height - margin, margin
+    body = [y for y in lows if bottom + 20 < y < top - 5]   # not the running head nor the page number
+    return (min(body) - bottom) / (top - bottom) if body else 1.0
+
+
+def test_no_page_is_left_part_empty_before_a_figure(pdf):
+    """Figures float (`figure_align` and placeins in _config.yml): a figure too tall for the rest of a page goes to
+    the top of the next one while the text fills this one, instead of leaving a quarter to a half of it blank."""
+    first, last = _chapters_span(pdf)
+    margin = 0.85 * 72   # sphinxsetup's vmargin in _config.yml
+    gaps = []
+    for i in range(first, last - 1):
+        following = pdf["pages"][i + 1].strip().split("\n")
+        if len(following) < 2 or not re.match(r"Figure\s*\d+\.\d+:", following[1].strip()):
+            continue
+        empty = _empty_foot(pdf["reader"].pages[i], margin)
+        if empty > MAX_EMPTY_BEFORE_FIGURE:
+            gaps.append(f"p. {i + 1}: {empty:.0%} empty before {following[1][:40]}")
+    assert not gaps, "pages left part empty before a figure:\n" + "\n".join(gaps)
 
 
 def _chapters_span(pdf) -> tuple[int, int]:
