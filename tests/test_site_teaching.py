@@ -181,6 +181,11 @@ PRESENT_FIGURES = r"""() => [...document.querySelectorAll('.bd-article figure im
     })"""
 
 
+#: Where a figure brought to the top of the screen starts (the scroll padding) and where the navigation bar starts.
+PRESENT_ROOM = r"""() => ({top: parseFloat(getComputedStyle(document.documentElement).scrollPaddingTop) || 0,
+    bar: document.querySelector('.solvable-present-bar').getBoundingClientRect().top})"""
+
+
 def _present(page, base, page_name, size):
     page.set_viewport_size(size)
     page.goto(f"{base}/{page_name}.html", wait_until="load")
@@ -204,6 +209,11 @@ def test_presentation_mode_fits_every_figure_on_the_screen(chromium_context, sit
         assert figures, f"{page_name}: no figure in presentation mode"
         tall = [f"{f['src']}: {f['height']:.0f} px" for f in figures if f["height"] > viewport["height"] + 0.5]
         assert not tall, f"{page_name} at {size}: figures taller than the screen: {tall}"
+        # brought to the top (below the row of buttons: scroll-padding-top), a figure ends above the navigation bar
+        room = page.evaluate(PRESENT_ROOM)
+        covered = [f"{f['src']}: {room['top'] + f['height']:.0f} px > {room['bar']:.0f} px" for f in figures
+                   if room["top"] + f["height"] > room["bar"] + 0.5]
+        assert not covered, f"{page_name} at {size}: figures that reach under the navigation bar: {covered}"
         thin = [f["src"] for f in figures if f["caption_weight"] < 400]
         assert not thin, f"{page_name} at {size}: captions in a thin weight: {thin}"
         if page_name == sorted(CHAPTERS)[0]:
