@@ -321,12 +321,12 @@ class Visit:
             self.equations = page.evaluate(EQUATIONS)
             self.code_boxes = page.evaluate(CODE_BOXES)
 
-            phone = context.new_page()
-            phone.on("pageerror", lambda e: self.page_errors.append(f"(phone) {e}"))
-            phone.set_viewport_size(PHONE)
+            # the same page at a phone's width (the layout follows the width: no second load and typesetting)
+            phone = page
             phone.emulate_media(color_scheme="light")
-            phone.goto(f"{base}/{page_name}.html", wait_until="load")
-            wait_for_math(phone)
+            phone.set_viewport_size(PHONE)
+            phone.evaluate("() => window.scrollTo(0, 0)")
+            phone.wait_for_timeout(300)
             self.phone_overflow = phone.evaluate(
                 "() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
             self.phone_search_controls = phone.evaluate(SEARCH_CONTROLS)
@@ -334,10 +334,7 @@ class Visit:
             if phone.locator("div.animation").count():
                 center(phone, phone.locator("div.animation").first)
                 phone.screenshot(path=folder / f"{slug(page_name)}.phone-explorer.png")
-            phone.evaluate(OPEN_COLLAPSED)
-            phone.wait_for_timeout(100)
             self.phone_equations = phone.evaluate(EQUATIONS)
-            phone.close()
         finally:
             page.close()
         self.blocked = context.blocked[blocked_before:]

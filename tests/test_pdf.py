@@ -133,7 +133,9 @@ def printed(book, pdf):
     parts = json.loads(manifest.read_text(encoding="utf-8"))
     for name, part in parts.items():
         part["reader"] = PdfReader(folder / name)
-        part["text"] = [page.extract_text() or "" for page in part["reader"].pages]
+        # a part is page ranges of the one compiled document: its text is those pages' (read once, by `pdf`);
+        # test_the_printed_set_is_complete checks that each file's first and last pages are those pages
+        part["text"] = [pdf["pages"][k - 1] for lo, hi in part["ranges"] for k in range(lo, hi + 1)]
         part["path"] = folder / name
     return parts
 
@@ -153,6 +155,10 @@ def test_the_printed_set_is_complete(printed):
         assert kinds.count(kind) == 1, f"printed set: {kinds}"
     for name, part in printed.items():
         assert len(part["reader"].pages) == part["pages"], f"{name}: {len(part['reader'].pages)} pages, {part['pages']} listed"
+        assert len(part["text"]) == part["pages"], f"{name}: its page ranges {part['ranges']} hold {len(part['text'])} pages"
+        for k, source in ((0, part["ranges"][0][0]), (-1, part["ranges"][-1][-1])):   # the pages its ranges name
+            assert squash(part["reader"].pages[k].extract_text() or "") == squash(part["text"][k]), (
+                f"{name}: page {k % part['pages'] + 1} is not page {source} of the compiled document")
 
 
 def test_the_lecture_notes_are_the_chapters_without_the_api_reference(printed):
