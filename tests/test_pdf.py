@@ -18,7 +18,7 @@ from functools import cache
 
 import nbformat
 import pytest
-from _book import PDF_NAME, PRINTED_DIR, PRINTED_MANIFEST, PUBLISHED_PDF_DIR, ROOT, book_config, have_tex, notebook_pages, toc_files
+from _book import PRINTED_DIR, PRINTED_MANIFEST, PUBLISHED_PDF_DIR, ROOT, book_config, have_tex, notebook_pages, toc_files
 
 #: Measured on the current book: 395 pages, about 190 of chapters, reproductions and bibliography and 200 of API
 #: reference (api/*.md; it grows with the docstrings). A PDF without the API reference or without two chapters (20-50
@@ -37,11 +37,53 @@ def pdf(book):
     from pypdf import PdfReader
 
     reader = PdfReader(book.pdf)
-    return {"path": book.pdf, "reader": reader, "pages": [page.extract_text() or "" for page in reader.pages],
+    layout = [_read_page(page) for page in reader.pages]
+    return {"path": book.pdf, "reader": reader, "pages": [page["text"] for page in layout], "layout": layout,
             "latex_log": book.pdf.with_suffix(".log").read_text(encoding="utf-8", errors="replace"),
             "tex": book.pdf.with_suffix(".tex").read_text(encoding="utf-8"),
             "index": _read(book.pdf.with_suffix(".ind")),
             "build_log": book.pdf_log}
+
+
+#: The margins of the printed page (sphinxsetup's hmargin and vmargin in _config.yml), in points.
+MARGIN_PT = 0.85 * 72
+
+
+def _read_page(page) -> dict:
+    """What the tests read of one PDF page, in one pass of pypdf's text visitor: its text; its prose (the text
+    fonts only, code in the monospaced font left out); the characters of code and of text; the area of its images
+    as a fraction of the text block; the height of its lowest text, image or frame (points from the page's foot)."""
+    info = {"prose": [], "mono": 0, "chars": 0, "figure": 0.0, "lows": [], "images": 0}
+    width, height = float(page.mediabox.width), float(page.mediabox.height)
+    xobjects = (page.get("/Resources") or {}).get("/XObject") or {}
+    block = (width - 2 * MARGIN_PT) * (height - 2 * MARGIN_PT)
+
+    def operand(op, args, cm, tm):
+        if op == b"Do":   # an image: the unit square under the current matrix
+            xobject = xobjects.get(args[0]) if args else None
+            info["images"] += xobject is not None and xobject.get_object().get("/Subtype") == "/Image"
+            info["figure"] += abs(cm[0] * cm[3]) / block
+            info["lows"].append(min(cm[5], cm[5] + cm[3]))
+        elif op == b"re" and len(args) == 4:   # a frame (code boxes)
+            y, h = float(args[1]), float(args[3])
+            info["lows"].append(cm[3] * min(y, y + h) + cm[5])
+
+    def text(t, cm, tm, font, size):
+        if t.strip():
+            info["lows"].append(tm[5] * cm[3] + tm[4] * cm[1] + cm[5])
+        if font is not None:
+            if "Mono" in str(font.get("/BaseFont", "")):
+                info["mono"] += len(t.strip())
+            else:
+                info["chars"] += len(t.strip())
+                info["prose"].append(t)
+
+    info["text"] = page.extract_text(visitor_operand_before=operand, visitor_text=text) or ""
+    info["prose"] = "".join(info["prose"])
+    top, bottom = height - MARGIN_PT, MARGIN_PT
+    body = [y for y in info.pop("lows") if bottom + 20 < y < top - 5]   # not the running head nor the page number
+    info["empty_foot"] = (min(body) - bottom) / (top - bottom) if body else 1.0
+    return info
 
 
 def _read(path) -> str:
@@ -100,7 +142,7 @@ def test_pdf_prints_every_figure_and_explorer_frame(pdf):
         any("image/png" in output.get("data", {}) for output in cell.get("outputs", []))
         for cells in chapter_cells().values() for cell in cells if cell.cell_type == "code"
     )
-    images = sum(len(page.images) for page in pdf["reader"].pages)
+    images = sum(page["images"] for page in pdf["layout"])
     assert figures and images >= figures, f"{images} images in the PDF for {figures} figures and explorer frames"
     text = "".join(pdf["pages"])
     for leftover in ("IPython.core.display", "HTML object", "VBox(", "widget-view"):
@@ -237,19 +279,9 @@ NOTEBOOK_WORDING = ("hidden cell", "next cell", "previous cell", "lecture preset
                     "SIZES.", "nbval")
 
 
-def _prose_pages(reader, first=0, last=None):
+def _prose_pages(pdf, first=0, last=None):
     """The text of each page in the text fonts only (code, in the monospaced font, left out)."""
-    out = []
-    for page in reader.pages[first:last]:
-        chunks = []
-
-        def visit(text, cm, tm, font, size, chunks=chunks):
-            if font is not None and "Mono" not in str(font.get("/BaseFont", "")):
-                chunks.append(text)
-
-        page.extract_text(visitor_text=visit)
-        out.append("".join(chunks))
-    return out
+    return [page["prose"] for page in pdf["layout"][first:last]]
 
 
 def _where(pages, pattern, first=0):
@@ -261,7 +293,7 @@ def _where(pages, pattern, first=0):
 
 
 def test_no_raw_latex_outside_math_in_print(pdf):
-    pages = _prose_pages(pdf["reader"])
+    pages = _prose_pages(pdf)
     found = _where(pages, r"\\(?:[A-Za-z]{2,}|[()\[\]])")
     assert not found, f"{len(found)} raw LaTeX commands in the printed text:\n" + "\n".join(found[:15])
 
@@ -281,7 +313,7 @@ def test_no_equation_or_citation_labels_in_print(pdf):
 
 def test_no_notebook_wording_in_the_printed_chapters(pdf):
     first, last = _chapters_span(pdf)
-    pages = _prose_pages(pdf["reader"], first, last)
+    pages = _prose_pages(pdf, first, last)
     found = _where(pages, "|".join(re.escape(w) for w in NOTEBOOK_WORDING), first)
     assert not found, f"{len(found)} notebook words in the printed chapters:\n" + "\n".join(found[:20])
 
@@ -402,25 +434,9 @@ def test_pdf_chapters_are_text_with_few_pages_of_code(pdf):
     chapters' pages are mostly code. A page's content is its characters, code (monospace) or not, and its figures,
     each counted as the characters a page of text holds in the same area (figures float, so a page of code is not
     one whose figure went to the next page)."""
-    reader = pdf["reader"]
     first, last = _chapters_span(pdf)
-    width, height = (float(v) for v in reader.pages[first].mediabox[2:])
-    margin = 0.85 * 72   # sphinxsetup's margins in _config.yml
-    block = (width - 2 * margin) * (height - 2 * margin)
-    pages = []
-    for i in range(first, last):
-        counts = {"mono": 0, "text": 0, "figure": 0.0}
-
-        def visit(text, cm, tm, font, size, counts=counts):
-            if font is not None:
-                counts["mono" if "Mono" in str(font.get("/BaseFont", "")) else "text"] += len(text.strip())
-
-        def operand(op, args, cm, tm, counts=counts):
-            if op == b"Do":   # an image: its area, as a fraction of the text block
-                counts["figure"] += abs(cm[0] * cm[3]) / block
-
-        reader.pages[i].extract_text(visitor_text=visit, visitor_operand_before=operand)
-        pages.append((i + 1, counts))
+    pages = [(i + 1, {"mono": p["mono"], "text": p["chars"], "figure": p["figure"]})
+             for i, p in enumerate(pdf["layout"][first:last], start=first)]
     # characters of a page of text alone (no figure, mostly prose): the density a figure's area is counted at
     full = sorted(c["mono"] + c["text"] for _, c in pages if c["figure"] == 0 and c["text"] > c["mono"])
     per_page = full[len(full) // 2]
@@ -486,39 +502,16 @@ def test_printed_code_and_output_never_wrap(pdf):
 MAX_EMPTY_BEFORE_FIGURE = 0.25
 
 
-def _empty_foot(page, margin: float) -> float:
-    """The fraction of a page's text block left empty below its last text, figure or frame (pypdf's visitor)."""
-    lows = []
-
-    def operand(op, args, cm, tm):
-        if op == b"Do":   # an image: the unit square under the current matrix
-            lows.append(min(cm[5], cm[5] + cm[3]))
-        elif op == b"re" and len(args) == 4:   # a frame (code boxes)
-            y, h = float(args[1]), float(args[3])
-            lows.append(cm[3] * min(y, y + h) + cm[5])
-
-    def text(t, cm, tm, font, size):
-        if t.strip():
-            lows.append(tm[5] * cm[3] + tm[4] * cm[1] + cm[5])
-
-    page.extract_text(visitor_operand_before=operand, visitor_text=text)
-    height = float(page.mediabox.height)
-    top, bottom = height - margin, margin
-    body = [y for y in lows if bottom + 20 < y < top - 5]   # not the running head nor the page number
-    return (min(body) - bottom) / (top - bottom) if body else 1.0
-
-
 def test_no_page_is_left_part_empty_before_a_figure(pdf):
     """Figures float (`figure_align` and placeins in _config.yml): a figure too tall for the rest of a page goes to
     the top of the next one while the text fills this one, instead of leaving a quarter to a half of it blank."""
     first, last = _chapters_span(pdf)
-    margin = 0.85 * 72   # sphinxsetup's vmargin in _config.yml
     gaps = []
     for i in range(first, last - 1):
         following = pdf["pages"][i + 1].strip().split("\n")
         if len(following) < 2 or not re.match(r"Figure\s*\d+\.\d+:", following[1].strip()):
             continue
-        empty = _empty_foot(pdf["reader"].pages[i], margin)
+        empty = pdf["layout"][i]["empty_foot"]
         if empty > MAX_EMPTY_BEFORE_FIGURE:
             gaps.append(f"p. {i + 1}: {empty:.0%} empty before {following[1][:40]}")
     assert not gaps, "pages left part empty before a figure:\n" + "\n".join(gaps)
