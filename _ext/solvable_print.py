@@ -65,6 +65,11 @@ the cached doctrees are untouched.
 10. **Index entries spell their symbols.** An index entry that names a symbol in words ("sample ratio alpha",
    "alpha_PR") prints the symbol ("sample ratio α", "α_PR" in math); its sort key stays the words.
 
+11. **Printed code and output fit the text block.** Code and text output print one size smaller than the text
+   (`\\footnotesize`, `fvset` in `_config.yml`), where a line of 93 characters fits; a block with a longer line prints
+   in `\\scriptsize` (105 characters) or, beyond, in 6.5 pt (113 characters). A longer line would wrap with LaTeX's
+   continuation mark, which `tests/test_pdf.py` refuses: such an output is printed on two lines by its chapter.
+
 `tests/test_pdf.py` checks the PDF, its LaTeX log and the printed set.
 """
 
@@ -335,8 +340,38 @@ def edit_tex(app: Sphinx, exception: Exception | None) -> None:
         text = text.replace(intro, f"{intro}\\markboth{{{FRONT_MATTER_HEAD}}}{{{FRONT_MATTER_HEAD}}}", 1)
         text = _index_symbols(text)
         text = _printed_set_layout(text, tex.name)
+        text = _fit_verbatim(text)
         tex.write_text(text, encoding="utf-8")
     _cut_after_latexmk(Path(app.outdir))
+
+
+#: Item 11: the longest line (characters) of a code or output block that fits the text block at each size, and the
+#: size that prints it (measured on the A4 page with 0.85 in margins: FreeMono at 8 pt holds 93 characters).
+VERBATIM_SIZES = ((93, None), (105, r"\scriptsize"), (113, r"\fontsize{6.5}{7.5}\selectfont"))
+_VERBATIM = re.compile(r"\\begin\{sphinxVerbatim\}(\[[^\]\n]*\])?\n(.*?)\\end\{sphinxVerbatim\}", re.S)
+_PYGMENTS_OPEN = re.compile(r"\\PYG\{[^}]*\}\{")
+_ONE_CHARACTER = re.compile(r"\\(?:PYGZ\w+|sphinxhyphen|textbackslash|textasciitilde|textasciicircum)\{\}|\\[{}%$&#_ ]")
+
+
+def verbatim_width(line: str) -> int:
+    """The printed width, in characters, of one line of a sphinxVerbatim block (Pygments and escapes decoded)."""
+    line = _PYGMENTS_OPEN.sub("", line)
+    line = _ONE_CHARACTER.sub("x", line)
+    return len(line.replace("{", "").replace("}", ""))
+
+
+def _fit_verbatim(text: str) -> str:
+    """Item 11: a block whose longest line is too wide at the code size prints one or two sizes smaller."""
+    def fit(match: re.Match) -> str:
+        widest = max(verbatim_width(line) for line in match.group(2).split("\n"))
+        for limit, size in VERBATIM_SIZES:
+            if widest <= limit:
+                break
+        if size is None:
+            return match.group(0)
+        return f"\\begingroup\\fvset{{fontsize={size}}}%\n{match.group(0)}\n\\endgroup\n"
+
+    return _VERBATIM.sub(fit, text)
 
 
 #: Item 10: symbols that index entries name in words, and how they print.

@@ -99,26 +99,24 @@ def _exclusive(lock_path: Path):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def build_book(tmp_path_factory) -> Book:
-    """Build the book once per test session (shared by the pytest-xdist workers) and describe the result.
-
-    With SOLVABLE_REUSE_BOOK=<folder>, the build of an earlier session (its `book` folder, holding book-build.json) is
-    reused as it is: a rerun of the browser or PDF tests after editing only a test. CI never sets it.
-    """
-    reuse = os.environ.get("SOLVABLE_REUSE_BOOK")
-    if reuse:
-        out = Path(reuse)
-        result = json.loads((out / "book-build.json").read_text(encoding="utf-8"))
-        pdf_path = out / "_build" / "latex" / PDF_NAME
-        return Book(html=out / "_build" / "html", pdf=pdf_path if pdf_path.is_file() else None, **result)
+def shared_folder(tmp_path_factory) -> Path:
+    """The session's folder shared by every pytest-xdist worker (the controller's basetemp), where the book goes."""
     base = tmp_path_factory.getbasetemp()
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     try:
         import fcntl  # noqa: F401
-
-        shared = base.parent if worker else base  # the workers' basetemps are siblings in one session folder
     except ImportError:
-        shared = base
+        return base
+    return base.parent if worker else base  # the workers' basetemps are siblings in one session folder
+
+
+def build_into(shared: Path) -> Path:
+    """Build the book into ``shared / "book"`` unless it is there already (under the lock); return that folder.
+
+    Called by the first worker that asks for the book, or ahead of them by the controller of an xdist session
+    (tests/conftest.py starts ``python tests/_book.py <shared>`` as soon as a worker has collected a test that
+    needs the book, so that the build runs beside the first tests instead of before the book's).
+    """
     out = shared / "book"
     result_file = out / "book-build.json"
     with _exclusive(shared / "book-build.lock"):
@@ -146,7 +144,18 @@ def build_book(tmp_path_factory) -> Book:
                 "created": [str(p.relative_to(ROOT)) for p in watched if p.exists() and p not in existed],
                 **pdf,
             }), encoding="utf-8")
-        result = json.loads(result_file.read_text(encoding="utf-8"))
+    return out
+
+
+def build_book(tmp_path_factory) -> Book:
+    """Build the book once per test session (shared by the pytest-xdist workers) and describe the result.
+
+    With SOLVABLE_REUSE_BOOK=<folder>, the build of an earlier session (its `book` folder, holding book-build.json) is
+    reused as it is: a rerun of the browser or PDF tests after editing only a test. CI never sets it.
+    """
+    reuse = os.environ.get("SOLVABLE_REUSE_BOOK")
+    out = Path(reuse) if reuse else build_into(shared_folder(tmp_path_factory))
+    result = json.loads((out / "book-build.json").read_text(encoding="utf-8"))
     pdf_path = out / "_build" / "latex" / PDF_NAME
     return Book(html=out / "_build" / "html", pdf=pdf_path if pdf_path.is_file() else None, **result)
 
@@ -163,3 +172,7 @@ def widget_manager_urls() -> set[str]:
 
         configured = ipywidgets_js_factory()
     return set(configured)
+
+
+if __name__ == "__main__":   # python tests/_book.py <shared folder>: the build conftest.py starts ahead of the tests
+    build_into(Path(sys.argv[1]))

@@ -280,9 +280,9 @@ def test_ignored_outputs_are_tagged_with_their_reason(notebook):
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
-        assert "NBVAL_" not in cell.source, f"{path.name} cell {i}: use the nbval-ignore-output tag, not a comment"
+        assert "NBVAL_" not in cell.source, f"{notebook.name} cell {i}: use the nbval-ignore-output tag, not a comment"
         if "nbval-ignore-output" in cell.metadata.get("tags", []):
-            assert cell.source.startswith("# ("), f"{path.name} cell {i}: first line should say why it is ignored"
+            assert cell.source.startswith("# ("), f"{notebook.name} cell {i}: first line should say why it is ignored"
 
 
 def test_landing_figures_are_the_chapters_own():

@@ -18,7 +18,7 @@ from functools import cache
 
 import nbformat
 import pytest
-from _book import PDF_NAME, PRINTED_DIR, PRINTED_MANIFEST, PUBLISHED_PDF_DIR, ROOT, book_config, have_tex, notebook_pages, toc_files
+from _book import PRINTED_DIR, PRINTED_MANIFEST, PUBLISHED_PDF_DIR, ROOT, book_config, have_tex, notebook_pages, toc_files
 
 #: Measured on the current book: 395 pages, about 190 of chapters, reproductions and bibliography and 200 of API
 #: reference (api/*.md; it grows with the docstrings). A PDF without the API reference or without two chapters (20-50
@@ -37,11 +37,53 @@ def pdf(book):
     from pypdf import PdfReader
 
     reader = PdfReader(book.pdf)
-    return {"path": book.pdf, "reader": reader, "pages": [page.extract_text() or "" for page in reader.pages],
+    layout = [_read_page(page) for page in reader.pages]
+    return {"path": book.pdf, "reader": reader, "pages": [page["text"] for page in layout], "layout": layout,
             "latex_log": book.pdf.with_suffix(".log").read_text(encoding="utf-8", errors="replace"),
             "tex": book.pdf.with_suffix(".tex").read_text(encoding="utf-8"),
             "index": _read(book.pdf.with_suffix(".ind")),
             "build_log": book.pdf_log}
+
+
+#: The margins of the printed page (sphinxsetup's hmargin and vmargin in _config.yml), in points.
+MARGIN_PT = 0.85 * 72
+
+
+def _read_page(page) -> dict:
+    """What the tests read of one PDF page, in one pass of pypdf's text visitor: its text; its prose (the text
+    fonts only, code in the monospaced font left out); the characters of code and of text; the area of its images
+    as a fraction of the text block; the height of its lowest text, image or frame (points from the page's foot)."""
+    info = {"prose": [], "mono": 0, "chars": 0, "figure": 0.0, "lows": [], "images": 0}
+    width, height = float(page.mediabox.width), float(page.mediabox.height)
+    xobjects = (page.get("/Resources") or {}).get("/XObject") or {}
+    block = (width - 2 * MARGIN_PT) * (height - 2 * MARGIN_PT)
+
+    def operand(op, args, cm, tm):
+        if op == b"Do":   # an image: the unit square under the current matrix
+            xobject = xobjects.get(args[0]) if args else None
+            info["images"] += xobject is not None and xobject.get_object().get("/Subtype") == "/Image"
+            info["figure"] += abs(cm[0] * cm[3]) / block
+            info["lows"].append(min(cm[5], cm[5] + cm[3]))
+        elif op == b"re" and len(args) == 4:   # a frame (code boxes)
+            y, h = float(args[1]), float(args[3])
+            info["lows"].append(cm[3] * min(y, y + h) + cm[5])
+
+    def text(t, cm, tm, font, size):
+        if t.strip():
+            info["lows"].append(tm[5] * cm[3] + tm[4] * cm[1] + cm[5])
+        if font is not None:
+            if "Mono" in str(font.get("/BaseFont", "")):
+                info["mono"] += len(t.strip())
+            else:
+                info["chars"] += len(t.strip())
+                info["prose"].append(t)
+
+    info["text"] = page.extract_text(visitor_operand_before=operand, visitor_text=text) or ""
+    info["prose"] = "".join(info["prose"])
+    top, bottom = height - MARGIN_PT, MARGIN_PT
+    body = [y for y in info.pop("lows") if bottom + 20 < y < top - 5]   # not the running head nor the page number
+    info["empty_foot"] = (min(body) - bottom) / (top - bottom) if body else 1.0
+    return info
 
 
 def _read(path) -> str:
@@ -100,7 +142,7 @@ def test_pdf_prints_every_figure_and_explorer_frame(pdf):
         any("image/png" in output.get("data", {}) for output in cell.get("outputs", []))
         for cells in chapter_cells().values() for cell in cells if cell.cell_type == "code"
     )
-    images = sum(len(page.images) for page in pdf["reader"].pages)
+    images = sum(page["images"] for page in pdf["layout"])
     assert figures and images >= figures, f"{images} images in the PDF for {figures} figures and explorer frames"
     text = "".join(pdf["pages"])
     for leftover in ("IPython.core.display", "HTML object", "VBox(", "widget-view"):
@@ -133,7 +175,9 @@ def printed(book, pdf):
     parts = json.loads(manifest.read_text(encoding="utf-8"))
     for name, part in parts.items():
         part["reader"] = PdfReader(folder / name)
-        part["text"] = [page.extract_text() or "" for page in part["reader"].pages]
+        # a part is page ranges of the one compiled document: its text is those pages' (read once, by `pdf`);
+        # test_the_printed_set_is_complete checks that each file's first and last pages are those pages
+        part["text"] = [pdf["pages"][k - 1] for lo, hi in part["ranges"] for k in range(lo, hi + 1)]
         part["path"] = folder / name
     return parts
 
@@ -153,6 +197,10 @@ def test_the_printed_set_is_complete(printed):
         assert kinds.count(kind) == 1, f"printed set: {kinds}"
     for name, part in printed.items():
         assert len(part["reader"].pages) == part["pages"], f"{name}: {len(part['reader'].pages)} pages, {part['pages']} listed"
+        assert len(part["text"]) == part["pages"], f"{name}: its page ranges {part['ranges']} hold {len(part['text'])} pages"
+        for k, source in ((0, part["ranges"][0][0]), (-1, part["ranges"][-1][-1])):   # the pages its ranges name
+            assert squash(part["reader"].pages[k].extract_text() or "") == squash(part["text"][k]), (
+                f"{name}: page {k % part['pages'] + 1} is not page {source} of the compiled document")
 
 
 def test_the_lecture_notes_are_the_chapters_without_the_api_reference(printed):
@@ -231,19 +279,9 @@ NOTEBOOK_WORDING = ("hidden cell", "next cell", "previous cell", "lecture preset
                     "SIZES.", "nbval")
 
 
-def _prose_pages(reader, first=0, last=None):
+def _prose_pages(pdf, first=0, last=None):
     """The text of each page in the text fonts only (code, in the monospaced font, left out)."""
-    out = []
-    for page in reader.pages[first:last]:
-        chunks = []
-
-        def visit(text, cm, tm, font, size, chunks=chunks):
-            if font is not None and "Mono" not in str(font.get("/BaseFont", "")):
-                chunks.append(text)
-
-        page.extract_text(visitor_text=visit)
-        out.append("".join(chunks))
-    return out
+    return [page["prose"] for page in pdf["layout"][first:last]]
 
 
 def _where(pages, pattern, first=0):
@@ -255,7 +293,7 @@ def _where(pages, pattern, first=0):
 
 
 def test_no_raw_latex_outside_math_in_print(pdf):
-    pages = _prose_pages(pdf["reader"])
+    pages = _prose_pages(pdf)
     found = _where(pages, r"\\(?:[A-Za-z]{2,}|[()\[\]])")
     assert not found, f"{len(found)} raw LaTeX commands in the printed text:\n" + "\n".join(found[:15])
 
@@ -275,7 +313,7 @@ def test_no_equation_or_citation_labels_in_print(pdf):
 
 def test_no_notebook_wording_in_the_printed_chapters(pdf):
     first, last = _chapters_span(pdf)
-    pages = _prose_pages(pdf["reader"], first, last)
+    pages = _prose_pages(pdf, first, last)
     found = _where(pages, "|".join(re.escape(w) for w in NOTEBOOK_WORDING), first)
     assert not found, f"{len(found)} notebook words in the printed chapters:\n" + "\n".join(found[:20])
 
@@ -393,21 +431,20 @@ def test_pdf_prints_the_solutions_apart_from_the_exercises(pdf):
 
 def test_pdf_chapters_are_text_with_few_pages_of_code(pdf):
     """Plotting and bookkeeping code is left out of print (cells tagged print-remove-input): at most a handful of the
-    chapters' pages are mostly code."""
-    reader = pdf["reader"]
+    chapters' pages are mostly code. A page's content is its characters, code (monospace) or not, and its figures,
+    each counted as the characters a page of text holds in the same area (figures float, so a page of code is not
+    one whose figure went to the next page)."""
     first, last = _chapters_span(pdf)
+    pages = [(i + 1, {"mono": p["mono"], "text": p["chars"], "figure": p["figure"]})
+             for i, p in enumerate(pdf["layout"][first:last], start=first)]
+    # characters of a page of text alone (no figure, mostly prose): the density a figure's area is counted at
+    full = sorted(c["mono"] + c["text"] for _, c in pages if c["figure"] == 0 and c["text"] > c["mono"])
+    per_page = full[len(full) // 2]
     code_pages = []
-    for i in range(first, last):
-        counts = {"mono": 0, "text": 0}
-
-        def visit(text, cm, tm, font, size, counts=counts):
-            if font is not None:
-                counts["mono" if "Mono" in str(font.get("/BaseFont", "")) else "text"] += len(text.strip())
-
-        reader.pages[i].extract_text(visitor_text=visit)
-        total = counts["mono"] + counts["text"]
-        if total > 200 and counts["mono"] > total / 2:
-            code_pages.append(i + 1)
+    for number, c in pages:
+        total = c["mono"] + c["text"] + c["figure"] * per_page
+        if total > 200 and c["mono"] > total / 2:
+            code_pages.append(number)
     assert len(code_pages) <= MAX_CODE_PAGES, (
         f"{len(code_pages)} of {last - first} chapter pages are mostly code (at most {MAX_CODE_PAGES}): "
         f"PDF pages {code_pages}")
@@ -449,6 +486,35 @@ def test_pdf_figures_print_near_their_first_citation(pdf):
             if cited and not 0 <= caption - min(cited) <= 1:
                 far.append(f"Figure {number}.{figure}: cited on p. {min(cited) + 1}, printed on p. {caption + 1}")
     assert not far, "figures printed far from their first citation:\n" + "\n".join(far)
+
+
+def test_printed_code_and_output_never_wrap(pdf):
+    """A line of code or output too long for the text block wraps with LaTeX's continuation mark: a table broken in
+    two. The print edition sets a block with a long line one or two sizes smaller (_ext/solvable_print.py, item 11);
+    a line too long even then is printed on two lines by its chapter."""
+    wrapped = [f"p. {i + 1}: {line[:60]}" for i, text in enumerate(pdf["pages"]) for line in text.split("\n")
+               if "\u21aa" in line]
+    assert not wrapped, f"{len(wrapped)} wrapped lines of code or output:\n" + "\n".join(wrapped[:20])
+
+
+#: A chapter page whose next page opens with a figure may be at most this fraction empty at its foot: the figure
+#: floats to the top of the next page and the text goes on filling this one.
+MAX_EMPTY_BEFORE_FIGURE = 0.25
+
+
+def test_no_page_is_left_part_empty_before_a_figure(pdf):
+    """Figures float (`figure_align` and placeins in _config.yml): a figure too tall for the rest of a page goes to
+    the top of the next one while the text fills this one, instead of leaving a quarter to a half of it blank."""
+    first, last = _chapters_span(pdf)
+    gaps = []
+    for i in range(first, last - 1):
+        following = pdf["pages"][i + 1].strip().split("\n")
+        if len(following) < 2 or not re.match(r"Figure\s*\d+\.\d+:", following[1].strip()):
+            continue
+        empty = pdf["layout"][i]["empty_foot"]
+        if empty > MAX_EMPTY_BEFORE_FIGURE:
+            gaps.append(f"p. {i + 1}: {empty:.0%} empty before {following[1][:40]}")
+    assert not gaps, "pages left part empty before a figure:\n" + "\n".join(gaps)
 
 
 def _chapters_span(pdf) -> tuple[int, int]:
