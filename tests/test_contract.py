@@ -441,20 +441,16 @@ TABLE = [
       alpha="pos", kappa="pos", lam_over_d="nonneg", delta="nonneg"),
     # ---------------------------------------------------------------- ellipsoid
     E("ellipsoid.threshold", dict()),
-    E("ellipsoid.finite_size_threshold", dict(d=20), d="int"),
-    E("ellipsoid.sample_points", dict(n=10, d=4, rng=0), n="size", d="size", rng="rng"),
-    E("ellipsoid.constraint_values", dict(points=ELL_X, S=ELL_S), points="array", S="array"),
-    E("ellipsoid.project_affine", dict(S=ELL_S, points=ELL_X), S="array", points="array"),
-    E("ellipsoid.fit", dict(points=ELL_X, tol=1e-8, max_iter=200, margin=1e-3, check_every=5, warn=False),
-      points="array", tol="tol", max_iter="iter", margin="unit0", check_every="int"),
-    E("ellipsoid.feasibility_sweep", dict(d=5, ratios=ELL_RATIOS, instances=2, rng=0, max_iter=200),
-      d="size", ratios="array", instances="int", rng="rng", max_iter="iter"),
-    E("matrix_sensing.perfect_recovery_threshold", dict(kappa=0.5), kappa="pos"),
-    E("matrix_sensing.bayes_optimal_mmse", dict(alpha=0.2, kappa=0.5, delta=0.0), check=in01,
-      alpha="nonneg", kappa="pos", delta="nonneg"),
+    E("ellipsoid.finite_size_threshold", dict(d=20)),
+    E("ellipsoid.sample_points", dict(n=10, d=4, rng=0)),
+    E("ellipsoid.constraint_values", dict(points=ELL_X, S=ELL_S)),
+    E("ellipsoid.project_affine", dict(S=ELL_S, points=ELL_X)),
+    E("ellipsoid.fit", dict(points=ELL_X, tol=1e-8, max_iter=200, margin=1e-3, check_every=5, warn=False)),
+    E("ellipsoid.feasibility_sweep", dict(d=5, ratios=ELL_RATIOS, instances=2, rng=0, max_iter=200)),
+    E("matrix_sensing.perfect_recovery_threshold", dict(kappa=0.5)),
+    E("matrix_sensing.bayes_optimal_mmse", dict(alpha=0.2, kappa=0.5, delta=0.0), check=in01),
     E("matrix_sensing.state_evolution",
-      dict(alpha=0.2, kappa=0.5, delta=0.0, start=3.0, damping=0.0, tol=1e-8, max_iter=500), check=error01,
-      alpha="nonneg", kappa="pos", delta="nonneg", start="pos", damping="damping", tol="tol", max_iter="iter"),
+      dict(alpha=0.2, kappa=0.5, delta=0.0, start=3.0, damping=0.0, tol=1e-8, max_iter=500), check=error01),
     # ---------------------------------------------------------------- attention (AIM)
     E("attention.sample", dict(d=6, alpha=0.5, rho=0.5, T=2, output="softmax", rng=0)),
     E("attention.fresh_samples", dict(data=AT_DATA, n=5, rng=0)),
@@ -584,7 +580,6 @@ ALLOWED = {
     ("rie.rectangular_rie_mmse", "beta", "inf"): "beta = L/d = inf (L >> d) is allowed: the closed-form limit",
     ("rie.rectangular_rie_mmse", "noise", "inf"): "noise = inf carries no information: the MMSE is 1",
     ("rie.symmetric_rie_mmse", "noise", "inf"): "noise = inf carries no information: the signal's variance",
-    ("matrix_sensing.state_evolution", "start", "none"): "start = None (the default) is V_0 = 2 (1 + kappa)",
     ("glm.branch_curve", "q", "none"): "q = None (the default) means the built-in grid of overlaps",
     ("quadratic.gd", "lr", "none"): "lr = None (the default) picks the step size from the data",
     ("quadratic.state_evolution", "start", "none"): "start = None (the default) is the prior draw's error 1 + kappa",
@@ -909,7 +904,7 @@ def _declared_cases(entry):
 
 
 #: The modules whose every public function declares the domain of each of its parameters (solvable.domains).
-DECLARED_MODULES = ("glm", "smi", "gd", "attention", "convex")
+DECLARED_MODULES = ("glm", "smi", "gd", "attention", "convex", "matrix_sensing", "ellipsoid")
 
 
 def test_declared_modules_declare_every_parameter():
