@@ -413,32 +413,22 @@ TABLE = [
     E("bsr.gd", dict(data=BSR_DATA, optimiser="gd", n_inits=2, lr=0.1, tol=1e-3, max_steps=50, record_every=10,
                      rng=0)),
     # ---------------------------------------------------------------- quadratic, matrix_sensing
-    E("quadratic.sample", dict(d=6, alpha=0.5, kappa=0.5, delta=0.0, rng=0),
-      d="size", alpha="pos", kappa="pos", delta="nonneg", rng="rng"),
-    E("quadratic.perfect_recovery_threshold", dict(kappa=0.5), kappa="pos"),
-    E("quadratic.bayes_optimal_mmse", dict(alpha=0.2, kappa=0.5, delta=0.0), check=in01,
-      alpha="nonneg", kappa="pos", delta="nonneg"),
-    E("quadratic.bayes_test_error", dict(alpha=0.2, kappa=0.5, delta=0.0), check=nonneg_result,
-      alpha="nonneg", kappa="pos", delta="nonneg"),
-    E("quadratic.to_mean_one", dict(mmse=0.5, kappa=0.5, delta=0.1), mmse="nonneg", kappa="pos", delta="nonneg"),
-    E("quadratic.from_mean_one", dict(mmse_w=0.5, kappa=0.5, delta_w=0.1), mmse_w="nonneg", kappa="pos",
-      delta_w="nonneg"),
-    E("quadratic.effective_noise_of_preactivation_noise", dict(sigma=0.1), sigma="nonneg"),
+    E("quadratic.sample", dict(d=6, alpha=0.5, kappa=0.5, delta=0.0, rng=0)),
+    E("quadratic.perfect_recovery_threshold", dict(kappa=0.5)),
+    E("quadratic.bayes_optimal_mmse", dict(alpha=0.2, kappa=0.5, delta=0.0), check=in01),
+    E("quadratic.bayes_test_error", dict(alpha=0.2, kappa=0.5, delta=0.0), check=nonneg_result),
+    E("quadratic.to_mean_one", dict(mmse=0.5, kappa=0.5, delta=0.1)),
+    E("quadratic.from_mean_one", dict(mmse_w=0.5, kappa=0.5, delta_w=0.1)),
+    E("quadratic.effective_noise_of_preactivation_noise", dict(sigma=0.1)),
     E("quadratic.state_evolution", dict(alpha=0.2, kappa=0.5, delta=0.0, damping=0.0, tol=1e-8, max_iter=500),
-      check=error01, alpha="nonneg", kappa="pos", delta="nonneg", start="pos", damping="damping", tol="tol",
-      max_iter="iter"),
-    E("quadratic.QuadraticSensingMap", dict(X=lazy(lambda: QN_DATA().X)), X="array"),
-    E("quadratic.sensing_noise", dict(X=lazy(lambda: QN_DATA().X), rng=0), X="array", rng="rng"),
-    E("quadratic.gamp_rie", dict(data=QN_DATA, damping=0.5, tol=1e-4, max_iter=30, start_variance=5.0, rng=0),
-      data="data", damping="damping_or_none", tol="tol", max_iter="iter", start_variance="pos",
-      precision="choice", rng="rng"),
+      check=error01),
+    E("quadratic.QuadraticSensingMap", dict(X=lazy(lambda: QN_DATA().X))),
+    E("quadratic.sensing_noise", dict(X=lazy(lambda: QN_DATA().X), rng=0)),
+    E("quadratic.gamp_rie", dict(data=QN_DATA, damping=0.5, tol=1e-4, max_iter=30, start_variance=5.0, rng=0)),
     E("quadratic.gd", dict(data=QN_DATA, n_inits=2, lr=0.1, tol=1e-3, max_steps=50, record_every=10, rng=0)),
-    E("quadratic.nuclear_norm_erm", dict(data=QN_DATA, lam=0.1, tol=1e-4, max_iter=100),
-      data="data", lam="pos", tol="tol", max_iter="iter"),
-    E("quadratic.psd_soft_threshold_stats", dict(kappa=0.5, noise=0.3, threshold=0.2),
-      kappa="pos", noise="pos", threshold="nonneg"),
-    E("quadratic.nuclear_norm_erm_theory", dict(alpha=0.3, kappa=0.5, lam_over_d=0.1, delta=0.0),
-      alpha="pos", kappa="pos", lam_over_d="nonneg", delta="nonneg"),
+    E("quadratic.nuclear_norm_erm", dict(data=QN_DATA, lam=0.1, tol=1e-4, max_iter=100)),
+    E("quadratic.psd_soft_threshold_stats", dict(kappa=0.5, noise=0.3, threshold=0.2)),
+    E("quadratic.nuclear_norm_erm_theory", dict(alpha=0.3, kappa=0.5, lam_over_d=0.1, delta=0.0)),
     # ---------------------------------------------------------------- ellipsoid
     E("ellipsoid.threshold", dict()),
     E("ellipsoid.finite_size_threshold", dict(d=20)),
@@ -582,7 +572,6 @@ ALLOWED = {
     ("rie.symmetric_rie_mmse", "noise", "inf"): "noise = inf carries no information: the signal's variance",
     ("glm.branch_curve", "q", "none"): "q = None (the default) means the built-in grid of overlaps",
     ("quadratic.gd", "lr", "none"): "lr = None (the default) picks the step size from the data",
-    ("quadratic.state_evolution", "start", "none"): "start = None (the default) is the prior draw's error 1 + kappa",
     ("attention.state_evolution", "start", "none"): "start = None (the default) is the prior draw's error 1 + rho",
     ("attention.hardmax_state_evolution", "start", "none"): "start = None (the default) is the prior's error 1 + rho",
     ("rie.RectangularRIEDenoiser", "beta", "inf"): "beta = inf (L >> d) is allowed, as in rectangular_rie_mmse",
@@ -904,7 +893,7 @@ def _declared_cases(entry):
 
 
 #: The modules whose every public function declares the domain of each of its parameters (solvable.domains).
-DECLARED_MODULES = ("glm", "smi", "gd", "attention", "convex", "matrix_sensing", "ellipsoid")
+DECLARED_MODULES = ("glm", "smi", "gd", "attention", "convex", "matrix_sensing", "ellipsoid", "quadratic")
 
 
 def test_declared_modules_declare_every_parameter():
