@@ -50,7 +50,8 @@ from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 from .regression import fit_ridge as _fit_ridge_dense
 from .regression import gaussian_linear_mse
 from .results import record
-from .spectra import MAX_ASPECT_RATIO, MAX_NODES, NOISE_RANGE, RATIO_RANGE, bulk_quadrature, rectangular_plus_noise
+from .spectra import (MAX_ASPECT_RATIO, MAX_NODES, NOISE_RANGE, RATIO_RANGE, bulk_quadrature,
+                      rectangular_plus_noise)
 from .validation import (
     all_finite,
     check_in_range,
@@ -201,29 +202,32 @@ class Dataset(_BaseDataset):
 
 
 def _check_target(name: str, value):
-    """The teacher: a data set of this model (its ``S_star``) or a non-empty 2-d array of finite real numbers."""
+    """The teacher: a data set of this model (its ``S_star``) or a non-empty 2-d array of finite reals."""
     if isinstance(value, Dataset):
         return value.S_star
     return _MATRIX.check(name, value)
 
 
 def _check_sequences(name: str, X):
-    """The inputs of :class:`BilinearMap`: an array of another array-API library passes (the constructor checks it
-    in its namespace, on its device); a NumPy float32 array stays float32; anything else is a float64 array."""
+    """The inputs of :class:`BilinearMap`: an array of another array-API library passes (the constructor
+    checks it in its namespace, on its device); a NumPy float32 array stays float32; anything else is a
+    float64 array."""
     if backend.is_non_numpy_array(X):
         return X
     if isinstance(X, np.ndarray) and X.dtype == np.float32:
         if X.ndim != 3 or X.size == 0 or not all_finite(X):
-            raise InvalidParameterError(f"{name} must be {SEQUENCES.text}, got a float32 array of shape {X.shape}"
+            raise InvalidParameterError(f"{name} must be {SEQUENCES.text}, got a float32 array of shape "
+                                        f"{X.shape}"
                                         + ("" if X.ndim != 3 or X.size == 0 else " with non-finite entries"))
         return X
     return _FLOAT_SEQUENCES.check(name, X)
 
 
-#: The domains of the model's parameters (solvable.domains): a data set of this model; the sampler's ratios (finite,
-#: > 0; rho > 1 is a full-rank teacher); the theory's rank ratio in spectra.RATIO_RANGE, a finite aspect ratio, the
-#: aspect ratio of the singular-value law (max(beta, 1/beta) <= spectra.MAX_ASPECT_RATIO), a noise variance in
-#: spectra.NOISE_RANGE and the quadrature nodes; the teacher (a matrix or a data set) and the input sequences.
+#: The domains of the model's parameters (solvable.domains): a data set of this model; the sampler's
+#: ratios (finite, > 0; rho > 1 is a full-rank teacher); the theory's rank ratio in spectra.RATIO_RANGE, a
+#: finite aspect ratio, the aspect ratio of the singular-value law (max(beta, 1/beta) <=
+#: spectra.MAX_ASPECT_RATIO), a noise variance in spectra.NOISE_RANGE and the quadrature nodes; the teacher
+#: (a matrix or a data set) and the input sequences.
 DATA = instance(Dataset)
 SAMPLE_RATIO = real(0.0, low_open=True)
 RHO = real(*RATIO_RANGE)
@@ -243,8 +247,8 @@ def _integer_size(name: str, ratio: float, d: int) -> int:
     size = ratio * d
     k = round(size)
     if k < 1 or abs(size - k) > 1e-9 * max(1.0, size):
-        raise InvalidParameterError(f"{name} * d must be an integer >= 1 (within 1e-9), got {name} = {ratio!r} with d = {d} "
-                         f"({name} d = {size!r})")
+        raise InvalidParameterError(f"{name} * d must be an integer >= 1 (within 1e-9), got {name} = "
+                                    f"{ratio!r} with d = {d} ({name} d = {size!r})")
     return int(k)
 
 
@@ -350,12 +354,12 @@ def _finite_error(value):
 
 
 def _check_pair(estimate, target, *, batch: bool) -> None:
-    """``estimate`` has the shape of the ``(d, L)`` target (or, with ``batch``, leading batch axes before it). No
-    broadcasting: a ``(d,)`` vector against a ``(d, L)`` matrix is an error, not an error per column."""
+    """``estimate`` has the shape of the ``(d, L)`` target (or, with ``batch``, leading batch axes before it).
+    No broadcasting: a ``(d,)`` vector against a ``(d, L)`` matrix is an error, not an error per column."""
     ok = estimate.shape[-2:] == target.shape if batch else estimate.shape == target.shape
     if estimate.ndim < 2 or not ok:
-        raise InvalidParameterError(f"estimate must {'end with' if batch else 'have'} the shape of the target "
-                                    f"{target.shape}, got {estimate.shape}")
+        raise InvalidParameterError(f"estimate must {'end with' if batch else 'have'} the shape of the "
+                                    f"target {target.shape}, got {estimate.shape}")
 
 
 @declare(estimate=array(), target=TARGET)
@@ -409,7 +413,7 @@ def normalised_mse(estimate, target):
 
 
 def _fold(beta: float) -> float:
-    """``max(beta, 1/beta)``: every formula is invariant under transposing the problem (``math.inf`` stays)."""
+    """``max(beta, 1/beta)``: every formula is invariant under transposing the problem (``inf`` stays)."""
     return max(beta, 1.0 / beta)
 
 
@@ -794,8 +798,8 @@ def nuclear_norm_mse(alpha: float, beta: float, rho: float, *, n_nodes: int = 12
     if alpha == 0.0:
         return 1.0
     if alpha < _MNNE_SMALLEST_ALPHA:
-        raise InvalidParameterError(f"alpha must be 0 or at least {_MNNE_SMALLEST_ALPHA:g} (the effective noise, about 1/alpha, "
-                         f"must stay in spectra.NOISE_RANGE), got {alpha!r}")
+        raise InvalidParameterError(f"alpha must be 0 or at least {_MNNE_SMALLEST_ALPHA:g} (the effective "
+                                    f"noise, about 1/alpha, must stay in spectra.NOISE_RANGE), got {alpha!r}")
     if alpha >= nuclear_norm_threshold(beta, rho):
         return 0.0
 
@@ -1022,7 +1026,8 @@ class BilinearMap:
         else:   # a float32 or float64 array, finite, 3-d and non-empty: its domain
             xp, finite = backend.namespace(X), True
         if X.ndim != 3 or min(X.shape) < 1:
-            raise InvalidParameterError(f"X must be a non-empty 3-d array (n, d, L), got shape {tuple(X.shape)}")
+            raise InvalidParameterError(f"X must be a non-empty 3-d array (n, d, L), got shape "
+                                        f"{tuple(X.shape)}")
         if not finite:
             raise InvalidParameterError("X must contain finite numbers only")
         self.n, self.d, self.L = X.shape
@@ -1113,7 +1118,8 @@ GAMP_INITS = ("zero", "prior")
 
 
 @declare(data=DATA, init=choice(*GAMP_INITS), precision=choice("derivative", "empirical"),
-         damp=choice("output", "estimate", "both"), callback=optional(function(), "no callback"), rng=seed("init"))
+         damp=choice("output", "estimate", "both"), callback=optional(function(), "no callback"),
+         rng=seed("init"))
 def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter: int = 500,
              init: str = "zero", precision: str = "derivative", damp: str = "output", warn: bool = True,
              callback: Callable[[np.ndarray], object] | None = None, rng) -> GAMPResult:

@@ -259,8 +259,8 @@ def project_affine(S, points) -> np.ndarray:
     _check_gram_size(*X.shape)
     factor = _gram_factor(X)
     if factor is None:
-        raise InvalidParameterError("points: the constraints are linearly dependent (n > d(d+1)/2 or degenerate "
-                                    "points); the affine set is empty or not of codimension n")
+        raise InvalidParameterError("points: the constraints are linearly dependent (n > d(d+1)/2 or "
+                                    "degenerate points); the affine set is empty or not of codimension n")
     with np.errstate(all="ignore"):
         y = cho_solve(factor, 1.0 - np.einsum("ij,ij->i", X @ S, X))
         out = S + (X.T * y) @ X
@@ -727,8 +727,9 @@ def _unit_scale(X):
         return X, 1.0
     k = round(math.log2(rms))
     if abs(k) > 500:   # S ~ 1/(c^2 d) would lie beyond the float range
-        raise InvalidParameterError(f"points are too {'large' if k > 0 else 'small'} (root-mean-square entry "
-                                    f"{rms:.1e}): the ellipsoid matrix, of size 1/|x|^2, is not representable")
+        raise InvalidParameterError(f"points are too {'large' if k > 0 else 'small'} (root-mean-square "
+                                    f"entry {rms:.1e}): the ellipsoid matrix, of size 1/|x|^2, is not "
+                                    "representable")
     c = 2.0**k
     return X / c, c
 

@@ -138,8 +138,8 @@ class Dataset(_BaseDataset):
         if self.y.size and not float(np.max(np.abs(self.y))) <= _MAX_INPUT:
             # the labels' squares enter every loss and residual: beyond 1e100 they overflow (an inf train loss,
             # a GAMP divergence at its first step)
-            raise InvalidParameterError(f"y must have entries of absolute value at most 1e100 (their squares enter "
-                                        f"the losses), got {float(np.max(np.abs(self.y))):.1e}")
+            raise InvalidParameterError(f"y must have entries of absolute value at most 1e100 (their squares "
+                                        f"enter the losses), got {float(np.max(np.abs(self.y))):.1e}")
         object.__setattr__(self, "delta", check_nonnegative("delta", self.delta))
 
     @property
@@ -186,7 +186,8 @@ def _check_inputs(name: str, X):
     float32 (fast gradient descent), anything else as float64."""
     if isinstance(X, np.ndarray) and X.dtype == np.float32:
         if X.ndim != 2 or X.size == 0 or not all_finite(X):
-            raise InvalidParameterError(f"{name} must be {INPUTS.text}, got a float32 array of shape {X.shape}"
+            raise InvalidParameterError(f"{name} must be {INPUTS.text}, got a float32 array of shape "
+                                        f"{X.shape}"
                                         + ("" if X.ndim != 2 or X.size == 0 else " with non-finite entries"))
         return X
     return _FLOAT_INPUTS.check(name, X)
@@ -214,8 +215,8 @@ def _count(name: str, ratio: float, d: int) -> int:
     x = ratio * d
     k = round(x)
     if k < 1 or abs(x - k) > 1e-9 * max(1.0, abs(x)):
-        raise InvalidParameterError(f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * d = "
-                                    f"{x:.10g} at d = {d}")
+        raise InvalidParameterError(f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * "
+                                    f"d = {x:.10g} at d = {d}")
     return int(k)
 
 
@@ -265,11 +266,12 @@ def sample(d: int, alpha: float, *, kappa: float, delta: float = 0.0, rng) -> Da
     """
     m = _count("kappa", kappa, d)
     if not alpha * d * d < 2.0**62:
-        raise InvalidParameterError(f"alpha d^2 = {alpha * d * d:.3g} samples is beyond any array: reduce alpha")
+        raise InvalidParameterError(f"alpha d^2 = {alpha * d * d:.3g} samples is beyond any array: reduce "
+                                    "alpha")
     n = round(alpha * d * d)
     if n < 1:
-        raise InvalidParameterError(f"alpha d^2 must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, "
-                                    f"d = {d}")
+        raise InvalidParameterError(f"alpha d^2 must round to at least 1 sample, got n = {n} at alpha = "
+                                    f"{alpha:g}, d = {d}")
     check_size("the teacher W* (m = kappa d, d)", m, d)
     check_size("the inputs X (n = alpha d^2, d)", n, d)
     # Peak: W*, S*, X, and in the sensing map the product X S* and the elementwise product that its row sums
@@ -618,8 +620,9 @@ class QuadraticSensingMap:
     @declare(X=INPUTS)
     def __init__(self, X):
         if float(np.max(np.abs(X))) > _MAX_INPUT:
-            raise InvalidParameterError(f"X must have entries of absolute value at most {_MAX_INPUT:g} (their squares "
-                                        f"enter every product), got {float(np.max(np.abs(X))):.1e}")
+            raise InvalidParameterError(f"X must have entries of absolute value at most {_MAX_INPUT:g} "
+                                        f"(their squares enter every product), got "
+                                        f"{float(np.max(np.abs(X))):.1e}")
         self.X = X
         self.n, self.d = X.shape
         self._scale = 1.0 / math.sqrt(self.d)
@@ -628,7 +631,8 @@ class QuadraticSensingMap:
         """``(d, d) -> (n,)``, or a batch ``(J, d, d) -> (J, n)`` (gradient descent with J inits)."""
         S = np.asarray(S, dtype=self.X.dtype)
         if S.ndim not in (2, 3) or S.shape[-2:] != (self.d, self.d):
-            raise InvalidParameterError(f"S must be (d, d) or (K, d, d) with d = {self.d}, got shape {S.shape}")
+            raise InvalidParameterError(f"S must be (d, d) or (K, d, d) with d = {self.d}, got shape "
+                                        f"{S.shape}")
         XS = self.X @ S  # (n, d) or (K, n, d)
         quad = np.einsum("...ij,ij->...i", XS, self.X)
         trace = np.trace(S, axis1=-2, axis2=-1)
@@ -1339,9 +1343,9 @@ def nuclear_norm_erm_theory(alpha: float, kappa: float, lam_over_d: float, delta
 
     s_start = (delta + 2.0 * q0) / (4.0 * alpha) + 1.0  # above the noise of the trivial estimate S = 0
     if s_start > 1e-6 * spectra.NOISE_RANGE[1]:
-        raise InvalidParameterError(f"alpha = {alpha:g} and delta = {delta:g} put the effective noise (delta + 2 "
-                                    f"(1 + kappa))/(4 alpha) = {s_start:.3g} beyond the range of the spectral law; use "
-                                    f"a larger alpha or a smaller delta")
+        raise InvalidParameterError(f"alpha = {alpha:g} and delta = {delta:g} put the effective noise "
+                                    f"(delta + 2 (1 + kappa))/(4 alpha) = {s_start:.3g} beyond the range of "
+                                    "the spectral law; use a larger alpha or a smaller delta")
     lo = math.log(_ERM_NOISE_FLOOR)
     if residual_gap(lo) >= 0.0:
         log_s = lo
