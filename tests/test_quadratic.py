@@ -364,7 +364,7 @@ _DATA = qn.sample(8, 0.5, kappa=0.5, rng=0)
     (lambda: qn.Dataset(X=np.ones((4, 3)), y=np.ones(4), W_star=np.ones((2, 3)), S_star=np.ones((3, 3))),
      "W_star must be \\(d, m\\)"),
     (lambda: qn.QuadraticSensingMap(np.ones(5)), "X must be"),
-    (lambda: qn.QuadraticSensingMap(np.array([[1.0, np.inf]])), "X must contain finite"),
+    (lambda: qn.QuadraticSensingMap(np.array([[1.0, np.inf]])), "X must be .* non-finite entries"),
     (lambda: qn.QuadraticSensingMap(np.ones((4, 3))).forward(np.ones((2, 2))), "S must be"),
     (lambda: qn.QuadraticSensingMap(np.ones((4, 3))).adjoint(np.ones(5)), "g must be"),
     (lambda: qn.sensing_noise(np.ones((0, 3)), rng=0), "X must be"),

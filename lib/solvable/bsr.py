@@ -41,26 +41,23 @@ from scipy.optimize import brentq
 
 from . import backend, convex, rie
 from . import gd as _gd
-from .amp import GAMPResult, SEResult, check_tol, iterate_state_evolution, run_gamp
+from .amp import GAMPResult, SEResult, iterate_state_evolution, run_gamp
 from .channels import LinearChannel
 from .dataset import Dataset as _BaseDataset
 from .dataset import check_dataset
-from .domains import choice, declare, instance, integer, optional, real
-from .errors import InvalidParameterError, ConvergenceWarning, DivergenceError
+from .domains import Domain, array, choice, declare, function, instance, integer, optional, real, seed
+from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 from .regression import fit_ridge as _fit_ridge_dense
 from .regression import gaussian_linear_mse
 from .results import record
-from .spectra import MAX_ASPECT_RATIO, MAX_NODES, RATIO_RANGE, bulk_quadrature, rectangular_plus_noise
-from .streams import stream
+from .spectra import (MAX_ASPECT_RATIO, MAX_NODES, NOISE_RANGE, RATIO_RANGE, bulk_quadrature,
+                      rectangular_plus_noise)
 from .validation import (
     all_finite,
-    check_array,
-    check_choice,
     check_in_range,
     check_int,
     check_nonnegative,
     check_positive,
-    check_rng,
     check_size,
 )
 
@@ -154,15 +151,15 @@ class Dataset(_BaseDataset):
     def _check(self) -> None:
         X, y, S, U, V = self.X, self.y, self.S_star, self.U_star, self.V_star
         if S is None or U is None or V is None:
-            raise ValueError("S_star, U_star and V_star are required")
+            raise InvalidParameterError("S_star, U_star and V_star are required")
         if X.ndim != 3 or y.ndim != 1 or S.ndim != 2 or U.ndim != 2 or V.ndim != 2:
-            raise ValueError(
+            raise InvalidParameterError(
                 "X, y, S_star, U_star, V_star must be 3-d (n, d, L), 1-d (n,), 2-d (d, L), (d, r), (L, r); "
                 f"got shapes {X.shape}, {y.shape}, {S.shape}, {U.shape}, {V.shape}"
             )
         n, d, L = X.shape
         if y.shape[0] != n or S.shape != (d, L) or U.shape[0] != d or V.shape[0] != L or U.shape[1] != V.shape[1]:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"shapes do not match: X is (n, d, L) = {X.shape}, so y must be ({n},), S_star ({d}, {L}), "
                 f"U_star ({d}, r) and V_star ({L}, r); got {y.shape}, {S.shape}, {U.shape}, {V.shape}"
             )
@@ -204,16 +201,58 @@ class Dataset(_BaseDataset):
         return self.X.reshape(self.n, self.d * self.L)
 
 
+def _check_target(name: str, value):
+    """The teacher: a data set of this model (its ``S_star``) or a non-empty 2-d array of finite reals."""
+    if isinstance(value, Dataset):
+        return value.S_star
+    return _MATRIX.check(name, value)
+
+
+def _check_sequences(name: str, X):
+    """The inputs of :class:`BilinearMap`: an array of another array-API library passes (the constructor
+    checks it in its namespace, on its device); a NumPy float32 array stays float32; anything else is a
+    float64 array."""
+    if backend.is_non_numpy_array(X):
+        return X
+    if isinstance(X, np.ndarray) and X.dtype == np.float32:
+        if X.ndim != 3 or X.size == 0 or not all_finite(X):
+            raise InvalidParameterError(f"{name} must be {SEQUENCES.text}, got a float32 array of shape "
+                                        f"{X.shape}"
+                                        + ("" if X.ndim != 3 or X.size == 0 else " with non-finite entries"))
+        return X
+    return _FLOAT_SEQUENCES.check(name, X)
+
+
+#: The domains of the model's parameters (solvable.domains): a data set of this model; the sampler's
+#: ratios (finite, > 0; rho > 1 is a full-rank teacher); the theory's rank ratio in spectra.RATIO_RANGE, a
+#: finite aspect ratio, the aspect ratio of the singular-value law (max(beta, 1/beta) <=
+#: spectra.MAX_ASPECT_RATIO), a noise variance in spectra.NOISE_RANGE and the quadrature nodes; the teacher
+#: (a matrix or a data set) and the input sequences.
+DATA = instance(Dataset)
+SAMPLE_RATIO = real(0.0, low_open=True)
+RHO = real(*RATIO_RANGE)
+FINITE_BETA = real(0.0, low_open=True)
+SVT_BETA = real(1.0 / MAX_ASPECT_RATIO, MAX_ASPECT_RATIO)
+NOISE = real(*NOISE_RANGE)
+NODES = integer(2, MAX_NODES)
+_MATRIX = array(2)
+TARGET = Domain(f"{_MATRIX.text}, or a solvable.bsr.Dataset (its S_star)", _check_target, "array", (2,))
+_FLOAT_SEQUENCES = array(3)
+SEQUENCES = Domain("a non-empty 3-d array (n, d, L) of finite real numbers (float32 kept; PyTorch, CuPy and "
+                   "array-API arrays accepted)", _check_sequences, "array", (3,))
+
+
 def _integer_size(name: str, ratio: float, d: int) -> int:
     """``round(ratio d)``, refusing a ratio whose product with ``d`` is not within 1e-9 of an integer >= 1."""
     size = ratio * d
     k = round(size)
     if k < 1 or abs(size - k) > 1e-9 * max(1.0, size):
-        raise ValueError(f"{name} * d must be an integer >= 1 (within 1e-9), got {name} = {ratio!r} with d = {d} "
-                         f"({name} d = {size!r})")
+        raise InvalidParameterError(f"{name} * d must be an integer >= 1 (within 1e-9), got {name} = "
+                                    f"{ratio!r} with d = {d} ({name} d = {size!r})")
     return int(k)
 
 
+@declare(alpha=SAMPLE_RATIO, beta=SAMPLE_RATIO, rho=SAMPLE_RATIO)
 def sample(d: int, alpha: float, *, beta: float, rho: float, delta: float = 0.0, rng) -> Dataset:
     """Draw a BSR teacher and ``n = round(alpha d L)`` labelled sequences.
 
@@ -257,12 +296,6 @@ def sample(d: int, alpha: float, *, beta: float, rho: float, delta: float = 0.0,
     .. [1] Chapter 3, Sec. "Sequences of tokens, and what vectorising throws away".
     .. [2] V. Erba et al., arXiv:2410.18858 (2024).
     """
-    d = check_int("d", d)
-    alpha = check_positive("alpha", alpha)
-    beta = check_positive("beta", beta)
-    rho = check_positive("rho", rho)
-    delta = check_nonnegative("delta", delta)
-    rng = check_rng(rng)
     L = _integer_size("beta", beta, d)
     r = _integer_size("rho", rho, min(d, L))
     n = max(1, round(alpha * d * L))
@@ -279,10 +312,7 @@ def sample(d: int, alpha: float, *, beta: float, rho: float, delta: float = 0.0,
     return Dataset.adopt(X=X, y=y, S_star=S, U_star=U, V_star=V, delta=delta)
 
 
-def _target(target):
-    return target.S_star if isinstance(target, Dataset) else target
-
-
+@declare(estimate=_MATRIX, target=TARGET)
 def mse(estimate, target) -> float:
     """Per-entry error ``||S_hat - S*||_F^2/(dL)`` on the unit scale.
 
@@ -311,7 +341,7 @@ def mse(estimate, target) -> float:
     ----------
     .. [1] Chapter 3, Sec. "The Bayes-optimal error".
     """
-    estimate, target = _check_pair(estimate, _target(target), batch=False)
+    _check_pair(estimate, target, batch=False)
     diff = estimate - target
     return _finite_error(float(np.mean(diff * diff)))
 
@@ -323,23 +353,16 @@ def _finite_error(value):
     return value
 
 
-def _check_pair(estimate, target, *, batch: bool):
-    """``(estimate, target)`` as float arrays: ``target`` a finite non-empty matrix, ``estimate`` finite with
-    the same shape (or, with ``batch``, leading batch axes before it). No broadcasting: a ``(d,)`` vector against
-    a ``(d, L)`` matrix is an error, not an error per column."""
-    target = check_array("target", target, finite=False, nonempty=False)
-    estimate = check_array("estimate", estimate, finite=False, nonempty=False)
-    if target.ndim != 2 or target.size == 0:
-        raise ValueError(f"target must be a non-empty (d, L) matrix, got shape {target.shape}")
+def _check_pair(estimate, target, *, batch: bool) -> None:
+    """``estimate`` has the shape of the ``(d, L)`` target (or, with ``batch``, leading batch axes before it).
+    No broadcasting: a ``(d,)`` vector against a ``(d, L)`` matrix is an error, not an error per column."""
     ok = estimate.shape[-2:] == target.shape if batch else estimate.shape == target.shape
     if estimate.ndim < 2 or not ok:
-        raise ValueError(f"estimate must {'end with' if batch else 'have'} the shape of the target {target.shape}, "
-                         f"got {estimate.shape}")
-    if not (np.all(np.isfinite(estimate)) and np.all(np.isfinite(target))):
-        raise ValueError("estimate and target must contain finite numbers only")
-    return estimate, target
+        raise InvalidParameterError(f"estimate must {'end with' if batch else 'have'} the shape of the "
+                                    f"target {target.shape}, got {estimate.shape}")
 
 
+@declare(estimate=array(), target=TARGET)
 def normalised_mse(estimate, target):
     """Error relative to the teacher's own size, ``||S_hat - S*||_F^2/||S*||_F^2``, for finite-size experiments.
 
@@ -371,10 +394,10 @@ def normalised_mse(estimate, target):
     ----------
     .. [1] Chapter 3, Sec. "GAMP-RIE: an algorithm that reaches the Bayes-optimal error".
     """
-    estimate, target = _check_pair(estimate, _target(target), batch=True)
+    _check_pair(estimate, target, batch=True)
     largest = float(np.max(np.abs(target)))
     if largest == 0.0:
-        raise ValueError("target must not be zero")
+        raise InvalidParameterError("target must not be zero")
     if not 1e-100 <= largest <= 1e100:
         # the ratio does not depend on a common scale: divide both by the target's largest entry, so that the
         # squares neither underflow (1e-160 times a matrix) nor overflow (1e160 times one)
@@ -389,19 +412,9 @@ def normalised_mse(estimate, target):
 # --------------------------------------------------------------------------- theory
 
 
-def _check_beta(beta) -> float:
-    """``beta > 0`` (``math.inf`` allowed), folded to ``max(beta, 1/beta)``."""
-    beta = check_positive("beta", beta, allow_inf=True)
+def _fold(beta: float) -> float:
+    """``max(beta, 1/beta)``: every formula is invariant under transposing the problem (``inf`` stays)."""
     return max(beta, 1.0 / beta)
-
-
-def _check_rho(rho) -> float:
-    """``rho`` in ``spectra.RATIO_RANGE`` ([1e-4, 1e6]: where the rectangular law is resolved)."""
-    rho = check_positive("rho", rho)
-    if not RATIO_RANGE[0] <= rho <= RATIO_RANGE[1]:
-        raise ValueError(f"rho must be a number in [{RATIO_RANGE[0]:g}, {RATIO_RANGE[1]:g}] (the range where the "
-                         f"rectangular RIE is resolved, solvable.spectra.RATIO_RANGE), got {rho!r}")
-    return rho
 
 
 def _parameter_fraction(beta: float, rho: float) -> float:
@@ -411,6 +424,7 @@ def _parameter_fraction(beta: float, rho: float) -> float:
     return rie.rectangular_parameter_fraction(beta, rho)
 
 
+@declare(rho=RHO)
 def perfect_recovery_threshold(beta: float, rho: float) -> float:
     """Sample ratio ``alpha_PR`` above which noiseless Bayes-optimal learning is exact.
 
@@ -442,9 +456,10 @@ def perfect_recovery_threshold(beta: float, rho: float) -> float:
     .. [1] Chapter 3, Sec. "Perfect recovery, and the price of convex relaxation".
     .. [2] V. Erba et al., arXiv:2410.18858 (2024).
     """
-    return _parameter_fraction(_check_beta(beta), _check_rho(rho))
+    return _parameter_fraction(_fold(beta), rho)
 
 
+@declare(beta=FINITE_BETA, rho=RHO)
 def low_rank_sample_ratio(alpha: float, beta: float, rho: float) -> float:
     """Sample ratio in low-rank units, ``alpha_LR = n/(r(d + L)) = alpha beta/((1 + beta) rho)``.
 
@@ -475,15 +490,13 @@ def low_rank_sample_ratio(alpha: float, beta: float, rho: float) -> float:
     ----------
     .. [1] Chapter 3, Sec. "Perfect recovery, and the price of convex relaxation" (``eq-bsr-low-rank-limit``).
     """
-    alpha = check_nonnegative("alpha", alpha)
-    beta = check_positive("beta", beta)
-    beta = max(beta, 1.0 / beta)
-    rho = _check_rho(rho)
+    beta = _fold(beta)
     if math.isinf(beta):   # 1/beta overflows for a subnormal beta: the limit beta/(1 + beta) -> 1
         return alpha / rho
     return alpha * beta / ((1.0 + beta) * rho)
 
 
+@declare(alpha_lr=real(0.0))
 def low_rank_limit_mmse(alpha_lr: float, beta: float, delta: float = 0.0) -> float:
     """Bayes-optimal per-entry MMSE on ``S*`` in the low-rank limit ``rho -> 0`` at fixed ``alpha_LR``.
 
@@ -532,9 +545,7 @@ def low_rank_limit_mmse(alpha_lr: float, beta: float, delta: float = 0.0) -> flo
     .. [2] T. Lesieur, F. Krzakala, L. Zdeborova, arXiv:1701.00858 (2017); L. Miolane, arXiv:1702.00473 (2017).
     .. [3] V. Erba et al., arXiv:2410.18858 (2024).
     """
-    alpha_lr = check_nonnegative("alpha_lr", alpha_lr)
-    beta = _check_beta(beta)
-    delta = check_nonnegative("delta", delta)
+    beta = _fold(beta)
     if delta == 0.0 and alpha_lr >= 1.0:
         return 0.0
     if alpha_lr == 0.0:
@@ -562,6 +573,7 @@ def low_rank_limit_mmse(alpha_lr: float, beta: float, delta: float = 0.0) -> flo
     return float(brentq(h, low, 1.0, xtol=1e-15, rtol=1e-14, maxiter=200))
 
 
+@declare()
 def ridge_mse(alpha: float, delta: float = 0.0) -> float:
     """Asymptotic MSE of ridge regression on ``vec(X)`` with ``lambda = delta``.
 
@@ -593,11 +605,10 @@ def ridge_mse(alpha: float, delta: float = 0.0) -> float:
     ----------
     .. [1] Chapter 3, Sec. "Sequences of tokens, and what vectorising throws away".
     """
-    alpha = check_nonnegative("alpha", alpha)
-    delta = check_nonnegative("delta", delta)
     return gaussian_linear_mse(alpha, delta)
 
 
+@declare(rho=RHO, n_nodes=NODES)
 def nuclear_norm_threshold(beta: float, rho: float, *, n_nodes: int = 200) -> float:
     """Sample ratio above which the minimum-nuclear-norm estimator recovers ``S*`` exactly (noiseless).
 
@@ -637,12 +648,7 @@ def nuclear_norm_threshold(beta: float, rho: float, *, n_nodes: int = 200) -> fl
     .. [1] Chapter 3, Sec. "Perfect recovery, and the price of convex relaxation".
     .. [2] D. L. Donoho, M. Gavish, A. Montanari, PNAS 110:8405 (2013), arXiv:1302.2331.
     """
-    beta = _check_beta(beta)
-    rho = _check_rho(rho)
-    n_nodes = check_int("n_nodes", n_nodes, minimum=2)
-    if n_nodes > MAX_NODES:
-        raise ValueError(f"n_nodes must be an integer in [2, {MAX_NODES}] (spectra.MAX_NODES; 200 are converged "
-                         f"to 1e-10), got {n_nodes}")
+    beta = _fold(beta)
     if rho >= 1.0:
         return 1.0
     if math.isinf(beta):
@@ -687,23 +693,7 @@ def _svt_moments(nodes, noise: float, threshold: float, beta: float) -> tuple[fl
     return residual - noise + 2.0 * noise * divergence, divergence
 
 
-def _check_finite_beta(beta) -> float:
-    """``beta`` folded to ``max(beta, 1/beta)`` and at most ``spectra.MAX_ASPECT_RATIO`` (the singular-value law
-    is needed, not only its ``beta = inf`` limit)."""
-    beta = _check_beta(beta)
-    if beta > MAX_ASPECT_RATIO:
-        raise ValueError(f"beta must be a finite aspect ratio with max(beta, 1/beta) <= {MAX_ASPECT_RATIO:g} "
-                         f"(spectra.MAX_ASPECT_RATIO), got {beta!r}")
-    return beta
-
-
-def _check_svt_nodes(n_nodes) -> int:
-    n_nodes = check_int("n_nodes", n_nodes, minimum=2)
-    if n_nodes > MAX_NODES:
-        raise ValueError(f"n_nodes must be an integer in [2, {MAX_NODES}] (spectra.MAX_NODES), got {n_nodes}")
-    return n_nodes
-
-
+@declare(noise=NOISE, threshold=real(0.0), beta=SVT_BETA, rho=RHO, n_nodes=NODES)
 def soft_threshold_risk(noise: float, threshold: float, beta: float, rho: float, *,
                         n_nodes: int = 128) -> tuple[float, float]:
     """Asymptotic error and divergence of singular-value soft thresholding of ``Y = S* + sqrt(noise) Z``.
@@ -755,14 +745,11 @@ def soft_threshold_risk(noise: float, threshold: float, beta: float, rho: float,
     .. [2] E. J. Candes, C. A. Sing-Long, J. D. Trzasko, IEEE Trans. Signal Process. 61:4643 (2013),
        arXiv:1210.4139.
     """
-    noise = check_positive("noise", noise)
-    threshold = check_nonnegative("threshold", threshold)
-    beta = _check_finite_beta(beta)
-    rho = _check_rho(rho)
-    n_nodes = _check_svt_nodes(n_nodes)
+    beta = _fold(beta)
     return _svt_moments(_svt_nodes(noise, beta, rho, n_nodes), noise, threshold, beta)
 
 
+@declare(alpha=real(0.0, 1.0), beta=SVT_BETA, rho=RHO, n_nodes=NODES)
 def nuclear_norm_mse(alpha: float, beta: float, rho: float, *, n_nodes: int = 128) -> float:
     """Asymptotic error of the minimum-nuclear-norm interpolator (``eq-bsr-mnne``), noiseless.
 
@@ -807,15 +794,12 @@ def nuclear_norm_mse(alpha: float, beta: float, rho: float, *, n_nodes: int = 12
     .. [2] D. L. Donoho, M. Gavish, A. Montanari, PNAS 110:8405 (2013), arXiv:1302.2331.
     .. [3] D. L. Donoho, A. Maleki, A. Montanari, PNAS 106:18914 (2009), arXiv:0907.3574.
     """
-    alpha = check_in_range("alpha", alpha, 0.0, 1.0)
-    beta = _check_finite_beta(beta)
-    rho = _check_rho(rho)
-    n_nodes = _check_svt_nodes(n_nodes)
+    beta = _fold(beta)
     if alpha == 0.0:
         return 1.0
     if alpha < _MNNE_SMALLEST_ALPHA:
-        raise ValueError(f"alpha must be 0 or at least {_MNNE_SMALLEST_ALPHA:g} (the effective noise, about 1/alpha, "
-                         f"must stay in spectra.NOISE_RANGE), got {alpha!r}")
+        raise InvalidParameterError(f"alpha must be 0 or at least {_MNNE_SMALLEST_ALPHA:g} (the effective "
+                                    f"noise, about 1/alpha, must stay in spectra.NOISE_RANGE), got {alpha!r}")
     if alpha >= nuclear_norm_threshold(beta, rho):
         return 0.0
 
@@ -856,6 +840,7 @@ def _fixed_point_error(alpha: float, beta: float, rho: float, delta: float) -> f
     return float(brentq(_error_gap, 0.0, _E_LOW_NOISELESS, args=args, xtol=1e-300, maxiter=200))
 
 
+@declare(rho=RHO)
 def bayes_optimal_mmse(alpha: float, beta: float, rho: float, delta: float = 0.0) -> float:
     """Bayes-optimal per-entry MMSE on ``S*``: the root of the fixed-point equation ``eq-bsr-fixed-point``.
 
@@ -898,10 +883,7 @@ def bayes_optimal_mmse(alpha: float, beta: float, rho: float, delta: float = 0.0
     .. [2] V. Erba, E. Troiani, L. Biggio, A. Maillard, L. Zdeborova, arXiv:2410.18858 (2024).
     .. [3] E. Troiani et al., arXiv:2203.07752 (2022).
     """
-    alpha = check_nonnegative("alpha", alpha)
-    beta = _check_beta(beta)
-    rho = _check_rho(rho)
-    delta = check_nonnegative("delta", delta)
+    beta = _fold(beta)
     return _checked_mmse(_fixed_point_error(alpha, beta, rho, delta), alpha, delta)
 
 
@@ -915,6 +897,7 @@ def _checked_mmse(value: float, alpha: float, delta: float) -> float:
     return float(min(max(value, 0.0), top))
 
 
+@declare(rho=RHO, start=real(0.0, 1.0))
 def state_evolution(alpha: float, beta: float, rho: float, delta: float = 0.0, *, start: float = 0.0,
                     tol: float = 1e-10, max_iter: int = 1000, warn: bool = True) -> SEResult:
     """State evolution of GAMP-RIE, with the root of its fixed-point equation as a check.
@@ -972,13 +955,7 @@ def state_evolution(alpha: float, beta: float, rho: float, delta: float = 0.0, *
     .. [2] V. Erba et al., arXiv:2410.18858 (2024).
     .. [3] Y. Xu, A. Maillard, L. Zdeborova, F. Krzakala, arXiv:2503.14121 (2025).
     """
-    alpha = check_nonnegative("alpha", alpha)
-    beta = _check_beta(beta)
-    rho = _check_rho(rho)
-    delta = check_nonnegative("delta", delta)
-    start = check_in_range("start", start, 0.0, 1.0)
-    tol = check_tol(tol)
-    max_iter = check_int("max_iter", max_iter)
+    beta = _fold(beta)
     root = _checked_mmse(_fixed_point_error(alpha, beta, rho, delta), alpha, delta)
     channel = LinearChannel(delta)
     if alpha == 0.0:
@@ -1037,6 +1014,7 @@ class BilinearMap:
     .. [1] Chapter 3, Sec. "GAMP-RIE: an algorithm that reaches the Bayes-optimal error" (``eq-bsr-gamp``).
     """
 
+    @declare(X=SEQUENCES)
     def __init__(self, X):
         if backend.is_non_numpy_array(X):  # checked in its own namespace, on its device
             xp = backend.namespace(X)
@@ -1045,16 +1023,13 @@ class BilinearMap:
             if X.dtype != xp.float32:
                 X = xp.astype(X, xp.float64, copy=False)
             finite = X.ndim != 3 or min(X.shape) < 1 or bool(xp.all(xp.isfinite(X)))
-        else:
-            X = X if isinstance(X, np.ndarray) else check_array("X", X, finite=False, nonempty=False)
-            if X.dtype != np.float32:
-                X = X.astype(float, copy=False)
-            xp = backend.namespace(X)
-            finite = X.ndim != 3 or min(X.shape) < 1 or all_finite(X)
+        else:   # a float32 or float64 array, finite, 3-d and non-empty: its domain
+            xp, finite = backend.namespace(X), True
         if X.ndim != 3 or min(X.shape) < 1:
-            raise ValueError(f"X must be a non-empty 3-d array (n, d, L), got shape {tuple(X.shape)}")
+            raise InvalidParameterError(f"X must be a non-empty 3-d array (n, d, L), got shape "
+                                        f"{tuple(X.shape)}")
         if not finite:
-            raise ValueError("X must contain finite numbers only")
+            raise InvalidParameterError("X must contain finite numbers only")
         self.n, self.d, self.L = X.shape
         self.shape = (self.d, self.L)
         self._Xf = xp.reshape(X, (self.n, self.d * self.L))
@@ -1142,6 +1117,9 @@ class BilinearMap:
 GAMP_INITS = ("zero", "prior")
 
 
+@declare(data=DATA, init=choice(*GAMP_INITS), precision=choice("derivative", "empirical"),
+         damp=choice("output", "estimate", "both"), callback=optional(function(), "no callback"),
+         rng=seed("init"))
 def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter: int = 500,
              init: str = "zero", precision: str = "derivative", damp: str = "output", warn: bool = True,
              callback: Callable[[np.ndarray], object] | None = None, rng) -> GAMPResult:
@@ -1217,13 +1195,6 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter
     .. [1] Chapter 3, Sec. "GAMP-RIE: an algorithm that reaches the Bayes-optimal error".
     .. [2] V. Erba et al., arXiv:2410.18858 (2024).
     """
-    check_dataset(data, Dataset)
-    rng = stream(rng, "init")  # the start: never the data's draws
-    init = check_choice("init", init, GAMP_INITS)
-    precision = check_choice("precision", precision, ("empirical", "derivative"))
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    if callback is not None and not callable(callback):
-        raise InvalidParameterError(f"callback must be None or callable, got {callback!r}")
     d, L, r = data.d, data.L, data.r
     if init == "zero":
         S0, c0, omega0 = np.zeros((d, L)), 1.0, data.y
@@ -1253,6 +1224,7 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter
 # --------------------------------------------------------------------------- baselines
 
 
+@declare(data=DATA, lam=optional(real(0.0), "the data set's delta"))
 def fit_ridge(data: Dataset, lam: float | None = None) -> np.ndarray:
     """Ridge regression on ``vec(X)``.
 
@@ -1287,8 +1259,7 @@ def fit_ridge(data: Dataset, lam: float | None = None) -> np.ndarray:
     ----------
     .. [1] Chapter 3, Sec. "Sequences of tokens, and what vectorising throws away" (``eq-bsr-ridge``).
     """
-    check_dataset(data, Dataset)
-    lam = data.delta if lam is None else check_nonnegative("lam", lam)
+    lam = data.delta if lam is None else lam
     Xf = data.design
     n, p = Xf.shape
     # a scaled copy of the design and the smaller of the two Gram matrices, alive at once

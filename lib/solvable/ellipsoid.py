@@ -38,9 +38,10 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize
 from scipy.special import log_ndtr as _log_ndtr
 
-from .errors import ConvergenceWarning
+from .domains import array, declare, integer, real
+from .errors import ConvergenceWarning, InvalidParameterError
 from .results import record
-from .validation import check_array, check_in_range, check_int, check_rng, check_size, check_tol
+from .validation import check_array, check_size
 
 __all__ = [
     "THRESHOLD",
@@ -64,7 +65,12 @@ MAX_INSTANCES = 10_000
 #: arXiv:2310.05787).
 THRESHOLD = 0.25
 
+#: The domains of the module's parameters (solvable.domains): the points (rows of an (n, d) array), a matrix.
+POINTS = array(2)
+MATRIX = array(2)
 
+
+@declare()
 def threshold() -> float:
     """The limit ``alpha_c = lim n/d^2`` of the feasibility transition of ellipsoid fitting: ``1/4``.
 
@@ -91,6 +97,7 @@ def threshold() -> float:
     return THRESHOLD
 
 
+@declare(d=integer(1))
 def finite_size_threshold(d: int) -> float:
     """Heuristic finite-size location of the transition, ``n/d^2 = d(d+1)/(4 d^2) = (1 + 1/d)/4``.
 
@@ -127,10 +134,10 @@ def finite_size_threshold(d: int) -> float:
     Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold', eq-qn-ellipsoid-finite-d;
     Amelunxen et al. 2014, arXiv:1303.6672; Maillard and Bandeira 2023, arXiv:2310.05787.
     """
-    d = check_int("d", d)
     return (1.0 + 1.0 / d) / 4.0
 
 
+@declare(n=integer(1, size=True))
 def sample_points(n: int, d: int, *, rng) -> np.ndarray:
     """Draw ``n`` i.i.d. standard Gaussian points of ``R^d``, as the rows of an ``(n, d)`` array.
 
@@ -165,12 +172,11 @@ def sample_points(n: int, d: int, *, rng) -> np.ndarray:
     Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold'; Maillard and Kunisky 2023,
     arXiv:2310.01169.
     """
-    n = check_int("n", n)
-    d = check_int("d", d)
     check_size("the points (n, d)", n, d)
-    return check_rng(rng).standard_normal((n, d))
+    return rng.standard_normal((n, d))
 
 
+@declare(points=POINTS, S=MATRIX)
 def constraint_values(points, S) -> np.ndarray:
     """The constraint values ``(x_i^T S x_i)_i`` of every point at once.
 
@@ -210,6 +216,7 @@ def constraint_values(points, S) -> np.ndarray:
     return values
 
 
+@declare(S=MATRIX, points=POINTS)
 def project_affine(S, points) -> np.ndarray:
     """Orthogonal (Frobenius) projection of a symmetric ``S`` onto ``{S' symmetric : x_i^T S' x_i = 1 for all i}``.
 
@@ -252,8 +259,8 @@ def project_affine(S, points) -> np.ndarray:
     _check_gram_size(*X.shape)
     factor = _gram_factor(X)
     if factor is None:
-        raise ValueError("points: the constraints are linearly dependent (n > d(d+1)/2 or degenerate points); "
-                         "the affine set is empty or not of codimension n")
+        raise InvalidParameterError("points: the constraints are linearly dependent (n > d(d+1)/2 or "
+                                    "degenerate points); the affine set is empty or not of codimension n")
     with np.errstate(all="ignore"):
         y = cho_solve(factor, 1.0 - np.einsum("ij,ij->i", X @ S, X))
         out = S + (X.T * y) @ X
@@ -318,6 +325,7 @@ class EllipsoidResult:
         return self.status != "undecided"
 
 
+@declare(points=POINTS, margin=real(0.0, 1.0, high_open=True), check_every=integer(1))
 def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e-3, check_every: int = 5,
         warn: bool = True) -> EllipsoidResult:
     """Decide whether an origin-centred ellipsoid passes through all ``points`` (rows of an ``(n, d)`` array).
@@ -397,13 +405,9 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
     Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold'; Saunderson, Parrilo, Willsky
     2013; Potechin, Turner, Venkat, Wein 2023; Maillard and Kunisky 2023, arXiv:2310.01169.
     """
-    X0 = check_array("points", points, ndim=2)
+    X0 = points
     X, c = _unit_scale(X0)   # the problem is scale covariant: solve it for X / c, return S / c^2
     X = _check_points(X)
-    tol = check_tol(tol)
-    max_iter = check_int("max_iter", max_iter)
-    margin = check_in_range("margin", margin, 0.0, 1.0, high_open=True)
-    check_every = check_int("check_every", check_every)
     n, d = X.shape
     _check_gram_size(n, d)
     floor = margin / d
@@ -420,8 +424,8 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
         z = _null_space_certificate(X, xtx_min)
         if z is not None:
             return _scaled_result(X0, c, np.zeros((d, d)), "infeasible", 0, z)
-        raise ValueError("points: the constraint Gram matrix (x_i . x_j)^2 is singular but no certificate of "
-                         "infeasibility was found (degenerate points)")
+        raise InvalidParameterError("points: the constraint Gram matrix (x_i . x_j)^2 is singular but no "
+                                    "certificate of infeasibility was found (degenerate points)")
 
     S_K = np.zeros((d, d))
     it = 0
@@ -580,6 +584,7 @@ class TransitionResult:
     center_se: float
 
 
+@declare(ratios=array(1), instances=integer(1, MAX_INSTANCES))
 def feasibility_sweep(d: int, ratios, instances: int, *, rng, max_iter: int = 10_000) -> FeasibilitySweep:
     """Fit ellipsoids to ``instances`` sets of Gaussian points at each ratio, and count the certified answers.
 
@@ -619,15 +624,9 @@ def feasibility_sweep(d: int, ratios, instances: int, *, rng, max_iter: int = 10
     Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold'; Maillard and Kunisky 2023,
     arXiv:2310.01169; Maillard and Bandeira 2023, arXiv:2310.05787.
     """
-    d = check_int("d", d)
-    instances = check_int("instances", instances)
-    if instances > MAX_INSTANCES:
-        raise ValueError(f"instances must be at most {MAX_INSTANCES} (one fit each), got {instances}")
-    max_iter = check_int("max_iter", max_iter)
-    ratios = check_array("ratios", ratios, ndim=1)
     if np.any(ratios <= 0) or np.any(ratios > 1):
-        raise ValueError(f"ratios must lie in (0, 1] (n/d^2; no point set beyond d(d+1)/2 fits), got {ratios.tolist()}")
-    rng = check_rng(rng)
+        raise InvalidParameterError(f"ratios must lie in (0, 1] (n/d^2; no point set beyond d(d+1)/2 fits), "
+                                    f"got {ratios.tolist()}")
     ns = np.maximum(1, np.round(ratios * d * d)).astype(int)
     check_size("the points (max n, d)", int(ns.max()), d)
     _check_gram_size(int(ns.max()), d)
@@ -651,9 +650,9 @@ def feasibility_sweep(d: int, ratios, instances: int, *, rng, max_iter: int = 10
 def _check_points(points) -> np.ndarray:
     X = check_array("points", points, ndim=2)
     if X.shape[1] < 1:
-        raise ValueError(f"points must have shape (n, d) with d >= 1, got {X.shape}")
+        raise InvalidParameterError(f"points must have shape (n, d) with d >= 1, got {X.shape}")
     if not np.all(np.isfinite(np.einsum("ij,ij->i", X, X) ** 2)):
-        raise ValueError("points are too large: the squared norms (x_i . x_i)^2 overflow")
+        raise InvalidParameterError("points are too large: the squared norms (x_i . x_i)^2 overflow")
     return X
 
 
@@ -668,9 +667,9 @@ def _check_gram_size(n: int, d: int) -> None:
 def _check_symmetric(S, d: int) -> np.ndarray:
     S = check_array("S", S, ndim=2)
     if S.shape != (d, d):
-        raise ValueError(f"S must have shape ({d}, {d}) to match the points, got {S.shape}")
+        raise InvalidParameterError(f"S must have shape ({d}, {d}) to match the points, got {S.shape}")
     if not np.allclose(S, S.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.max(np.abs(S))))):
-        raise ValueError("S must be symmetric")
+        raise InvalidParameterError("S must be symmetric")
     return 0.5 * (S + S.T)
 
 
@@ -728,8 +727,9 @@ def _unit_scale(X):
         return X, 1.0
     k = round(math.log2(rms))
     if abs(k) > 500:   # S ~ 1/(c^2 d) would lie beyond the float range
-        raise ValueError(f"points are too {'large' if k > 0 else 'small'} (root-mean-square entry {rms:.1e}): the "
-                         "ellipsoid matrix, of size 1/|x|^2, is not representable")
+        raise InvalidParameterError(f"points are too {'large' if k > 0 else 'small'} (root-mean-square "
+                                    f"entry {rms:.1e}): the ellipsoid matrix, of size 1/|x|^2, is not "
+                                    "representable")
     c = 2.0**k
     return X / c, c
 

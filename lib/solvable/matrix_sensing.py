@@ -24,15 +24,20 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .amp import SEResult, iterate_fixed_point
+from .domains import declare, optional, real
 from .errors import ConvergenceWarning
 from .rie import SYMMETRIC_SMALL_NOISE, symmetric_rie_mmse
-from .validation import check_in_range, check_int, check_nonnegative, check_positive, check_tol
 
 __all__ = ["KAPPA_MIN", "KAPPA_MAX", "perfect_recovery_threshold", "bayes_optimal_mmse", "state_evolution"]
 
 #: Range of the width ratio ``kappa`` over which the Wishart RIE's MMSE, hence everything in this module, is
 #: computed reliably (module docstring).
 KAPPA_MIN, KAPPA_MAX = 1e-3, 1e6
+
+#: The domains of the module's parameters (solvable.domains): the width ratio where the Wishart RIE's MMSE is
+#: computed reliably, and a starting output variance.
+KAPPA = real(KAPPA_MIN, KAPPA_MAX)
+START_VARIANCE = optional(real(0.0, low_open=True), "V_0 = 2 (1 + kappa), GAMP-RIE started from zero")
 
 # State evolution below alpha_PR stopping at V below this (and far below 2 MMSE) sits next to the unstable V = 0.
 _UNSTABLE_V = 1e-9
@@ -42,14 +47,7 @@ _SMALLEST_NOISE = sys.float_info.min
 _TINY_RATE = 1e-10
 
 
-def _check_kappa(kappa) -> float:
-    kappa = check_positive("kappa", kappa)
-    if not KAPPA_MIN <= kappa <= KAPPA_MAX:
-        raise ValueError(f"kappa must be a number in [{KAPPA_MIN:g}, {KAPPA_MAX:g}] (the range where the Wishart RIE's "
-                         f"MMSE is computed reliably; solvable.matrix_sensing.KAPPA_MIN/KAPPA_MAX), got {kappa!r}")
-    return kappa
-
-
+@declare()
 def perfect_recovery_threshold(kappa: float) -> float:
     """Sample ratio ``alpha = n/d^2`` above which noiseless Bayes-optimal learning is exact.
 
@@ -78,7 +76,6 @@ def perfect_recovery_threshold(kappa: float) -> float:
     .. [1] Chapter 4 (quadratic networks), the perfect-recovery threshold.
     .. [2] A. Maillard, E. Troiani, S. Martin, F. Krzakala, L. Zdeborova, arXiv:2408.03733 (2024), Sec. 3.
     """
-    kappa = check_positive("kappa", kappa)
     return kappa - kappa**2 / 2 if kappa < 1 else 0.5
 
 
@@ -87,6 +84,7 @@ def _fixed_point_gap(log_qhat: float, alpha: float, kappa: float, delta: float) 
     return qhat * symmetric_rie_mmse(1.0 / qhat, kappa) + 0.5 * delta * qhat - 2.0 * alpha
 
 
+@declare(kappa=KAPPA)
 def bayes_optimal_mmse(alpha: float, kappa: float, delta: float = 0.0) -> float:
     """Bayes-optimal MMSE on ``S*`` in the paper normalisation (1 at ``alpha = 0``).
 
@@ -128,9 +126,6 @@ def bayes_optimal_mmse(alpha: float, kappa: float, delta: float = 0.0) -> float:
     .. [2] A. Maillard, E. Troiani, S. Martin, F. Krzakala, L. Zdeborova, "Bayes-optimal learning of an
        extensive-width neural network from quadratically many samples", arXiv:2408.03733 (2024).
     """
-    alpha = check_nonnegative("alpha", alpha)
-    kappa = _check_kappa(kappa)
-    delta = check_nonnegative("delta", delta)
     alpha_pr = perfect_recovery_threshold(kappa)
     if alpha == 0:
         return 1.0
@@ -158,6 +153,7 @@ def bayes_optimal_mmse(alpha: float, kappa: float, delta: float = 0.0) -> float:
     return float(symmetric_rie_mmse(math.exp(-log_qhat), kappa))
 
 
+@declare(kappa=KAPPA, start=START_VARIANCE)
 def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, start: float | None = None,
                     damping: float = 0.0, tol: float = 1e-10, max_iter: int = 2000,
                     warn: bool = True) -> SEResult:
@@ -213,13 +209,7 @@ def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, start: fl
     .. [1] Chapter 4 (quadratic networks), GAMP-RIE and its state evolution; Chapter 5 (attention).
     .. [2] A. Maillard et al., arXiv:2408.03733 (2024).
     """
-    alpha = check_nonnegative("alpha", alpha)
-    kappa = _check_kappa(kappa)
-    delta = check_nonnegative("delta", delta)
-    V0 = 2.0 * (1.0 + kappa) if start is None else check_positive("start", start)
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_tol(tol)
-    max_iter = check_int("max_iter", max_iter)
+    V0 = 2.0 * (1.0 + kappa) if start is None else start
 
     def update(x):
         s = (delta + float(x[0])) / (4.0 * alpha) if alpha > 0 else math.inf

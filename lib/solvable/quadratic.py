@@ -40,21 +40,14 @@ from . import gd as _gd
 from .amp import GAMPResult, SEResult, run_gamp
 from .channels import LinearChannel
 from .dataset import Dataset as _BaseDataset
-from .dataset import check_dataset
-from .domains import declare, instance, integer, optional
-from .errors import ConvergenceWarning
+from .domains import Domain, array, choice, declare, instance, integer, optional, real, seed
+from .errors import ConvergenceWarning, InvalidParameterError
 from .results import record
 from .rie import WishartRIEDenoiser, symmetric_error
-from .streams import stream
 from .validation import (
-    check_choice,
-    check_in_range,
-    check_int,
+    all_finite,
     check_nonnegative,
-    check_positive,
-    check_rng,
     check_size,
-    check_tol,
 )
 
 __all__ = [
@@ -135,17 +128,18 @@ class Dataset(_BaseDataset):
     def _check(self) -> None:
         X, W, S = self.X, self.W_star, self.S_star
         if X.ndim != 2 or self.y.ndim != 1:
-            raise ValueError(f"X must be (n, d) and y (n,), got shapes {X.shape} and {self.y.shape}")
+            raise InvalidParameterError(f"X must be (n, d) and y (n,), got shapes {X.shape} and "
+                                        f"{self.y.shape}")
         if X.shape[1] < 2:
-            raise ValueError(f"X must have d >= 2 columns, got shape {X.shape}")
+            raise InvalidParameterError(f"X must have d >= 2 columns, got shape {X.shape}")
         if W.ndim != 2 or W.shape[0] != X.shape[1] or W.shape[1] < 1 or S.shape != (X.shape[1], X.shape[1]):
-            raise ValueError(f"W_star must be (d, m) and S_star (d, d) with d = {X.shape[1]}; "
-                             f"got {W.shape} and {S.shape}")
+            raise InvalidParameterError(f"W_star must be (d, m) and S_star (d, d) with d = {X.shape[1]}; "
+                                        f"got {W.shape} and {S.shape}")
         if self.y.size and not float(np.max(np.abs(self.y))) <= _MAX_INPUT:
             # the labels' squares enter every loss and residual: beyond 1e100 they overflow (an inf train loss,
             # a GAMP divergence at its first step)
-            raise ValueError(f"y must have entries of absolute value at most 1e100 (their squares enter the losses), "
-                             f"got {float(np.max(np.abs(self.y))):.1e}")
+            raise InvalidParameterError(f"y must have entries of absolute value at most 1e100 (their squares "
+                                        f"enter the losses), got {float(np.max(np.abs(self.y))):.1e}")
         object.__setattr__(self, "delta", check_nonnegative("delta", self.delta))
 
     @property
@@ -187,8 +181,33 @@ STRONG_DAMPING = 0.8
 GAMP_MAX_ITER = 500
 
 
-def _check_kappa(kappa) -> float:
-    return check_positive("kappa", kappa)
+def _check_inputs(name: str, X):
+    """The inputs ``X`` of the sensing map: a non-empty 2-d array of finite real numbers, float32 kept in
+    float32 (fast gradient descent), anything else as float64."""
+    if isinstance(X, np.ndarray) and X.dtype == np.float32:
+        if X.ndim != 2 or X.size == 0 or not all_finite(X):
+            raise InvalidParameterError(f"{name} must be {INPUTS.text}, got a float32 array of shape "
+                                        f"{X.shape}"
+                                        + ("" if X.ndim != 2 or X.size == 0 else " with non-finite entries"))
+        return X
+    return _FLOAT_INPUTS.check(name, X)
+
+
+#: The domains of the model's parameters (solvable.domains): a data set of this model, the sampler's ratio and
+#: noise (its labels stay below 1e100), a width ratio where the Wishart RIE's MMSE is resolved
+#: (matrix_sensing.KAPPA) or where the spectral laws are (spectra.RATIO_RANGE), a noise variance in
+#: spectra.NOISE_RANGE, a starting error, GAMP-RIE's damping and the inputs of the sensing map.
+DATA = instance(Dataset)
+SAMPLE_ALPHA = real(0.0, low_open=True)
+SAMPLE_DELTA = real(0.0, 1e100)
+KAPPA = matrix_sensing.KAPPA
+SPECTRAL_KAPPA = real(*spectra.RATIO_RANGE)
+NOISE = real(*spectra.NOISE_RANGE)
+START = optional(real(0.0, low_open=True), "1 + kappa, the error of a prior draw")
+GAMP_DAMPING = optional(real(0.0, 1.0, high_open=True),
+                        "STRONG_DAMPING below STRONG_DAMPING_BELOW alpha_PR, 1/2 above")
+_FLOAT_INPUTS = array(2)
+INPUTS = Domain("a non-empty 2-d array of finite real numbers (float32 kept)", _check_inputs, "array", (2,))
 
 
 def _count(name: str, ratio: float, d: int) -> int:
@@ -196,11 +215,12 @@ def _count(name: str, ratio: float, d: int) -> int:
     x = ratio * d
     k = round(x)
     if k < 1 or abs(x - k) > 1e-9 * max(1.0, abs(x)):
-        raise ValueError(f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * d = {x:.10g} "
-                         f"at d = {d}")
+        raise InvalidParameterError(f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * "
+                                    f"d = {x:.10g} at d = {d}")
     return int(k)
 
 
+@declare(d=integer(2, size=True), alpha=SAMPLE_ALPHA, delta=SAMPLE_DELTA)
 def sample(d: int, alpha: float, *, kappa: float, delta: float = 0.0, rng) -> Dataset:
     """Draw a quadratic-network teacher and ``n = round(alpha d^2)`` labelled samples.
 
@@ -244,17 +264,14 @@ def sample(d: int, alpha: float, *, kappa: float, delta: float = 0.0, rng) -> Da
     ----------
     Chapter 4, Sec. 'The model'; Maillard et al. 2024, arXiv:2408.03733.
     """
-    d = check_int("d", d, minimum=2)
-    alpha = check_positive("alpha", alpha)
-    kappa = _check_kappa(kappa)
-    delta = check_in_range("delta", delta, 0.0, 1e100)   # the data set refuses labels beyond 1e100
-    rng = check_rng(rng)
     m = _count("kappa", kappa, d)
     if not alpha * d * d < 2.0**62:
-        raise ValueError(f"alpha d^2 = {alpha * d * d:.3g} samples is beyond any array: reduce alpha")
+        raise InvalidParameterError(f"alpha d^2 = {alpha * d * d:.3g} samples is beyond any array: reduce "
+                                    "alpha")
     n = round(alpha * d * d)
     if n < 1:
-        raise ValueError(f"alpha d^2 must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, d = {d}")
+        raise InvalidParameterError(f"alpha d^2 must round to at least 1 sample, got n = {n} at alpha = "
+                                    f"{alpha:g}, d = {d}")
     check_size("the teacher W* (m = kappa d, d)", m, d)
     check_size("the inputs X (n = alpha d^2, d)", n, d)
     # Peak: W*, S*, X, and in the sensing map the product X S* and the elementwise product that its row sums
@@ -276,6 +293,7 @@ def sample(d: int, alpha: float, *, kappa: float, delta: float = 0.0, rng) -> Da
 # model and say what the numbers mean for the network.
 
 
+@declare()
 def perfect_recovery_threshold(kappa: float) -> float:
     """Sample ratio ``alpha = n/d^2`` above which noiseless Bayes-optimal learning of the network is exact.
 
@@ -309,6 +327,7 @@ def perfect_recovery_threshold(kappa: float) -> float:
     return matrix_sensing.perfect_recovery_threshold(kappa)
 
 
+@declare(kappa=KAPPA)
 def bayes_optimal_mmse(alpha: float, kappa: float, delta: float = 0.0) -> float:
     """Bayes-optimal MMSE on ``S*``, ``(1/d)||S_hat - S*||_F^2`` in the paper normalisation.
 
@@ -349,6 +368,7 @@ def bayes_optimal_mmse(alpha: float, kappa: float, delta: float = 0.0) -> float:
     return matrix_sensing.bayes_optimal_mmse(alpha, kappa, delta)
 
 
+@declare(kappa=KAPPA)
 def bayes_test_error(alpha: float, kappa: float, delta: float = 0.0) -> float:
     """Bayes-optimal test error on a fresh noisy label, ``delta + 2 MMSE``.
 
@@ -381,10 +401,10 @@ def bayes_test_error(alpha: float, kappa: float, delta: float = 0.0) -> float:
     ----------
     Chapter 4, Sec. 'The Bayes-optimal error', eq-qn-test-error; Maillard et al. 2024, arXiv:2408.03733.
     """
-    mmse = bayes_optimal_mmse(alpha, kappa, delta)   # validates delta: a real number >= 0
-    return float(float(delta) + 2.0 * mmse)
+    return float(delta + 2.0 * bayes_optimal_mmse(alpha, kappa, delta))
 
 
+@declare(mmse=real(0.0))
 def to_mean_one(mmse: float, kappa: float, *, delta: float) -> tuple[float, float]:
     """Convert ``(MMSE, delta)`` from the paper normalisation to the mean-one normalisation.
 
@@ -416,12 +436,10 @@ def to_mean_one(mmse: float, kappa: float, *, delta: float) -> tuple[float, floa
     ----------
     Chapter 4, Sec. 'From the network to matrix sensing'; Maillard et al. 2024, arXiv:2408.03733.
     """
-    mmse = check_nonnegative("mmse", mmse)
-    kappa = _check_kappa(kappa)
-    delta = check_nonnegative("delta", delta)
     return _finite_pair(mmse / kappa, delta / kappa)
 
 
+@declare(mmse_w=real(0.0), delta_w=real(0.0))
 def from_mean_one(mmse_w: float, kappa: float, *, delta_w: float) -> tuple[float, float]:
     """Convert ``(mmse_W, delta_W)`` from the mean-one normalisation back to the paper normalisation.
 
@@ -452,9 +470,6 @@ def from_mean_one(mmse_w: float, kappa: float, *, delta_w: float) -> tuple[float
     ----------
     Chapter 4, Sec. 'From the network to matrix sensing'; Maillard et al. 2024, arXiv:2408.03733.
     """
-    mmse_w = check_nonnegative("mmse_w", mmse_w)
-    kappa = _check_kappa(kappa)
-    delta_w = check_nonnegative("delta_w", delta_w)
     return _finite_pair(kappa * mmse_w, kappa * delta_w)
 
 
@@ -464,6 +479,7 @@ def _finite_pair(a: float, b: float) -> tuple[float, float]:
     return a, b
 
 
+@declare(sigma=real(0.0))
 def effective_noise_of_preactivation_noise(sigma: float) -> float:
     """Label-noise variance equivalent to Gaussian noise on every preactivation.
 
@@ -492,13 +508,13 @@ def effective_noise_of_preactivation_noise(sigma: float) -> float:
     ----------
     Chapter 4, Sec. 'From the network to matrix sensing'; Maillard et al. 2024, arXiv:2408.03733.
     """
-    sigma = check_nonnegative("sigma", sigma)
     delta = 2.0 * sigma**2 * (2.0 + sigma**2) if sigma < 1e100 else math.inf
     if not math.isfinite(delta):
         raise ValueError(f"sigma = {sigma!r} gives a label-noise variance that overflows a float")
     return delta
 
 
+@declare(kappa=KAPPA, start=START)
 def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, start: float | None = None,
                     damping: float = 0.0, tol: float = 1e-10, max_iter: int = 2000,
                     warn: bool = True) -> SEResult:
@@ -551,8 +567,6 @@ def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, start: fl
     Chapter 4, Sec. 'GAMP-RIE: reaching the Bayes-optimal error', eq-qn-se; Maillard et al. 2024,
     arXiv:2408.03733.
     """
-    if start is not None:
-        start = check_positive("start", start)
     return _matrix_sensing_se(alpha, kappa, delta, None if start is None else 2.0 * start, damping=damping,
                               tol=tol, max_iter=max_iter, warn=warn)
 
@@ -603,18 +617,12 @@ class QuadraticSensingMap:
     Chapter 4, Sec. 'From the network to matrix sensing', eq-qn-sensing; Maillard et al. 2024, arXiv:2408.03733.
     """
 
+    @declare(X=INPUTS)
     def __init__(self, X):
-        X = np.asarray(X)
-        if not np.issubdtype(X.dtype, np.number) or np.iscomplexobj(X):
-            raise ValueError(f"X must be a real 2-d array (n, d), got dtype {X.dtype}")
-        X = X if X.dtype == np.float32 else X.astype(float)  # float32 inputs stay float32 (fast GD)
-        if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-            raise ValueError(f"X must be a non-empty 2-d array (n, d), got shape {X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X must contain finite numbers only")
-        if X.size and float(np.max(np.abs(X))) > _MAX_INPUT:
-            raise ValueError(f"X must have entries of absolute value at most {_MAX_INPUT:g} (their squares enter "
-                             f"every product), got {float(np.max(np.abs(X))):.1e}")
+        if float(np.max(np.abs(X))) > _MAX_INPUT:
+            raise InvalidParameterError(f"X must have entries of absolute value at most {_MAX_INPUT:g} "
+                                        f"(their squares enter every product), got "
+                                        f"{float(np.max(np.abs(X))):.1e}")
         self.X = X
         self.n, self.d = X.shape
         self._scale = 1.0 / math.sqrt(self.d)
@@ -623,7 +631,8 @@ class QuadraticSensingMap:
         """``(d, d) -> (n,)``, or a batch ``(J, d, d) -> (J, n)`` (gradient descent with J inits)."""
         S = np.asarray(S, dtype=self.X.dtype)
         if S.ndim not in (2, 3) or S.shape[-2:] != (self.d, self.d):
-            raise ValueError(f"S must be (d, d) or (K, d, d) with d = {self.d}, got shape {S.shape}")
+            raise InvalidParameterError(f"S must be (d, d) or (K, d, d) with d = {self.d}, got shape "
+                                        f"{S.shape}")
         XS = self.X @ S  # (n, d) or (K, n, d)
         quad = np.einsum("...ij,ij->...i", XS, self.X)
         trace = np.trace(S, axis1=-2, axis2=-1)
@@ -633,7 +642,7 @@ class QuadraticSensingMap:
         """``(n,) -> (d, d)``, or a batch ``(J, n) -> (J, d, d)``."""
         g = np.asarray(g, dtype=self.X.dtype)
         if g.ndim not in (1, 2) or g.shape[-1] != self.n:
-            raise ValueError(f"g must be (n,) or (K, n) with n = {self.n}, got shape {g.shape}")
+            raise InvalidParameterError(f"g must be (n,) or (K, n) with n = {self.n}, got shape {g.shape}")
         if g.ndim == 1:
             return self._adjoint_syrk(g)
         XtG = self.X.T * g[..., None, :]  # (K, d, n)
@@ -663,6 +672,7 @@ class QuadraticSensingMap:
         return 2.0 * float(np.sum(a)) / self.d
 
 
+@declare(X=INPUTS)
 def sensing_noise(X, *, rng) -> np.ndarray:
     """The noise of GAMP-RIE's back-projection at finite size: ``N = sum_mu g_mu Z_mu / sqrt(n)``, ``g ~ N(0, 1)``.
 
@@ -704,10 +714,11 @@ def sensing_noise(X, *, rng) -> np.ndarray:
     Chapter 4, Sec. 'GAMP-RIE: reaching the Bayes-optimal error'; Maillard et al. 2024, arXiv:2408.03733.
     """
     M = QuadraticSensingMap(X)
-    rng = check_rng(rng)
     return M.adjoint(rng.standard_normal(M.n)) / math.sqrt(M.n)
 
 
+@declare(data=DATA, damping=GAMP_DAMPING, start_variance=real(*_START_VARIANCE_RANGE),
+         precision=choice("derivative", "empirical"), rng=seed("init"))
 def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_TOL, max_iter: int = GAMP_MAX_ITER,
              start_variance: float = 5.0, precision: str = "derivative", warn: bool = True, rng) -> GAMPResult:
     """GAMP-RIE for the quadratic network: the Bayes-optimal algorithm of matrix sensing with a Wishart prior.
@@ -786,14 +797,9 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
     Chapter 4, Sec. 'GAMP-RIE: reaching the Bayes-optimal error', eq-qn-se; Maillard et al. 2024,
     arXiv:2408.03733.
     """
-    data = check_dataset(data, Dataset)
-    precision = check_choice("precision", precision, ("derivative", "empirical"))
     if damping is None:
         small = data.alpha < STRONG_DAMPING_BELOW * perfect_recovery_threshold(data.kappa)
         damping = STRONG_DAMPING if small else 0.5
-    start_variance = check_in_range("start_variance", start_variance, *_START_VARIANCE_RANGE)
-    tol = check_tol(tol)
-    rng = stream(rng, "init")  # the start: never the data's draws
     d, m = data.d, data.m
     W0 = rng.standard_normal((m, d))
     S0 = W0.T @ W0 / math.sqrt(m * d)
@@ -1004,6 +1010,7 @@ def _psd_soft_threshold(M, threshold):
     return (O * np.maximum(lam - threshold, 0.0)) @ O.T
 
 
+@declare(data=DATA, lam=real(0.0, low_open=True))
 def nuclear_norm_erm(data: Dataset, *, lam: float, tol: float = 1e-7, max_iter: int = 3000,
                      warn: bool = True) -> NuclearNormResult:
     """ERM of an over-parameterised quadratic network (width ``>= d``) with weight decay, via its convex twin.
@@ -1062,10 +1069,6 @@ def nuclear_norm_erm(data: Dataset, *, lam: float, tol: float = 1e-7, max_iter: 
     Chapter 4, Sec. 'Empirical risk minimisation: the nuclear route', eq-qn-nuclear; Erba, Troiani, Zdeborova,
     Krzakala 2025, arXiv:2505.17958; Beck and Teboulle 2009; O'Donoghue and Candes 2015.
     """
-    data = check_dataset(data, Dataset)
-    lam = check_positive("lam", lam)
-    tol = check_tol(tol)
-    max_iter = check_int("max_iter", max_iter)
     M = QuadraticSensingMap(data.X)
     y, d = data.y, data.d
     # Lipschitz constant of grad = 2 M^T(M S - y): 2 |M|^2, by power iteration on M^T M.
@@ -1147,6 +1150,7 @@ def _soft_threshold_integrals(kappa: float, noise: float, threshold: float, n_no
             float(np.sum(wr)), float(np.sum(wr * f)))
 
 
+@declare(kappa=SPECTRAL_KAPPA, noise=NOISE, threshold=real(0.0))
 def psd_soft_threshold_stats(kappa: float, noise: float, threshold: float) -> SoftThresholdResult:
     """Error and divergence of the PSD eigenvalue soft-threshold of a noisy Wishart matrix, as ``d -> inf``.
 
@@ -1196,9 +1200,6 @@ def psd_soft_threshold_stats(kappa: float, noise: float, threshold: float) -> So
     Chapter 4, Sec. 'Empirical risk minimisation: the nuclear route', eq-qn-erm-se; Bun, Allez, Bouchaud,
     Potters 2016, arXiv:1502.06736.
     """
-    kappa = _check_kappa(kappa)
-    noise = check_positive("noise", noise)
-    threshold = check_nonnegative("threshold", threshold)
     i_ff, i_fx, div, rank, trace = _soft_threshold_integrals(kappa, noise, threshold)
     mse = max(i_ff - 2.0 * i_fx + 2.0 * noise * div + 1.0 + kappa, 0.0)
     return SoftThresholdResult(mse=mse, divergence=div, rank_fraction=rank, trace=trace)
@@ -1265,6 +1266,7 @@ def _erm_threshold(alpha: float, kappa: float, s: float, lam: float) -> float:
     return brentq(lambda t: 2.0 * t * (2.0 * alpha - div(t)) - lam, 0.0, hi, xtol=1e-13, rtol=1e-12)
 
 
+@declare(alpha=SAMPLE_ALPHA, kappa=SPECTRAL_KAPPA, lam_over_d=real(0.0))
 def nuclear_norm_erm_theory(alpha: float, kappa: float, lam_over_d: float, delta: float = 0.0) -> NuclearNormTheoryResult:
     """Training and test error of :func:`nuclear_norm_erm` as ``d -> inf`` (noisy or noiseless, any penalty).
 
@@ -1331,10 +1333,7 @@ def nuclear_norm_erm_theory(alpha: float, kappa: float, lam_over_d: float, delta
     Chapter 4, Sec. 'Empirical risk minimisation: the nuclear route', eq-qn-erm-se; Erba, Troiani, Zdeborova,
     Krzakala 2025, arXiv:2505.17958.
     """
-    alpha = check_positive("alpha", alpha)
-    kappa = _check_kappa(kappa)
-    lam = check_nonnegative("lam_over_d", lam_over_d)
-    delta = check_nonnegative("delta", delta)
+    lam = lam_over_d
     q0 = 1.0 + kappa
 
     def residual_gap(log_s):
@@ -1344,9 +1343,9 @@ def nuclear_norm_erm_theory(alpha: float, kappa: float, lam_over_d: float, delta
 
     s_start = (delta + 2.0 * q0) / (4.0 * alpha) + 1.0  # above the noise of the trivial estimate S = 0
     if s_start > 1e-6 * spectra.NOISE_RANGE[1]:
-        raise ValueError(f"alpha = {alpha:g} and delta = {delta:g} put the effective noise (delta + 2 (1 + kappa))/"
-                         f"(4 alpha) = {s_start:.3g} beyond the range of the spectral law; use a larger alpha or a "
-                         f"smaller delta")
+        raise InvalidParameterError(f"alpha = {alpha:g} and delta = {delta:g} put the effective noise "
+                                    f"(delta + 2 (1 + kappa))/(4 alpha) = {s_start:.3g} beyond the range of "
+                                    "the spectral law; use a larger alpha or a smaller delta")
     lo = math.log(_ERM_NOISE_FLOOR)
     if residual_gap(lo) >= 0.0:
         log_s = lo
