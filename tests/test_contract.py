@@ -399,8 +399,7 @@ TABLE = [
     E("bsr.BilinearMap", dict(X=lazy(lambda: BSR_DATA().X))),
     E("bsr.gamp_rie", dict(data=BSR_DATA, damping=0.5, tol=1e-4, max_iter=30, rng=0, callback=None)),
     E("bsr.fit_ridge", dict(data=BSR_DATA, lam=0.1)),
-    E("bsr.min_nuclear_norm", dict(data=BSR_DATA, tol=1e-4, max_iter=200, penalty=1.0),
-      data="data", tol="tol", max_iter="iter", penalty="pos"),
+    E("bsr.min_nuclear_norm", dict(data=BSR_DATA, tol=1e-4, max_iter=200, penalty=1.0)),
     E("bsr.gd", dict(data=BSR_DATA, optimiser="gd", n_inits=2, lr=0.1, tol=1e-3, max_steps=50, record_every=10,
                      rng=0)),
     # ---------------------------------------------------------------- quadratic, matrix_sensing
@@ -556,7 +555,6 @@ ALLOWED = {
     ("rie.rectangular_rie_mmse", "noise", "inf"): "noise = inf carries no information: the MMSE is 1",
     ("rie.symmetric_rie_mmse", "noise", "inf"): "noise = inf carries no information: the signal's variance",
     ("glm.branch_curve", "q", "none"): "q = None (the default) means the built-in grid of overlaps",
-    ("quadratic.gd", "lr", "none"): "lr = None (the default) picks the step size from the data",
     ("attention.state_evolution", "start", "none"): "start = None (the default) is the prior draw's error 1 + rho",
     ("attention.hardmax_state_evolution", "start", "none"): "start = None (the default) is the prior's error 1 + rho",
     ("rie.RectangularRIEDenoiser", "beta", "inf"): "beta = inf (L >> d) is allowed, as in rectangular_rie_mmse",
@@ -878,7 +876,7 @@ def _declared_cases(entry):
 
 
 #: The modules whose every public function declares the domain of each of its parameters (solvable.domains).
-DECLARED_MODULES = ("glm", "smi", "gd", "attention", "convex", "matrix_sensing", "ellipsoid", "quadratic")
+DECLARED_MODULES = ("glm", "smi", "gd", "attention", "convex", "matrix_sensing", "ellipsoid", "quadratic", "bsr")
 
 
 def test_declared_modules_declare_every_parameter():

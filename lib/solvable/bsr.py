@@ -44,7 +44,6 @@ from . import gd as _gd
 from .amp import GAMPResult, SEResult, iterate_state_evolution, run_gamp
 from .channels import LinearChannel
 from .dataset import Dataset as _BaseDataset
-from .dataset import check_dataset
 from .domains import Domain, array, choice, declare, function, instance, integer, optional, real, seed
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 from .regression import fit_ridge as _fit_ridge_dense
@@ -54,10 +53,7 @@ from .spectra import (MAX_ASPECT_RATIO, MAX_NODES, NOISE_RANGE, RATIO_RANGE, bul
                       rectangular_plus_noise)
 from .validation import (
     all_finite,
-    check_in_range,
-    check_int,
     check_nonnegative,
-    check_positive,
     check_size,
 )
 
@@ -1306,6 +1302,7 @@ class MNNEResult:
         """Nothing to check (defined so that the record freezes the estimate at construction)."""
 
 
+@declare(data=DATA, tol=real(0.0, 1.0, low_open=True, high_open=True), penalty=convex.PENALTY)
 def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000, penalty: float = 1.0,
                      warn: bool = True) -> MNNEResult:
     """Minimum-nuclear-norm estimator ``argmin ||S||_*`` subject to ``<X_mu, S>/sqrt(dL) = y_mu`` for all ``mu``.
@@ -1359,12 +1356,6 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
     .. [2] S. Boyd et al., Found. Trends Mach. Learn. 3:1 (2011), Secs. 3.4.1 and 5; B. Recht, M. Fazel,
        P. Parrilo, SIAM Rev. 52:471 (2010).
     """
-    check_dataset(data, Dataset)
-    tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
-    max_iter = check_int("max_iter", max_iter)
-    penalty = check_in_range("penalty", check_positive("penalty", penalty), 1e-12, 1e12)
-    if not isinstance(warn, (bool, np.bool_)):
-        raise InvalidParameterError(f"warn must be True or False, got {type(warn).__name__} {warn!r:.40}")
     d, L, n = data.d, data.L, data.n
     # the design and its unit-row copy (n x dL, twice), their n x n Gram, the (dL)^2 projector of convex's ADMM
     # below 1600 entries, and the iterates S, Z, U, Z_old (d x L)
