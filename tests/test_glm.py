@@ -9,6 +9,7 @@ from _reference import reference, reference_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.integrate import quad
+from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
 from solvable import glm
@@ -565,3 +566,70 @@ def test_gamp_iterates_are_the_steps_of_gamp_written_out():
         assert np.allclose(W[t], w, rtol=1e-9, atol=1e-12), t
     with pytest.raises(ValueError, match="w0"):
         glm.gamp_iterates(data.X, data.y, w0[:-1], 3)
+
+
+def _independent_sign_error(alpha):
+    """The Gaussian-prior sign-channel fixed point solved here from scratch: ``1 - q = 1/(1 + mhat)``,
+    ``mhat = alpha I(k)/(1 - q)``, ``k = sqrt(q/(1 - q))``, ``I(k)`` by adaptive quadrature in ``u = k xi``
+    and the root by bracketing in ``log(1 - q)``; returns ``arctan(sqrt((1 - q)/q))/pi``."""
+    def fisher(k):
+        integrand = lambda u: math.exp(-0.5 * (u / k) ** 2 - u * u - 1.5 * math.log(2 * math.pi) - log_ndtr(u)
+                                       - log_ndtr(-u)) / k
+        return 2 * quad(integrand, 0, 40, epsabs=1e-15, epsrel=1e-13, limit=200)[0]
+
+    def gap(log_mse):
+        mse = math.exp(log_mse)
+        return -math.log1p(alpha * fisher(math.sqrt((1 - mse) / mse)) / mse) - log_mse
+
+    mse = math.exp(brentq(gap, math.log(1e-12), math.log(0.5), xtol=1e-15))
+    return math.atan2(math.sqrt(mse), math.sqrt(1 - mse)) / math.pi
+
+
+def test_sign_channel_tail_approaches_its_asymptote_as_one_over_alpha_cubed():
+    # eps = c/alpha + D/alpha^3 with c = sqrt(2/pi)/J = 0.44170: alpha eps - c shrinks four-fold per doubling of
+    # alpha (-2.455e-4, -6.14e-5, -1.535e-5 at alpha = 50, 100, 200), and Richardson's extrapolation of alpha eps
+    # in 1/alpha^2 lands on c (to 5e-9 from 100 and 200, 7e-8 from 50 and 100). The fixed points themselves agree
+    # with those solved from scratch to 5e-13. A change of I(k) by 1e-4 relative for k in the range these
+    # alphas reach (k ~ 36-145) fails here; the test at alpha = 1e4, 1e5 above sees only the limit. (A binary
+    # teacher has no such tail: it is learned exactly above alpha_IT = 1.2447.)
+    c, _ = _sign_tail_constants()
+    alphas = [50.0, 100.0, 200.0]
+    scaled = [a * glm.bayes_gen_error(a) for a in alphas]
+    for a, s in zip(alphas, scaled):
+        assert s == pytest.approx(a * _independent_sign_error(a), rel=1e-9), a
+    gaps = [s - c for s in scaled]
+    assert all(g < 0 for g in gaps)  # approached from below
+    assert gaps[0] / gaps[1] == pytest.approx(4.0, rel=5e-3)
+    assert gaps[1] / gaps[2] == pytest.approx(4.0, rel=5e-3)
+    assert (4 * scaled[2] - scaled[1]) / 3 == pytest.approx(c, abs=2e-8)
+    assert (4 * scaled[1] - scaled[0]) / 3 == pytest.approx(c, abs=2e-7)
+
+
+def test_sign_channel_output_function_carries_the_state_evolution_tail():
+    # GAMP's g_out at the large-alpha overlap (alpha = 100, 1 - q = 1.9e-4: |omega|/sqrt(V) up to ~ 70): its
+    # Fisher information sum_y int Z_out g_out^2 over omega ~ N(0, q), integrated here by adaptive quadrature,
+    # is the state evolution's factor I(k)/(1 - q), and (Nishimori) equals -E[d_omega g_out]. Adding 1e-3 to
+    # g_out, or multiplying it by 1 + 1e-3, where |omega|/sqrt(V) > 4 fails here (the state evolution never calls
+    # g_out).
+    channel = get_channel("sign")
+    q = glm.state_evolution(100.0, "gaussian", "sign").overlap
+    V = 1.0 - q
+
+    def moments(u):  # u = omega / sqrt(V); weight of omega ~ N(0, q) in u
+        omega = np.array([u * math.sqrt(V)])
+        weight = math.sqrt(V / q) * math.exp(-0.5 * omega[0] ** 2 / q) / math.sqrt(2 * math.pi)
+        g2 = dg = 0.0
+        for y in (-1.0, 1.0):
+            g, d = channel.g_out(np.array([y]), omega, V)
+            z = float(ndtr(y * u))
+            g2, dg = g2 + z * float(g[0]) ** 2, dg + z * float(d[0])
+        return weight * g2, weight * dg
+
+    edge = 12 * math.sqrt(q / V)
+    fisher = sum(quad(lambda u: moments(u)[0], a, b, epsabs=0, epsrel=1e-11, limit=400)[0]
+                 for a, b in [(-edge, -10), (-10, 0), (0, 10), (10, edge)])
+    curvature = sum(quad(lambda u: moments(u)[1], a, b, epsabs=0, epsrel=1e-11, limit=400)[0]
+                    for a, b in [(-edge, -10), (-10, 0), (0, 10), (10, edge)])
+    factor = float(channel.se_mhat_factor(q))
+    assert fisher == pytest.approx(factor, rel=1e-8)
+    assert -curvature == pytest.approx(factor, rel=1e-8)

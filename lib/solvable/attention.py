@@ -385,6 +385,15 @@ def sample(d: int, alpha: float, *, rho: float, T: int, output: str = "softmax",
     ----------
     Chapter 5, Sec. 'From a transformer layer to the attention-indexed model'; Boncoraglio et al. 2025,
     arXiv:2506.01582 (the hardmax is its second example).
+
+    Examples
+    --------
+    >>> from solvable import attention
+    >>> data = attention.sample(10, 1.0, rho=0.5, T=3, rng=0)
+    >>> print(data.n, data.d, data.r, data.T, data.X.shape, data.y.shape)
+    100 10 5 3 (100, 3, 10) (100, 3, 3)
+    >>> print(round(float(data.y[0].sum(axis=1).max()), 4))
+    1.0
     """
     if output == "hardmax" and T != 2:
         raise InvalidParameterError(f"T must be 2 for output='hardmax' (the covered example), got T={T}")
@@ -556,6 +565,12 @@ def perfect_recovery_threshold(rho: float, T: int) -> float:
     References
     ----------
     Chapter 5, Sec. 'Why it is solvable: matrix sensing with $T(T+1)/2$ indices', eq-aim-alpha-pr; Boncoraglio et al. 2025, arXiv:2506.01582.
+
+    Examples
+    --------
+    >>> from solvable import attention
+    >>> print([round(attention.perfect_recovery_threshold(0.5, T), 4) for T in (2, 3, 4)])
+    [0.1875, 0.075, 0.0417]
     """
     return matrix_sensing.perfect_recovery_threshold(rho) / n_effective_indices(T)
 
@@ -600,6 +615,14 @@ def bayes_optimal_mmse(alpha: float, rho: float, T: int) -> float:
     ----------
     Chapter 5, Sec. 'Why it is solvable: matrix sensing with $T(T+1)/2$ indices', eq-aim-fixed-point;
     Boncoraglio et al. 2025, arXiv:2506.01582.
+
+    Examples
+    --------
+    >>> from solvable import attention
+    >>> print([round(attention.bayes_optimal_mmse(a, 0.5, 2), 4) for a in (0.05, 0.1, 0.2)])
+    [0.7237, 0.3922, 0.0]
+    >>> print(attention.perfect_recovery_threshold(0.5, 2))
+    0.1875
     """
     K = n_effective_indices(T)
     return matrix_sensing.bayes_optimal_mmse(alpha * K, rho)
@@ -656,6 +679,15 @@ def state_evolution(alpha: float, rho: float, T: int, *, start: float | None = N
     ----------
     Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error', eq-aim-se; Boncoraglio et al. 2025,
     arXiv:2506.01582.
+
+    Examples
+    --------
+    >>> from solvable import attention
+    >>> res = attention.state_evolution(0.1, 0.5, 2)
+    >>> print(f"MMSE {res.error:.4f}, converged {res.converged}")
+    MMSE 0.3922, converged True
+    >>> print(f"{attention.bayes_optimal_mmse(0.1, 0.5, 2):.4f}")
+    0.3922
     """
     K = n_effective_indices(T)
     m0 = 1.0 + rho if start is None else start
@@ -854,6 +886,16 @@ def hardmax_state_evolution(alpha: float, rho: float, *, start: float | None = N
     ----------
     Chapter 5, Sec. 'A contrast: the hardmax output'; Boncoraglio et al. 2025, arXiv:2506.01582 (hardmax
     example).
+
+    Examples
+    --------
+    >>> from solvable import attention
+    >>> for alpha in (0.1, 1.0):
+    ...     res = attention.hardmax_state_evolution(alpha, 0.5, n_samples=2000, rng=0)
+    ...     print(alpha, f"MMSE {res.error:.2f}", res.converged)
+    ...
+    0.1 MMSE 0.75 True
+    1.0 MMSE 0.08 True
     """
     Q0 = 1.0 + rho
     m0 = Q0 if start is None else check_in_range("start", start, 0.0, Q0, low_open=True)   # (0, Q0]: with rho
@@ -1074,6 +1116,14 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
     ----------
     Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error' and Sec. 'A contrast: the hardmax output';
     Boncoraglio et al. 2025, arXiv:2506.01582.
+
+    Examples
+    --------
+    >>> from solvable import attention
+    >>> data = attention.sample(30, 0.3, rho=0.5, T=2, rng=0)
+    >>> res = attention.gamp_rie(data, rng=1)
+    >>> print(f"GAMP-RIE {res.history[-1]:.2f}, theory {attention.bayes_optimal_mmse(0.3, 0.5, 2):.2f}")
+    GAMP-RIE 0.00, theory 0.00
     """
     if damping is None:
         small = data.alpha < STRONG_DAMPING_BELOW * perfect_recovery_threshold(data.rho, data.T)

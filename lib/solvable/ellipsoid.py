@@ -93,6 +93,12 @@ def threshold() -> float:
     ----------
     Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold', eq-qn-ellipsoid-threshold;
     Maillard and Kunisky 2023, arXiv:2310.01169; Maillard and Bandeira 2023, arXiv:2310.05787.
+
+    Examples
+    --------
+    >>> from solvable import ellipsoid
+    >>> print(ellipsoid.threshold())
+    0.25
     """
     return THRESHOLD
 
@@ -133,6 +139,12 @@ def finite_size_threshold(d: int) -> float:
     ----------
     Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold', eq-qn-ellipsoid-finite-d;
     Amelunxen et al. 2014, arXiv:1303.6672; Maillard and Bandeira 2023, arXiv:2310.05787.
+
+    Examples
+    --------
+    >>> from solvable import ellipsoid
+    >>> print([round(ellipsoid.finite_size_threshold(d), 4) for d in (10, 100, 1000)])
+    [0.275, 0.2525, 0.2502]
     """
     return (1.0 + 1.0 / d) / 4.0
 
@@ -171,6 +183,13 @@ def sample_points(n: int, d: int, *, rng) -> np.ndarray:
     ----------
     Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold'; Maillard and Kunisky 2023,
     arXiv:2310.01169.
+
+    Examples
+    --------
+    >>> from solvable import ellipsoid
+    >>> X = ellipsoid.sample_points(10, 4, rng=0)
+    >>> print(X.shape)
+    (10, 4)
     """
     check_size("the points (n, d)", n, d)
     return rng.standard_normal((n, d))
@@ -404,6 +423,17 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
     ----------
     Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold'; Saunderson, Parrilo, Willsky
     2013; Potechin, Turner, Venkat, Wein 2023; Maillard and Kunisky 2023, arXiv:2310.01169.
+
+    Examples
+    --------
+    >>> from solvable import ellipsoid
+    >>> d = 20
+    >>> for ratio in (0.15, 0.35):
+    ...     points = ellipsoid.sample_points(int(ratio * d * d), d, rng=0)
+    ...     print(ratio, ellipsoid.fit(points).status)
+    ...
+    0.15 feasible
+    0.35 infeasible
     """
     X0 = points
     X, c = _unit_scale(X0)   # the problem is scale covariant: solve it for X / c, return S / c^2

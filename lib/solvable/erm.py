@@ -424,6 +424,13 @@ def erm_state_evolution(
     ----------
     Chapter 1, Sec. 'Empirical risk minimisation', eq. ``eq-erm``; Aubin, Krzakala, Lu, Zdeborova, "Generalization error
     in high-dimensional perceptrons: approaching Bayes error with convex optimization", NeurIPS 2020, arXiv:2006.06560.
+
+    Examples
+    --------
+    >>> from solvable import erm
+    >>> res = erm.erm_state_evolution(2.0, "logistic", lam=0.1)
+    >>> print(f"m {res.m:.4f}, Q {res.Q:.4f}, V {res.V:.4f}, error {res.error:.4f}, converged {res.converged}")
+    m 1.7203, Q 4.1458, V 3.9765, error 0.1797, converged True
     """
     alpha = check_positive("alpha", alpha)
     loss = check_choice("loss", loss, LOSSES)
@@ -555,6 +562,12 @@ def erm_gen_error(alpha: float, loss: str = "ridge", *, lam: float) -> float:
     References
     ----------
     Chapter 1, Sec. 'Empirical risk minimisation'; Aubin et al., NeurIPS 2020, arXiv:2006.06560.
+
+    Examples
+    --------
+    >>> from solvable import erm, glm
+    >>> print(f"ridge {erm.erm_gen_error(2.0, 'ridge', lam=0.5708):.4f}, Bayes {glm.bayes_gen_error(2.0):.4f}")
+    ridge 0.1860, Bayes 0.1745
     """
     return erm_state_evolution(alpha, loss, lam=lam).error
 
@@ -672,6 +685,13 @@ def max_margin_state_evolution(alpha: float, *, xtol: float = 1e-13) -> ERMResul
     ----------
     Chapter 1, Sec. 'Empirical risk minimisation'; Gardner, J. Phys. A 21:257 (1988); Aubin et al., NeurIPS 2020,
     arXiv:2006.06560.
+
+    Examples
+    --------
+    >>> from solvable import erm
+    >>> res = erm.max_margin_state_evolution(5.0)
+    >>> print(f"error {res.error:.4f}, converged {res.converged}")
+    error 0.0938, converged True
     """
     alpha = check_in_range("alpha", alpha, 0.0, _MM_ALPHA_MAX, low_open=True)
     xtol = check_in_range("xtol", xtol, 0.0, 1.0, low_open=True, high_open=True)
@@ -744,6 +764,12 @@ def max_margin_gen_error(alpha: float) -> float:
     References
     ----------
     Chapter 1, Sec. 'Empirical risk minimisation'; Aubin et al., NeurIPS 2020, arXiv:2006.06560.
+
+    Examples
+    --------
+    >>> from solvable import erm
+    >>> print([round(erm.max_margin_gen_error(a), 4) for a in (1.0, 5.0, 20.0)])
+    [0.2657, 0.0938, 0.0249]
     """
     return max_margin_state_evolution(alpha).error
 
@@ -918,6 +944,16 @@ def fit_logistic(X, y, lam: float, *, tol: float = 1e-6, max_iter: int = 10_000,
     References
     ----------
     Chapter 1, Sec. 'Empirical risk minimisation'.
+
+    Examples
+    --------
+    >>> from solvable import erm, glm
+    >>> from solvable.metrics import angle_error
+    >>> data = glm.sample(400, 2.0, rng=0)
+    >>> w_hat = erm.fit_logistic(data.X, data.y, 0.1)
+    >>> theory = erm.erm_gen_error(2.0, "logistic", lam=0.1)
+    >>> print(f"logistic {angle_error(w_hat, data.w_star):.2f}, theory {theory:.2f}")
+    logistic 0.18, theory 0.18
     """
     X, y = check_design(X, y, binary=True)
     lam = check_positive("lam", lam)
@@ -988,6 +1024,17 @@ def fit_ridge_batch(X, y, lam: float) -> np.ndarray:
     References
     ----------
     Chapter 1, Sec. 'Empirical risk minimisation'.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import erm
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((3, 200, 50))
+    >>> y = np.sign(rng.standard_normal((3, 200)))
+    >>> W = erm.fit_ridge_batch(X, y, 0.5)
+    >>> print(W.shape, bool(np.allclose(W[1], erm.fit_ridge(X[1], y[1], 0.5))))
+    (3, 50) True
     """
     X = check_array("X", X, finite=False, nonempty=False)
     y = check_array("y", y, finite=False, nonempty=False)
@@ -1048,6 +1095,16 @@ def fit_hinge(X, y, lam: float, *, tol: float = 1e-8, max_iter: int = 10_000) ->
     References
     ----------
     Chapter 1, Sec. 'Empirical risk minimisation'; Boyd and Vandenberghe, *Convex Optimization* (2004), Sec. 5.2.
+
+    Examples
+    --------
+    >>> from solvable import erm, glm
+    >>> from solvable.metrics import angle_error
+    >>> data = glm.sample(400, 2.0, rng=0)
+    >>> w_hat = erm.fit_hinge(data.X, data.y, 0.1)
+    >>> theory = erm.erm_gen_error(2.0, "hinge", lam=0.1)
+    >>> print(f"hinge {angle_error(w_hat, data.w_star):.2f}, theory {theory:.2f}")
+    hinge 0.18, theory 0.19
     """
     X, y = check_design(X, y, binary=True)
     lam = check_positive("lam", lam)
@@ -1096,6 +1153,18 @@ def fit_max_margin(X, y) -> np.ndarray:
     References
     ----------
     Chapter 1, Sec. 'Empirical risk minimisation'; Lawson and Hanson, *Solving Least Squares Problems* (1974), Ch. 23.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import erm, glm
+    >>> from solvable.metrics import angle_error
+    >>> data = glm.sample(200, 3.0, rng=0)
+    >>> w_hat = erm.fit_max_margin(data.X, data.y)
+    >>> print(bool(np.all(data.y * (data.X @ w_hat) > 0)))
+    True
+    >>> print(f"max-margin {angle_error(w_hat, data.w_star):.2f}, theory {erm.max_margin_gen_error(3.0):.2f}")
+    max-margin 0.14, theory 0.14
     """
     w0 = hard_margin_weights(X, y)
     if w0 is None:

@@ -248,6 +248,14 @@ def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = Non
     ----------
     joblib, https://joblib.readthedocs.io (``Parallel``, ``parallel_config``); its Dask backend,
     https://docs.dask.org/en/stable/deploying-python.html.
+
+    Examples
+    --------
+    >>> from solvable import glm
+    >>> from solvable.experiments import parallel_map
+    >>> errors = parallel_map(glm.bayes_gen_error, [1.0, 2.0, 4.0])
+    >>> print([round(e, 4) for e in errors])
+    [0.2544, 0.1745, 0.1023]
     """
     if not callable(function):
         raise TypeError(f"function must be callable, got {function!r}")
@@ -311,6 +319,20 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
     ----------
     Every chapter's figures of theory against experiment, e.g. Chapter 1, Sec. "The algorithm: GAMP follows
     state evolution".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import experiments, glm
+    >>> from solvable.metrics import angle_error
+    >>> def run(alpha, rng):
+    ...     data_rng, gamp_rng = rng.spawn(2)
+    ...     data = glm.sample(200, alpha, rng=data_rng)
+    ...     return angle_error(glm.gamp(data, max_iter=500, rng=gamp_rng).estimate, data.w_star)
+    ...
+    >>> sw = experiments.sweep(run, [1.0, 3.0], 3, rng=0)
+    >>> print(np.round(sw.mean, 2), [round(glm.bayes_gen_error(a), 2) for a in (1.0, 3.0)])
+    [0.26 0.13] [0.25, 0.13]
     """
     if not callable(run):
         raise TypeError(f"run must be callable, got {run!r}")

@@ -135,6 +135,12 @@ def spherical_capacity(margin: float = 0.0) -> float:
     References
     ----------
     Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Gardner, J. Phys. A 21:257 (1988).
+
+    Examples
+    --------
+    >>> from solvable import gardner
+    >>> print([round(gardner.spherical_capacity(k), 4) for k in (0.0, 0.5, 1.0)])
+    [2.0, 0.9612, 0.5196]
     """
     gamma = check_nonnegative("margin", margin)
     # gamma * gamma (not gamma**2, which raises OverflowError): beyond gamma ~ 1e154 the second moment is +inf
@@ -397,6 +403,12 @@ def binary_capacity(margin: float = 0.0, *, xtol: float = 1e-10) -> float:
     ----------
     Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Krauth and Mezard, J. Phys. France
     50:3057 (1989).
+
+    Examples
+    --------
+    >>> from solvable import gardner
+    >>> print(f"{gardner.binary_capacity():.4f}")
+    0.8331
     """
     gamma = check_nonnegative("margin", margin)
     if gamma > BINARY_MARGIN_MAX:
@@ -476,6 +488,12 @@ def gardner_capacity(weights: str = "spherical", margin: float = 0.0) -> float:
     ----------
     Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Gardner, J. Phys. A 21:257 (1988);
     Krauth and Mezard, J. Phys. France 50:3057 (1989); Engel and Van den Broeck (2001), Ch. 6.
+
+    Examples
+    --------
+    >>> from solvable import gardner
+    >>> print(f"{gardner.gardner_capacity('spherical'):.4f} {gardner.gardner_capacity('binary'):.4f}")
+    2.0000 0.8331
     """
     weights = check_choice("weights", weights, WEIGHTS)
     gamma = check_nonnegative("margin", margin)

@@ -693,6 +693,18 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     ----------
     Chapter 3, Sec. "Gradient descent on the factorised weights"; Erba et al., "Bilinear sequence regression",
     arXiv:2410.18858 (averaged GD).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import bsr, gd
+    >>> data = bsr.sample(10, 1.0, beta=1.0, rho=0.2, rng=0)
+    >>> objective = gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(data.r), data.y)
+    >>> rng = np.random.default_rng(1)
+    >>> params0 = (rng.standard_normal((3, 10, 2)), rng.standard_normal((3, 10, 2)))
+    >>> res = gd.run_gd(objective, params0, lr=0.1, tol=1e-8, target=data.S_star)
+    >>> print(res.converged, bool(np.all(res.errors < 1e-5)))
+    [ True  True  True] True
     """
     if isinstance(objective, type):
         raise InvalidParameterError(f"objective must be an instance, got the class {objective.__name__}")

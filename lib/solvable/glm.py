@@ -186,6 +186,15 @@ def sample(d: int, alpha: float, *, prior="gaussian", channel="sign", delta: flo
     References
     ----------
     Chapter 1, Sec. 'The model'.
+
+    Examples
+    --------
+    >>> from solvable import glm
+    >>> data = glm.sample(200, 2.0, prior="rademacher", rng=0)
+    >>> data.n, data.d, data.alpha
+    (400, 200, 2.0)
+    >>> print(data.X.shape, sorted(set(data.y.tolist())), sorted(set(data.w_star.tolist())))
+    (400, 200) [-1.0, 1.0] [-1.0, 1.0]
     """
     P, C = get_prior(prior), get_channel(channel, delta)
     n = max(1, int(round(alpha * d)))
@@ -476,6 +485,15 @@ def state_evolution(alpha: float, prior="gaussian", channel="sign", delta: float
     Chapter 1, Secs. 'The replica free entropy and state evolution' and 'The binary perceptron';
     Barbier et al., PNAS 116:5451 (2019), arXiv:1708.03395; Engel and Van den Broeck, *Statistical Mechanics of
     Learning* (2001), Ch. 2.
+
+    Examples
+    --------
+    >>> from solvable import glm
+    >>> res = glm.state_evolution(2.0, "gaussian", "sign")
+    >>> print(f"error {res.error:.4f}, overlap {res.overlap:.4f}, converged {res.converged}")
+    error 0.1745, overlap 0.7283, converged True
+    >>> print(f"{glm.state_evolution(1.6, 'rademacher', 'sign').error:.4f}")
+    0.0000
     """
     P, C = get_prior(prior), get_channel(channel, delta)
     closed_form = isinstance(P, GaussianPrior) and isinstance(C, LinearChannel)
@@ -554,6 +572,14 @@ def bayes_gen_error(alpha: float, prior="gaussian", channel="sign", delta: float
     ----------
     Chapter 1, Sec. 'The replica free entropy and state evolution'; Barbier et al., arXiv:1708.03395;
     Opper and Haussler, PRL 66:2677 (1991).
+
+    Examples
+    --------
+    >>> from solvable import glm
+    >>> print(f"{glm.bayes_gen_error(2.0):.4f}")
+    0.1745
+    >>> print(f"{100 * glm.bayes_gen_error(100.0):.4f}")
+    0.4416
     """
     P, C = get_prior(prior), get_channel(channel, delta)
     if isinstance(P, GaussianPrior) and isinstance(C, LinearChannel):
@@ -812,6 +838,13 @@ def perfect_learning_thresholds(prior="rademacher", channel="sign") -> Threshold
     References
     ----------
     Chapter 1, Sec. 'The binary perceptron'; Gyorgyi, PRA 41:7097 (1990); Barbier et al., arXiv:1708.03395.
+
+    Examples
+    --------
+    >>> from solvable import glm
+    >>> th = glm.perfect_learning_thresholds("rademacher", "sign")
+    >>> print(f"alpha_IT = {th.alpha_it:.4f}, alpha_alg = {th.alpha_alg:.4f}")
+    alpha_IT = 1.2447, alpha_alg = 1.4926
     """
     P, C = _check_transition_model(prior, channel)
     q_sp, alpha_alg = _spinodal(P, C)
@@ -940,6 +973,15 @@ def gamp(data: Dataset, *, prior=None, channel=None, delta=None, damping: float 
     References
     ----------
     Chapter 1, Sec. 'GAMP in twelve lines'; Rangan, arXiv:1010.5141; Barbier et al., arXiv:1708.03395.
+
+    Examples
+    --------
+    >>> from solvable import glm
+    >>> from solvable.metrics import angle_error
+    >>> data = glm.sample(1000, 2.0, rng=1)
+    >>> res = glm.gamp(data, rng=2)
+    >>> print(f"GAMP {angle_error(res.estimate, data.w_star):.2f}, theory {glm.bayes_gen_error(2.0):.2f}")
+    GAMP 0.18, theory 0.17
     """
     P = get_prior(data.prior if prior is None else prior)
     C = get_channel(data.channel if channel is None else channel, data.delta if delta is None else delta)

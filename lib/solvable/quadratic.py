@@ -263,6 +263,13 @@ def sample(d: int, alpha: float, *, kappa: float, delta: float = 0.0, rng) -> Da
     References
     ----------
     Chapter 4, Sec. 'The model'; Maillard et al. 2024, arXiv:2408.03733.
+
+    Examples
+    --------
+    >>> from solvable import quadratic
+    >>> data = quadratic.sample(20, 0.5, kappa=0.5, rng=0)
+    >>> print(data.n, data.d, data.m, data.X.shape, data.W_star.shape, data.S_star.shape)
+    200 20 10 (200, 20) (20, 10) (20, 20)
     """
     m = _count("kappa", kappa, d)
     if not alpha * d * d < 2.0**62:
@@ -323,6 +330,14 @@ def perfect_recovery_threshold(kappa: float) -> float:
     References
     ----------
     Chapter 4, Sec. 'The Bayes-optimal error', eq-qn-alpha-pr; Maillard et al. 2024, arXiv:2408.03733.
+
+    Examples
+    --------
+    >>> from solvable import quadratic
+    >>> print(f"{quadratic.perfect_recovery_threshold(0.5):.4f}")
+    0.3750
+    >>> print(f"{quadratic.bayes_optimal_mmse(0.4, 0.5):.4f}")
+    0.0000
     """
     return matrix_sensing.perfect_recovery_threshold(kappa)
 
@@ -364,6 +379,12 @@ def bayes_optimal_mmse(alpha: float, kappa: float, delta: float = 0.0) -> float:
     References
     ----------
     Chapter 4, Sec. 'The Bayes-optimal error', eq-qn-fixed-point; Maillard et al. 2024, arXiv:2408.03733.
+
+    Examples
+    --------
+    >>> from solvable import quadratic
+    >>> print([round(quadratic.bayes_optimal_mmse(a, 0.5), 4) for a in (0.1, 0.3, 0.5)])
+    [0.7237, 0.1281, 0.0]
     """
     return matrix_sensing.bayes_optimal_mmse(alpha, kappa, delta)
 
@@ -400,6 +421,12 @@ def bayes_test_error(alpha: float, kappa: float, delta: float = 0.0) -> float:
     References
     ----------
     Chapter 4, Sec. 'The Bayes-optimal error', eq-qn-test-error; Maillard et al. 2024, arXiv:2408.03733.
+
+    Examples
+    --------
+    >>> from solvable import quadratic
+    >>> print(f"{quadratic.bayes_test_error(0.2, 0.5):.4f}", f"{quadratic.bayes_test_error(0.2, 0.5, 0.1):.4f}")
+    0.7844 1.0102
     """
     return float(delta + 2.0 * bayes_optimal_mmse(alpha, kappa, delta))
 
@@ -566,6 +593,15 @@ def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, start: fl
     ----------
     Chapter 4, Sec. 'GAMP-RIE: reaching the Bayes-optimal error', eq-qn-se; Maillard et al. 2024,
     arXiv:2408.03733.
+
+    Examples
+    --------
+    >>> from solvable import quadratic
+    >>> res = quadratic.state_evolution(0.2, 0.5)
+    >>> print(f"MMSE {res.error:.4f}, converged {res.converged}")
+    MMSE 0.3922, converged True
+    >>> print(f"{quadratic.bayes_optimal_mmse(0.2, 0.5):.4f}")
+    0.3922
     """
     return _matrix_sensing_se(alpha, kappa, delta, None if start is None else 2.0 * start, damping=damping,
                               tol=tol, max_iter=max_iter, warn=warn)
@@ -796,6 +832,17 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
     ----------
     Chapter 4, Sec. 'GAMP-RIE: reaching the Bayes-optimal error', eq-qn-se; Maillard et al. 2024,
     arXiv:2408.03733.
+
+    Examples
+    --------
+    >>> from solvable import quadratic
+    >>> for alpha in (0.3, 0.5):
+    ...     data = quadratic.sample(20, alpha, kappa=0.5, rng=0)
+    ...     res = quadratic.gamp_rie(data, rng=1)
+    ...     print(alpha, f"GAMP-RIE {res.history[-1]:.2f}, theory {quadratic.bayes_optimal_mmse(alpha, 0.5):.2f}")
+    ...
+    0.3 GAMP-RIE 0.18, theory 0.13
+    0.5 GAMP-RIE 0.00, theory 0.00
     """
     if damping is None:
         small = data.alpha < STRONG_DAMPING_BELOW * perfect_recovery_threshold(data.kappa)
@@ -1068,6 +1115,15 @@ def nuclear_norm_erm(data: Dataset, *, lam: float, tol: float = 1e-7, max_iter: 
     ----------
     Chapter 4, Sec. 'Empirical risk minimisation: the nuclear route', eq-qn-nuclear; Erba, Troiani, Zdeborova,
     Krzakala 2025, arXiv:2505.17958; Beck and Teboulle 2009; O'Donoghue and Candes 2015.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import quadratic
+    >>> data = quadratic.sample(20, 0.3, kappa=0.5, rng=0)
+    >>> res = quadratic.nuclear_norm_erm(data, lam=1.0)
+    >>> print(res.converged, res.estimate.shape, bool(np.all(np.linalg.eigvalsh(res.estimate) > -1e-8)))
+    True (20, 20) True
     """
     M = QuadraticSensingMap(data.X)
     y, d = data.y, data.d

@@ -56,6 +56,17 @@ def fit_ridge(X, y, lam: float) -> np.ndarray:
     ----------
     Chapter 1, Sec. 'Empirical risk minimisation' (exercise ``ex-perceptron-ridge``); Hoerl and Kennard,
     Technometrics 12:55 (1970).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable.regression import fit_ridge
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 50))
+    >>> w = rng.standard_normal(50)
+    >>> w_hat = fit_ridge(X, X @ w / np.sqrt(50), lam=1e-8)
+    >>> print(w_hat.shape, bool(np.allclose(w_hat, w, atol=1e-6)))
+    (50,) True
     """
     X, y = check_design(X, y, binary=False)
     lam = check_positive("lam", lam)

@@ -313,6 +313,18 @@ def symmetric_rie(Y, noise: float, kappa: float | None = None, *, normalisation:
     .. [1] Chapter 2, Sec. "The rotationally invariant estimator" (``eq-rmt-rie-map``, ``eq-rmt-mmse``).
     .. [2] J. Bun, R. Allez, J.-P. Bouchaud, M. Potters, IEEE Trans. Inf. Theory 62:7475 (2016),
        arXiv:1502.06736.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import rie
+    >>> d, kappa, noise = 200, 0.5, 1.0
+    >>> S = rie.sample_wishart(d, kappa, rng=0)
+    >>> Y = S + np.sqrt(noise) * rie.sample_goe(d, rng=1)
+    >>> S_hat = rie.symmetric_rie(Y, noise, kappa)
+    >>> print(f"RIE {rie.symmetric_error(S_hat, S):.2f}, theory {rie.symmetric_rie_mmse(noise, kappa):.2f}, "
+    ...       f"no denoising {rie.symmetric_error(Y, S):.2f}")
+    RIE 0.39, theory 0.40, no denoising 0.98
     """
     Y = _check_symmetric(Y)
     noise = check_nonnegative("noise", noise)
@@ -422,6 +434,18 @@ def empirical_symmetric_rie(Y, noise: float, *, width: float | None = None) -> n
     ----------
     .. [1] Chapter 2, Sec. "The rotationally invariant estimator" (``eq-rmt-rie-empirical``).
     .. [2] J. Bun, J.-P. Bouchaud, M. Potters, Phys. Rep. 666:1 (2017), arXiv:1610.08104, Sec. 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import rie
+    >>> d, kappa, noise = 200, 0.5, 1.0
+    >>> S = rie.sample_wishart(d, kappa, rng=0)
+    >>> Y = S + np.sqrt(noise) * rie.sample_goe(d, rng=1)
+    >>> S_hat = rie.empirical_symmetric_rie(Y, noise)
+    >>> theory = rie.symmetric_rie_mmse(noise, kappa)
+    >>> print(f"empirical RIE {rie.symmetric_error(S_hat, S):.2f}, theory {theory:.2f}")
+    empirical RIE 0.40, theory 0.40
     """
     Y = _check_symmetric(Y)
     noise = check_nonnegative("noise", noise)
@@ -636,6 +660,12 @@ def symmetric_rie_mmse(noise: float, kappa: float, normalisation: str = "paper",
     .. [1] Chapter 2, Sec. "The rotationally invariant estimator" (``eq-rmt-mmse``); Chapter 4 (quadratic networks).
     .. [2] A. Maillard, E. Troiani, S. Martin, F. Krzakala, L. Zdeborova, "Bayes-optimal learning of an
        extensive-width neural network from quadratically many samples", arXiv:2408.03733 (2024).
+
+    Examples
+    --------
+    >>> from solvable import rie
+    >>> print([round(rie.symmetric_rie_mmse(noise, 0.5), 4) for noise in (0.1, 1.0, 10.0)])
+    [0.0665, 0.3969, 0.8939]
     """
     noise = _check_noise_inf(noise)
     kappa = check_positive("kappa", kappa)
@@ -702,6 +732,15 @@ def symmetric_rie_mmse_from_density(noise: float, density, support, n_nodes: int
     ----------
     .. [1] Chapter 2, Sec. "The rotationally invariant estimator" (``eq-rmt-rie-map``, ``eq-rmt-mmse``).
     .. [2] A. Maillard et al., arXiv:2408.03733 (2024).
+
+    Examples
+    --------
+    >>> from solvable import rie, spectra
+    >>> density = lambda x: spectra.semicircle_density(x, 2.0)
+    >>> edge = 2 * 2.0 ** 0.5
+    >>> mmse = rie.symmetric_rie_mmse_from_density(1.0, density, [(-edge, edge)])
+    >>> print(f"{mmse:.4f} {rie.semicircle_rie_mmse(1.0):.4f}")
+    0.5000 0.5000
     """
     noise = check_in_range("noise", noise, 0.0, NOISE_RANGE[1])
     n_nodes = _check_n_nodes(n_nodes)
@@ -745,6 +784,12 @@ def semicircle_rie_mmse(noise: float, variance: float = 1.0) -> float:
     References
     ----------
     .. [1] Chapter 2, Sec. "The rotationally invariant estimator" (``eq-rmt-rie-map``, ``eq-rmt-mmse``).
+
+    Examples
+    --------
+    >>> from solvable import rie
+    >>> print(f"{rie.semicircle_rie_mmse(1.0):.4f}")
+    0.5000
     """
     noise = check_nonnegative("noise", noise)
     v = check_positive("variance", variance)
@@ -857,6 +902,12 @@ def rectangular_rie_mmse(noise: float, beta: float, rho: float, n_nodes: int = D
        Sec. "The Bayes-optimal error" (``eq-bsr-mmse-wide``).
     .. [2] E. Troiani, V. Erba, F. Krzakala, A. Maillard, L. Zdeborova, "Optimal denoising of rotationally
        invariant rectangular matrices", arXiv:2203.07752 (2022).
+
+    Examples
+    --------
+    >>> from solvable import rie
+    >>> print([round(rie.rectangular_rie_mmse(noise, 1.5, 0.5), 4) for noise in (0.1, 1.0, 10.0)])
+    [0.0638, 0.4199, 0.9054]
     """
     noise = _check_noise_inf(noise)
     beta = _check_beta(beta, allow_inf=True)
@@ -1011,6 +1062,18 @@ def rectangular_rie(Y, noise: float, rho: float) -> np.ndarray:
     ----------
     .. [1] Chapter 2, Sec. "Rectangular matrices: singular values".
     .. [2] E. Troiani et al., arXiv:2203.07752 (2022).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import rie
+    >>> d, L, r, noise = 100, 150, 50, 1.0
+    >>> S = rie.sample_rectangular_signal(d, L, r, rng=0)
+    >>> Y = S + np.sqrt(noise) * rie.sample_rectangular_noise(d, L, rng=1)
+    >>> S_hat = rie.rectangular_rie(Y, noise, r / d)
+    >>> theory = rie.rectangular_rie_mmse(noise, L / d, r / d)
+    >>> print(f"RIE {rie.rectangular_error(S_hat, S):.2f}, theory {theory:.2f}")
+    RIE 0.42, theory 0.42
     """
     Y = _check_rectangular(Y)
     noise = check_nonnegative("noise", noise)
@@ -1138,6 +1201,18 @@ def empirical_rectangular_rie(Y, noise: float, *, width: float | None = None) ->
     ----------
     .. [1] Chapter 2, Sec. "Rectangular matrices: singular values" (the data-driven rectangular RIE).
     .. [2] E. Troiani et al., arXiv:2203.07752 (2022).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import rie
+    >>> d, L, r, noise = 100, 150, 50, 1.0
+    >>> S = rie.sample_rectangular_signal(d, L, r, rng=0)
+    >>> Y = S + np.sqrt(noise) * rie.sample_rectangular_noise(d, L, rng=1)
+    >>> S_hat = rie.empirical_rectangular_rie(Y, noise)
+    >>> theory = rie.rectangular_rie_mmse(noise, L / d, r / d)
+    >>> print(f"empirical RIE {rie.rectangular_error(S_hat, S):.2f}, theory {theory:.2f}")
+    empirical RIE 0.42, theory 0.42
     """
     Y = _check_rectangular(Y)
     noise = check_nonnegative("noise", noise)

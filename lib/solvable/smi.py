@@ -209,6 +209,13 @@ def sample(d: int, alpha: float, *, T: int, rng) -> Dataset:
     References
     ----------
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model'; Troiani et al. 2025, arXiv:2502.00901.
+
+    Examples
+    --------
+    >>> from solvable import smi
+    >>> data = smi.sample(50, 2.0, T=3, rng=0)
+    >>> print(data.n, data.d, data.T, data.X.shape, data.y.shape, data.w_star.shape)
+    100 50 3 (100, 50, 3) (100, 3, 3) (50,)
     """
     if not alpha * d < 2.0**62:
         raise InvalidParameterError(f"alpha d = {alpha * d:.3g} samples is beyond any array: reduce alpha")
@@ -258,6 +265,12 @@ def weak_recovery_threshold(T: int) -> float:
     ----------
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model', eq-smi-threshold; Troiani et al. 2025,
     arXiv:2502.00901.
+
+    Examples
+    --------
+    >>> from solvable import smi
+    >>> print([round(smi.weak_recovery_threshold(T), 4) for T in (2, 3, 4)])
+    [0.1667, 0.0833, 0.05]
     """
     return 1.0 / (T * (T + 1))
 
@@ -294,6 +307,12 @@ def perfect_recovery_threshold(T: int) -> float:
     References
     ----------
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model'; Troiani et al. 2025, arXiv:2502.00901.
+
+    Examples
+    --------
+    >>> from solvable import smi
+    >>> print([round(smi.perfect_recovery_threshold(T), 4) for T in (2, 3, 4)])
+    [0.5, 0.3333, 0.25]
     """
     return 1.0 / T
 
@@ -439,6 +458,19 @@ def state_evolution(alpha: float, T: int, *, start: float = 1e-3, n_samples: int
     ----------
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model', eq-smi-se; Troiani et al. 2025,
     arXiv:2502.00901.
+
+    Examples
+    --------
+    >>> from solvable import smi
+    >>> print(smi.weak_recovery_threshold(2), smi.perfect_recovery_threshold(2))
+    0.16666666666666666 0.5
+    >>> for alpha in (0.1, 0.3, 0.6):
+    ...     res = smi.state_evolution(alpha, 2, n_samples=2000, rng=0)
+    ...     print(alpha, f"overlap {res.overlap:.2f}", res.converged)
+    ...
+    0.1 overlap 0.00 True
+    0.3 overlap 0.25 True
+    0.6 overlap 1.00 True
     """
     q0 = start
     if draws is None:
@@ -1025,6 +1057,13 @@ def two_layer_sample(d: int, alpha: float, *, T: int = 2, c: float = 1.0, rng) -
     References
     ----------
     Chapter 5, Sec. 'Deeper networks: layers learned one after the other'; Troiani et al. 2025, arXiv:2502.00901.
+
+    Examples
+    --------
+    >>> from solvable import smi
+    >>> data = smi.two_layer_sample(50, 2.0, T=2, c=1.0, rng=0)
+    >>> print(data.n, data.X.shape, data.y.shape, data.W_star.shape)
+    100 (100, 50, 2) (100, 2, 2) (50, 2)
     """
     if not alpha * d < 2.0**62:
         raise InvalidParameterError(f"alpha d = {alpha * d:.3g} samples is beyond any array: reduce alpha")
@@ -1162,6 +1201,14 @@ def two_layer_state_evolution(alpha: float, T: int = 2, c: float = 1.0, *, start
     References
     ----------
     Chapter 5, Sec. 'Deeper networks: layers learned one after the other'; Troiani et al. 2025, arXiv:2502.00901.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import smi
+    >>> res = smi.two_layer_state_evolution(3.0, 2, 1.0, n_samples=100, n_nodes=2, start=0.01, rng=0)
+    >>> print(res.converged, np.round(res.overlap, 3))
+    True [1. 1.]
     """
     if np.ndim(start) == 0:   # a default: one overlap for both layers
         start = np.array([start, start], dtype=float)
@@ -1337,6 +1384,15 @@ def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = 
     ----------
     Chapter 5, Sec. 'Deeper networks: layers learned one after the other'; Troiani et al. 2025, arXiv:2502.00901;
     chapter 1, 'From belief propagation to AMP'.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import smi
+    >>> data = smi.two_layer_sample(30, 3.0, T=2, c=1.0, rng=0)
+    >>> res = smi.two_layer_gamp(data, n_nodes=2, damping=0.5, rng=1)
+    >>> print(res.converged, res.estimate.shape, np.round(res.overlap[-1], 1))
+    True (30, 2) [0.9 0.7]
     """
     T, c = data.T, data.c
     if T > T_MAX:

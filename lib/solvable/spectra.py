@@ -464,6 +464,15 @@ def semicircle_density(x, variance: float = 1.0):
     References
     ----------
     .. [1] Chapter 2, Sec. "Three spectral laws".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import spectra
+    >>> print(np.round(spectra.semicircle_density(np.array([0.0, 1.0, 2.0, 3.0])), 4))
+    [0.3183 0.2757 0.     0.    ]
+    >>> print(f"{1 / np.pi:.4f}")
+    0.3183
     """
     return Semicircle(variance).density(x)
 
@@ -707,6 +716,18 @@ def marchenko_pastur_density(x, kappa: float, normalisation: str = "paper"):
     References
     ----------
     .. [1] Chapter 2, Sec. "Three spectral laws".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.integrate import quad
+    >>> from solvable import spectra
+    >>> edges = (1 - 2 ** -0.5) ** 2, (1 + 2 ** -0.5) ** 2
+    >>> print(np.round(edges, 4))
+    [0.0858 2.9142]
+    >>> mass = quad(lambda x: spectra.marchenko_pastur_density(x, 2.0, "mean_one"), *edges)[0]
+    >>> print(f"{mass:.4f}")
+    1.0000
     """
     return MarchenkoPastur(kappa, normalisation).density(x)
 
