@@ -427,7 +427,7 @@ def declare(*shared, **domains: Domain):
     >>> half(2.0)
     Traceback (most recent call last):
     ...
-    solvable.errors.InvalidParameterError: x must be a number in [0, 1], got 2.0
+    solvable.errors.InvalidParameterError: x must be a number in [0.0, 1.0], got 2.0
     """
     def wrap(f):
         if isinstance(f, type):   # a class (a record): its constructor is declared, and the class returned
