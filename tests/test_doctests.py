@@ -48,7 +48,7 @@ ENTRY = {
 #: Entry points whose Examples section is still to be written (their code is being rewritten on the one GD
 #: front end of ``gd``). ``test_pending_entry_points_still_lack_examples`` fails once one gains an example, so
 #: that it leaves this set.
-PENDING = {"bsr.gd", "quadratic.gd", "attention.gd"}
+PENDING: set[str] = set()
 
 
 def entry_points() -> list[str]:
