@@ -202,7 +202,7 @@ def test_quadrature_rules_validate_their_sizes():
         half_normal_rule(10, -1.0)
     with pytest.raises(ValueError, match="n must be an integer"):
         legendre_rule(0)
-    with pytest.raises(TypeError, match="callable"):
+    with pytest.raises(TypeError, match="f must be a function"):
         gaussian_expectation(3.0)
     with pytest.raises(ValueError, match="one value per node"):
         gaussian_expectation(lambda x: 1.0)
