@@ -52,6 +52,8 @@ DEFAULT_HERMITE_NODES = 201
 #: Gauss-Legendre rule on [-U_MAX, U_MAX] for the ``u = k xi`` substitution of sign-type channels.
 U_MAX = 14.0
 DEFAULT_LEGENDRE_NODES = 400
+#: Upper end of the half-normal rule (the mass beyond is ``2 H(10) ~ 1.5e-23``).
+HALF_NORMAL_UPPER = 10.0
 
 
 #: The most Gauss-Legendre nodes a rule will have (numpy's leggauss solves an n x n eigenproblem; 1e4 nodes take
@@ -181,7 +183,7 @@ def _legendre_rule(n: int, half_width: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 @declare(n=LEGENDRE_NODES, upper=WIDTH)
-def half_normal_rule(n: int = 64, upper: float = 10.0) -> tuple[np.ndarray, np.ndarray]:
+def half_normal_rule(n: int = 64, upper: float = HALF_NORMAL_UPPER) -> tuple[np.ndarray, np.ndarray]:
     r"""Nodes ``z >= 0`` and weights such that ``sum(w * g(z)) ~ E_xi g(|xi|) = 2 int_0^inf phi(z) g(z) dz``.
 
     Parameters
