@@ -54,6 +54,9 @@ U_MAX = 14.0
 DEFAULT_LEGENDRE_NODES = 400
 #: Upper end of the half-normal rule (the mass beyond is ``2 H(10) ~ 1.5e-23``).
 HALF_NORMAL_UPPER = 10.0
+#: The largest upper end of the half-normal rule: beyond about 38.6 the Gaussian density underflows to 0, so that a
+#: wider rule spreads its nodes over zero weights (at ``upper = 1e300`` every weight is 0, a rule of mass 0).
+HALF_NORMAL_UPPER_MAX = 40.0
 
 
 #: The most Gauss-Legendre nodes a rule will have (numpy's leggauss solves an n x n eigenproblem; 1e4 nodes take
@@ -88,6 +91,7 @@ def _nonnegative(finite: bool) -> Domain:
 HERMITE_NODES = integer(1, MAX_HERMITE_NODES)
 LEGENDRE_NODES = integer(1, MAX_LEGENDRE_NODES)
 WIDTH = real(0.0, low_open=True)
+HALF_NORMAL_END = real(0.0, HALF_NORMAL_UPPER_MAX, low_open=True)
 K_FINITE = _nonnegative(True)
 K_INF = _nonnegative(False)
 ELEMENTWISE = array(finite=False, nonempty=False)
@@ -182,7 +186,7 @@ def _legendre_rule(n: int, half_width: float) -> tuple[np.ndarray, np.ndarray]:
     return x, w
 
 
-@declare(n=LEGENDRE_NODES, upper=WIDTH)
+@declare(n=LEGENDRE_NODES, upper=HALF_NORMAL_END)
 def half_normal_rule(n: int = 64, upper: float = HALF_NORMAL_UPPER) -> tuple[np.ndarray, np.ndarray]:
     r"""Nodes ``z >= 0`` and weights such that ``sum(w * g(z)) ~ E_xi g(|xi|) = 2 int_0^inf phi(z) g(z) dz``.
 
@@ -191,7 +195,8 @@ def half_normal_rule(n: int = 64, upper: float = HALF_NORMAL_UPPER) -> tuple[np.
     n : int, optional
         Number of nodes, in ``[1, MAX_LEGENDRE_NODES]``.
     upper : float, optional
-        Upper end of the rule, finite and ``> 0`` (the mass beyond 10 is ``2 H(10) ~ 1.5e-23``).
+        Upper end of the rule, in ``(0, 40]`` (the mass beyond 10 is ``2 H(10) ~ 1.5e-23``; beyond about 38.6 the
+        Gaussian density underflows to 0, so that a wider rule would only spread its nodes over zero weights).
 
     Returns
     -------
@@ -247,7 +252,8 @@ def gaussian_expectation(f, n: int = DEFAULT_HERMITE_NODES) -> float:
     TypeError
         If ``f`` is not callable.
     ValueError
-        If ``f`` returns NaN or the wrong shape.
+        If ``f`` returns anything but one real number per node (a complex, masked or non-numeric array, the wrong
+        shape), or a NaN or an infinite value.
 
     Notes
     -----
@@ -258,12 +264,21 @@ def gaussian_expectation(f, n: int = DEFAULT_HERMITE_NODES) -> float:
     Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
     x, w = _hermite_rule(n)
-    values = np.asarray(f(x), dtype=float)
+    raw = f(x)
+    if isinstance(raw, np.ma.MaskedArray):
+        raise InvalidParameterError("f must return an array of real numbers, got a masked array (its mask would be "
+                                    "ignored)")
+    try:
+        values = validation.check_array("f(x)", raw, finite=False, nonempty=False)
+    except InvalidParameterError:   # a complex value would lose its imaginary part, a string is no number
+        raise InvalidParameterError(f"f must return real numbers, one per node; got {type(raw).__name__} "
+                                    f"{str(raw)[:60]}") from None
     if values.shape != x.shape:
-        raise ValueError(f"f must return one value per node, shape {x.shape}; got shape {values.shape}")
-    if np.isnan(values).any():
-        raise ValueError("f returned NaN at some quadrature nodes")
-    return float(np.dot(w, values))
+        raise InvalidParameterError(f"f must return one value per node, shape {x.shape}; got shape {values.shape}")
+    if not validation.all_finite(values):
+        raise InvalidParameterError(f"f returned {values.size - np.count_nonzero(np.isfinite(values))} non-finite "
+                                    "values (NaN or inf) at the quadrature nodes: no finite expectation")
+    return float(np.dot(w, values))   # finite: the weights are positive and sum to 1
 
 
 @declare(x=ELEMENTWISE)
