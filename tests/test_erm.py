@@ -530,3 +530,15 @@ def test_optimal_lambda_caps_its_scan():
         erm.optimal_lambda(2.0, "logistic", n_scan=10**9)
     with pytest.raises(ValueError, match="n_seeds must be an integer >= 1 and <= 100000"):
         erm.erm_simulation(10, 1.0, "logistic", 0.1, 10**9, rng=0)   # rng.spawn(10**9) ran out of memory
+
+
+def test_simulations_count_every_allocation_against_the_size_cap(monkeypatch):
+    """d = 10**9 with a tiny alpha (n = 1) passed the size check of the design alone and then allocated the teacher,
+    the design and the fit's copies (7.5 GiB each): the check counts them all, before anything is drawn."""
+    from solvable import validation
+    monkeypatch.setattr(validation, "MAX_ELEMENTS", 1000)
+    with pytest.raises(ValueError, match="MAX_ELEMENTS"):
+        erm.erm_gen_error_simulation(600, 1e-300, "ridge", 0.5, rng=0)   # n d = 600, 3 n d + d = 2400
+    with pytest.raises(ValueError, match="MAX_ELEMENTS"):
+        erm.erm_simulation(100, 1.0, "ridge", 0.5, 1, rng=0)              # stacked: 3 n d = 30000
+    assert 0.0 <= erm.erm_gen_error_simulation(10, 2.0, "ridge", 0.5, rng=0) <= 0.5   # 3 n d + d = 610

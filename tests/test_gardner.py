@@ -376,3 +376,12 @@ def test_hard_margin_weights_refuse_subnormal_data_whose_weights_overflow(scale)
         gardner.hard_margin_weights(scale * X, y)
     w = gardner.hard_margin_weights(1e-300 * X, y)   # still representable: a separating, finite w
     assert np.all(np.isfinite(w)) and np.all(np.sign(X @ w) == y)
+
+
+def test_storage_probability_counts_the_copies_of_its_separability_test(monkeypatch):
+    """One trial at d = 10**9 and n = 1 passed the size check of X alone; the test copies X four times."""
+    from solvable import validation
+    monkeypatch.setattr(validation, "MAX_ELEMENTS", 1000)
+    with pytest.raises(ValueError, match="MAX_ELEMENTS"):
+        gardner.storage_probability(300, 1e-300, 1, rng=0)   # n d = 300, 5 n d = 1500
+    assert gardner.storage_probability(10, 2.0, 2, rng=0) in (0.0, 0.5, 1.0)   # 5 n d = 1000

@@ -1150,7 +1150,7 @@ def erm_gen_error_simulation(d: int, alpha: float, loss: str, lam: float | None,
     """
     lam = _penalty(loss, lam)
     n = max(1, round(alpha * d))
-    check_size("the design X (n = alpha d, d)", n, d)
+    check_size("the teacher (d), the design X (n = alpha d, d) and the fit's two copies of it", 3 * n * d + d)
     w_star = rng.standard_normal(d)
     X = rng.standard_normal((n, d))
     y = np.where(X @ w_star >= 0.0, 1.0, -1.0)
@@ -1241,9 +1241,10 @@ def erm_simulation(d: int, alpha: float, loss: str, lam: float | None, n_seeds: 
     """
     lam = _penalty(loss, lam)
     n = max(1, round(alpha * d))
-    check_size("the design X (n = alpha d, d)", n, d)
+    check_size("the teacher (d), the design X (n = alpha d, d) and the fit's two copies of it", 3 * n * d + d)
     if loss == "ridge":
-        check_size("the stacked designs X (n_seeds, n = alpha d, d) of the batched ridge fit", n_seeds, n, d)
+        check_size("the stacked designs X (n_seeds, n = alpha d, d) of the batched ridge fit and its two copies of "
+                   "them", 3 * n_seeds * n * d)
     children = rng.spawn(n_seeds)
     if loss != "ridge":
         errors = [erm_gen_error_simulation(d, alpha, loss, lam, rng=child) for child in children]

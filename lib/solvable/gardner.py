@@ -724,7 +724,8 @@ def storage_probability(
     """
     gamma = margin
     n = max(1, round(alpha * d))
-    check_size("one trial's inputs X (n = alpha d, d)", n, d)
+    # the inputs and, in the separability test, the signed, normalised and negated copies and the LP's matrix
+    check_size("one trial's inputs X (n = alpha d, d) and the four copies of its separability test", 5 * n * d)
     hits = 0
     for _ in range(n_trials):  # one small LP / QP per trial
         X = rng.standard_normal((n, d))
