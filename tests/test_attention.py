@@ -617,7 +617,7 @@ NAN, INF = math.nan, math.inf
     (lambda: at.AttentionSensingMap(np.ones((5, 1, 6))), "T"),
     (lambda: at.AttentionSensingMap(np.full((5, 2, 6), NAN)), "X must"),
     (lambda: ch.SoftmaxChannel(2).observe(np.zeros((3, 2, 2))), "> 0"),
-    (lambda: ch.HardmaxChannel(3), "T must be 2"),
+    (lambda: ch.HardmaxChannel(3), "T must be an integer >= 2 and <= 2"),
     (lambda: ch.HardmaxChannel().observe(np.full((3, 2, 2), 0.5)), "one-hot"),
     (lambda: at.Dataset(X=np.ones((4, 2, 3)), y=np.ones((4, 3, 3)), W_star=np.ones((3, 1)),
                         S_star=np.ones((3, 3))), "X must be"),

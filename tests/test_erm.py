@@ -191,7 +191,7 @@ def test_bad_alpha_raises(alpha):
 
 @pytest.mark.parametrize("lam", [0.0, -0.1, float("nan"), float("inf")])
 def test_bad_lam_raises_naming_lam_and_range(lam):
-    with pytest.raises(ValueError, match=r"lam must be a number > 0"):
+    with pytest.raises(ValueError, match=r"lam must be a number in \(0(\.0)?, inf\)"):
         erm.erm_state_evolution(2.0, "logistic", lam=lam)
     with pytest.raises(ValueError, match="lam"):
         erm.fit_ridge(np.ones((3, 2)), np.ones(3), lam)
@@ -210,7 +210,7 @@ def test_bad_data_raise():
     X = np.ones((5, 3))
     with pytest.raises(ValueError, match="y must be a 1-d array"):
         erm.fit_ridge(X, np.ones(4), 0.1)
-    with pytest.raises(ValueError, match="y must be a 1-d array"):
+    with pytest.raises(ValueError, match="y must be a non-empty 1-d array"):
         erm.fit_logistic(X, np.ones((5, 1)), 0.1)
     with pytest.raises(ValueError, match="X must be"):
         erm.fit_ridge(np.ones(5), np.ones(5), 0.1)
@@ -526,7 +526,19 @@ def test_ridge_at_a_vanishing_penalty_and_hinge_at_huge_alpha():
 
 def test_optimal_lambda_caps_its_scan():
     # n_scan = 10**9 allocated the whole grid (MemoryError) and would solve 10**9 state evolutions
-    with pytest.raises(ValueError, match="n_scan must be at most 1000"):
+    with pytest.raises(ValueError, match="n_scan must be an integer >= 3 and <= 1000"):
         erm.optimal_lambda(2.0, "logistic", n_scan=10**9)
-    with pytest.raises(ValueError, match="n_seeds must be at most"):
+    with pytest.raises(ValueError, match="n_seeds must be an integer >= 1 and <= 100000"):
         erm.erm_simulation(10, 1.0, "logistic", 0.1, 10**9, rng=0)   # rng.spawn(10**9) ran out of memory
+
+
+def test_simulations_count_every_allocation_against_the_size_cap(monkeypatch):
+    """d = 10**9 with a tiny alpha (n = 1) passed the size check of the design alone and then allocated the teacher,
+    the design and the fit's copies (7.5 GiB each): the check counts them all, before anything is drawn."""
+    from solvable import validation
+    monkeypatch.setattr(validation, "MAX_ELEMENTS", 1000)
+    with pytest.raises(ValueError, match="MAX_ELEMENTS"):
+        erm.erm_gen_error_simulation(600, 1e-300, "ridge", 0.5, rng=0)   # n d = 600, 3 n d + d = 2400
+    with pytest.raises(ValueError, match="MAX_ELEMENTS"):
+        erm.erm_simulation(100, 1.0, "ridge", 0.5, 1, rng=0)              # stacked: 3 n d = 30000
+    assert 0.0 <= erm.erm_gen_error_simulation(10, 2.0, "ridge", 0.5, rng=0) <= 0.5   # 3 n d + d = 610

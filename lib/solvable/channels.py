@@ -23,9 +23,12 @@ import math
 
 from scipy.special import log_ndtr, ndtr, owens_t
 
+from .domains import Domain, array, choice, declare, flag, integer, real
+from .errors import InvalidParameterError
+from .integration import (DEFAULT_HERMITE_NODES, DEFAULT_LEGENDRE_NODES, U_MAX, _hermite_rule, _legendre_rule,
+                          _log_phi_pdf, _mills_ratio, _sign_channel_fisher)
 from .results import record
-from .integration import hermite_rule, legendre_rule, log_phi_pdf, mills_ratio, sign_channel_fisher
-from .validation import check_array, check_choice, check_int, check_nonnegative, check_positive, check_rng, check_size
+from .validation import check_choice, check_rng, check_size
 
 __all__ = ["SignChannel", "LinearChannel", "CHANNELS", "get_channel", "row_softmax", "row_hardmax", "index_weights",
            "pack_indices", "unpack_indices", "SoftmaxChannel", "HardmaxChannel"]
@@ -40,7 +43,7 @@ VAR_FLOOR = 1e-12
 def _check_preactivations(z) -> np.ndarray:
     z = np.asarray(z, dtype=float)
     if not np.all(np.isfinite(z)):
-        raise ValueError("z (the preactivations) must contain finite numbers only")
+        raise InvalidParameterError("z (the preactivations) must contain finite numbers only")
     return z
 
 
@@ -50,14 +53,14 @@ def _Phi_log_Phi_expectation(k) -> np.ndarray:
     out = np.empty_like(k)
     small = k < 1.0
     if np.any(small):
-        x, w = hermite_rule()
+        x, w = _hermite_rule(DEFAULT_HERMITE_NODES)
         lp = log_ndtr(np.outer(k[small], x))
         out[small] = (np.exp(lp) * lp) @ w
     if np.any(~small):
-        u, w = legendre_rule()
+        u, w = _legendre_rule(DEFAULT_LEGENDRE_NODES, U_MAX)
         lp = log_ndtr(u)
         kk = k[~small][:, None]
-        out[~small] = (np.exp(log_phi_pdf(u / kk)) / kk * (np.exp(lp) * lp)[None, :]) @ w
+        out[~small] = (np.exp(_log_phi_pdf(u / kk)) / kk * (np.exp(lp) * lp)[None, :]) @ w
     return out
 
 
@@ -91,9 +94,6 @@ class SignChannel:
 
     delta: float = 0.0
     name: str = "sign"
-
-    def __post_init__(self):
-        object.__setattr__(self, "delta", check_nonnegative("delta", self.delta))
 
     def sample(self, z, rng: np.random.Generator) -> np.ndarray:
         r"""Labels ``sign(z + sqrt(delta) xi)`` in ``{-1, +1}``.
@@ -145,7 +145,7 @@ class SignChannel:
         W = np.maximum(V + self.delta, VAR_FLOOR)
         s = np.sqrt(W)
         u = y * omega / s
-        r = mills_ratio(u)
+        r = _mills_ratio(u)
         return y * r / s, -(u * r + r * r) / W
 
     def se_mhat_factor(self, q, rho: float = 1.0):
@@ -169,7 +169,7 @@ class SignChannel:
         """
         q = np.clip(np.asarray(q, dtype=float), Q_EPS, rho - Q_EPS)
         W = rho - q + self.delta
-        return sign_channel_fisher(np.sqrt(q / W)).reshape(q.shape) / W
+        return _sign_channel_fisher(np.sqrt(q / W)).reshape(q.shape) / W
 
     def psi_out(self, q, rho: float = 1.0):
         r"""Channel part of the free entropy, ``psi_out(q) = 2 E_xi[Phi(k xi) log Phi(k xi)]``.
@@ -225,7 +225,7 @@ class LinearChannel:
     delta : float, optional
         Noise variance ``>= 0``.
     name : str, optional
-        The channel's name.
+        The channel's name, ``"linear"``.
     residual_floor : bool, optional
         Replace ``V + delta`` by ``W = max(V + delta, mean((y - omega)^2))`` in ``g_out`` and ``dg`` (see Notes).
 
@@ -256,11 +256,6 @@ class LinearChannel:
     delta: float = 0.0
     name: str = "linear"
     residual_floor: bool = False
-
-    def __post_init__(self):
-        object.__setattr__(self, "delta", check_nonnegative("delta", self.delta))
-        if not isinstance(self.residual_floor, (bool, np.bool_)):
-            raise TypeError(f"residual_floor must be True or False, got {self.residual_floor!r}")
 
     def sample(self, z, rng: np.random.Generator) -> np.ndarray:
         r"""Labels ``z + sqrt(delta) xi``.
@@ -380,10 +375,25 @@ class LinearChannel:
         return float(-0.5 * np.log(2.0 * np.pi * self.delta) - 0.5)
 
 
+SignChannel.__init__ = declare(name=choice("sign", "probit"))(SignChannel.__init__)
+LinearChannel.__init__ = declare(name=choice("linear"), residual_floor=flag())(LinearChannel.__init__)
+
 #: Names accepted by :func:`get_channel`.
 CHANNELS = ("sign", "probit", "linear")
 
 
+def _check_channel(name, value):
+    if isinstance(value, (SignChannel, LinearChannel)):
+        return value
+    return check_choice(name, value, CHANNELS)
+
+
+#: The domain of a channel argument: a name in :data:`CHANNELS` (case-insensitive) or a channel object.
+CHANNEL = Domain("one of " + ", ".join(map(repr, CHANNELS)) + ", or a channel object", _check_channel, "choice",
+                 options=CHANNELS)
+
+
+@declare(channel=CHANNEL)
 def get_channel(channel, delta: float = 0.0) -> SignChannel | LinearChannel:
     r"""Channel object for a name in ``CHANNELS`` and a label-noise variance ``delta``.
 
@@ -410,14 +420,16 @@ def get_channel(channel, delta: float = 0.0) -> SignChannel | LinearChannel:
     """
     if isinstance(channel, (SignChannel, LinearChannel)):
         return channel
-    name = check_choice("channel", channel, CHANNELS)
-    delta = check_nonnegative("delta", delta)
-    if name == "sign":
+    if channel == "sign":
         if delta != 0:
-            raise ValueError(f"delta must be 0 for channel 'sign' (use channel='probit' for a noisy sign), got {delta!r}")
+            raise InvalidParameterError(f"delta must be 0 for channel 'sign' (use channel='probit' for a noisy sign), "
+                                        f"got {delta!r}")
         return SignChannel()
-    if name == "probit":
-        return SignChannel(delta=check_positive("delta", delta), name="probit")
+    if channel == "probit":
+        if delta == 0:
+            raise InvalidParameterError("delta must be a number > 0 for channel 'probit' (channel='sign' is the "
+                                        f"noiseless sign), got {delta!r}")
+        return SignChannel(delta=delta, name="probit")
     return LinearChannel(delta=delta)
 
 
@@ -427,10 +439,12 @@ def get_channel(channel, delta: float = 0.0) -> SignChannel | LinearChannel:
 # as the P = T(T+1)/2 pairs a <= b in ``tau`` units (tau_ab = sqrt(2) off the diagonal, 1 on it).
 
 
-def _check_T(T, minimum: int = 2) -> int:
-    return check_int("T", T, minimum=minimum)
+#: The domains of the attention channels' parameters: a sequence length (the hardmax channel's is 2), logits.
+TOKENS = integer(2)
+LOGITS = array()
 
 
+@declare(h=LOGITS)
 def row_softmax(h):
     r"""Softmax along the last axis.
 
@@ -453,13 +467,13 @@ def row_softmax(h):
     ----------
     Chapter 5; Troiani et al., arXiv:2506.01582.
     """
-    h = check_array("h", h)
     if h.ndim < 1:
-        raise ValueError(f"h must have at least one axis, got shape {h.shape}")
+        raise InvalidParameterError(f"h must have at least one axis, got shape {h.shape}")
     e = np.exp(h - np.max(h, axis=-1, keepdims=True))
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
+@declare(h=array(finite=False))
 def row_hardmax(h):
     r"""One-hot rows at the argmax of the last axis.
 
@@ -482,9 +496,8 @@ def row_hardmax(h):
     ----------
     Chapter 5; Troiani et al., arXiv:2506.01582.
     """
-    h = check_array("h", h, finite=False)
     if h.ndim < 1 or np.any(np.isnan(h)):
-        raise ValueError(f"h must be an array with at least one axis and no NaN, got shape {h.shape}")
+        raise InvalidParameterError(f"h must be an array with at least one axis and no NaN, got shape {h.shape}")
     out = np.zeros_like(h)
     np.put_along_axis(out, np.argmax(h, axis=-1)[..., None], 1.0, axis=-1)
     return out
@@ -494,6 +507,7 @@ def _upper(T):
     return np.triu_indices(T)
 
 
+@declare(T=TOKENS)
 def index_weights(T: int) -> np.ndarray:
     r"""Weights ``tau_ab`` of the ``P = T(T+1)/2`` index pairs ``a <= b`` in :func:`pack_indices` order.
 
@@ -516,12 +530,12 @@ def index_weights(T: int) -> np.ndarray:
     ----------
     Chapter 5; Troiani et al., arXiv:2506.01582.
     """
-    T = _check_T(T)
     check_size("the index weights (T(T+1)/2 pairs)", T, T + 1)
     a, b = _upper(T)
     return np.where(a == b, 1.0, math.sqrt(2.0))
 
 
+@declare(M=array())
 def pack_indices(M):
     r"""The upper triangle ``a <= b`` of ``(..., T, T)`` arrays as ``(..., T(T+1)/2)`` (row-major order).
 
@@ -544,16 +558,14 @@ def pack_indices(M):
     ----------
     Chapter 5.
     """
-    M = np.asarray(check_array("M", M)) if not (isinstance(M, np.ndarray) and M.dtype.kind in "biuf") else M
     if M.ndim < 2 or M.shape[-1] != M.shape[-2]:
-        raise ValueError(f"M must end with two equal axes (..., T, T), got shape {M.shape}")
-    if M.size == 0 or not np.all(np.isfinite(M)):
-        raise ValueError(f"M must be a non-empty array of finite numbers, got shape {M.shape}")
+        raise InvalidParameterError(f"M must end with two equal axes (..., T, T), got shape {M.shape}")
     T = M.shape[-1]
     a, b = _upper(T)
     return M[..., a, b]
 
 
+@declare(p=array(), T=TOKENS)
 def unpack_indices(p, T: int):
     r"""Inverse of :func:`pack_indices` for symmetric matrices: ``(..., T(T+1)/2) -> (..., T, T)``.
 
@@ -578,12 +590,10 @@ def unpack_indices(p, T: int):
     ----------
     Chapter 5.
     """
-    p = np.asarray(check_array("p", p)) if not isinstance(p, np.ndarray) else p
-    T = _check_T(T)
-    if p.ndim < 1 or p.size == 0 or not np.all(np.isfinite(p)):
-        raise ValueError(f"p must be a non-empty array of finite numbers, got shape {p.shape}")
+    if p.ndim < 1:
+        raise InvalidParameterError(f"p must have at least one axis, got shape {p.shape}")
     if p.shape[-1] != T * (T + 1) // 2:
-        raise ValueError(f"p must end with an axis of T(T+1)/2 = {T * (T + 1) // 2}, got shape {p.shape}")
+        raise InvalidParameterError(f"p must end with an axis of T(T+1)/2 = {T * (T + 1) // 2}, got shape {p.shape}")
     a, b = _upper(T)
     M = np.zeros(p.shape[:-1] + (T, T), dtype=p.dtype)
     M[..., a, b] = p
@@ -617,9 +627,6 @@ class SoftmaxChannel:
 
     T: int
 
-    def __post_init__(self):
-        _check_T(self.T)
-
     @property
     def tau(self) -> np.ndarray:
         """The weights ``tau_ab`` of the packed pairs (:func:`index_weights`)."""
@@ -645,9 +652,9 @@ class SoftmaxChannel:
         """
         y = np.asarray(y, dtype=float)
         if y.ndim != 3 or y.shape[1:] != (self.T, self.T):
-            raise ValueError(f"y must have shape (n, {self.T}, {self.T}), got {y.shape}")
+            raise InvalidParameterError(f"y must have shape (n, {self.T}, {self.T}), got {y.shape}")
         if not np.all(y > 0):
-            raise ValueError("softmax outputs y must be > 0 (log y is needed; one-hot y: HardmaxChannel)")
+            raise InvalidParameterError("softmax outputs y must be > 0 (log y is needed; one-hot y: HardmaxChannel)")
         L = np.log(y)
         h0 = L + L[:, -1, :][:, :, None] - L[:, :, -1][:, :, None]
         return pack_indices(h0)
@@ -702,6 +709,9 @@ def _bvn_orthant(h, k, r):
     return np.clip(out, 0.0, 1.0)
 
 
+SoftmaxChannel.__init__ = declare(T=TOKENS)(SoftmaxChannel.__init__)
+
+
 @record
 class HardmaxChannel:
     """The noiseless hardmax output channel, ``T = 2``, in the ``tau`` units of :class:`solvable.attention.AttentionSensingMap`.
@@ -730,11 +740,6 @@ class HardmaxChannel:
 
     T: int = 2
 
-    def __post_init__(self):
-        object.__setattr__(self, "T", check_int("T", self.T))   # an integer (not 2.0, 2 + 0j or a Fraction)
-        if self.T != 2:
-            raise ValueError(f"T must be 2 for the hardmax channel, got T={self.T!r}")
-
     def observe(self, y):
         r"""Packed signs ``(s1, 0, s2)`` (n, 3) of one-hot outputs.
 
@@ -755,7 +760,7 @@ class HardmaxChannel:
         """
         y = np.asarray(y, dtype=float)
         if y.ndim != 3 or y.shape[1:] != (2, 2) or not np.all((y == 0) | (y == 1)):
-            raise ValueError(f"y must be one-hot rows of shape (n, 2, 2), got shape {y.shape}")
+            raise InvalidParameterError(f"y must be one-hot rows of shape (n, 2, 2), got shape {y.shape}")
         out = np.zeros((y.shape[0], 3))
         out[:, 0] = 2.0 * y[:, 0, 0] - 1.0
         out[:, 2] = 2.0 * y[:, 1, 1] - 1.0
@@ -825,3 +830,6 @@ class HardmaxChannel:
         dg = np.outer(H11, a1 * a1) + np.outer(H22, a2 * a2) + np.outer(2.0 * H12 * s1 * s2, a1 * a2)
         dg /= sigma**2
         return g, dg
+
+
+HardmaxChannel.__init__ = declare(T=integer(2, 2))(HardmaxChannel.__init__)

@@ -31,23 +31,18 @@ import numpy as np
 from scipy.optimize import brentq, minimize, minimize_scalar
 from scipy.special import expit, ndtr
 
+from scipy.special import log_ndtr
+
 from .amp import iterate_fixed_point
-from .errors import ConvergenceWarning, DivergenceError
+from .domains import Domain, array, choice, declare, integer, optional, real
+from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 from .gardner import hard_margin_weights
-from .integration import half_normal_rule, hermite_rule, log_Phi, log_phi_pdf
+from .integration import (HALF_NORMAL_UPPER, MAX_HERMITE_NODES, MAX_LEGENDRE_NODES, _half_normal_rule, _hermite_rule,
+                          _log_phi_pdf, half_normal_rule)
 from .metrics import angle_error, classification_error
 from .regression import fit_ridge
 from .results import record
-from .validation import (
-    check_array,
-    check_choice,
-    check_design,
-    check_in_range,
-    check_int,
-    check_positive,
-    check_rng,
-    check_size,
-)
+from .validation import check_design, check_size
 
 __all__ = [
     "LOSSES",
@@ -80,6 +75,46 @@ LOSSES = ("ridge", "logistic", "hinge")
 ESTIMATORS = LOSSES + ("max-margin",)
 _FORMS = ("teacher", "student")
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+#: The most data sets of :func:`erm_simulation` (one fit each).
+MAX_SEEDS = 10**5
+#: The most scan points of :func:`optimal_lambda` (each solves one state evolution).
+MAX_SCAN = 1000
+#: Smallest penalty of the logistic state evolution (see :func:`erm_state_evolution`).
+LOGISTIC_LAM_MIN = 1e-12
+#: Largest sample ratio of :func:`max_margin_state_evolution`: the norm grows like ``Q ~ alpha^2`` and would overflow.
+_MM_ALPHA_MAX = 1e100
+
+
+def _finite_vector(length: int, text: str, valid) -> Domain:
+    """``length`` finite numbers (a tuple, list or 1-d array) for which ``valid(a)`` holds; checked as a tuple."""
+    base = array(1)
+
+    def check(name, value):
+        try:
+            a = base.check(name, value)
+        except InvalidParameterError:
+            a = None
+        if a is None or a.shape != (length,) or not valid(a):
+            raise InvalidParameterError(f"{name} must be {text}, got {str(value)[:80]}")
+        return tuple(float(x) for x in a)
+
+    return Domain(text, check, "array", (1,))
+
+
+#: The domains of the module's parameters (solvable.domains): the sample ratio of ERM (> 0; the max-margin theory
+#: up to 1e100), a penalty, a loss or estimator, a tolerance in (0, 1), the data of the solvers (labels +-1 and the
+#: agreement of the shapes are checked in the body), the start of the state evolution and the bounds of a search.
+SAMPLE_ALPHA = real(0.0, low_open=True)
+MM_ALPHA = real(0.0, _MM_ALPHA_MAX, low_open=True)
+LAM = real(0.0, low_open=True)
+LOSS = choice(*LOSSES)
+ESTIMATOR = choice(*ESTIMATORS)
+OPEN_TOL = real(0.0, 1.0, low_open=True, high_open=True)
+INPUTS = array(2)
+LABELS = array(1)
+INIT = _finite_vector(3, "(m, Q, V): three finite numbers with Q > m^2 and V > 0",
+                      lambda a: a[2] > 0 and a[1] > a[0] * a[0])
+BOUNDS = _finite_vector(2, "a pair (low, high) of finite numbers with 0 < low < high", lambda a: 0 < a[0] < a[1])
 
 
 @record
@@ -212,7 +247,7 @@ _PROX = {"ridge": _prox_ridge_plus, "logistic": _prox_logistic_plus, "hinge": _p
 
 
 def _phi(x):
-    return np.exp(log_phi_pdf(x))
+    return np.exp(_log_phi_pdf(x))
 
 
 def _hinge_moments(a, s, V):
@@ -237,7 +272,7 @@ def _conjugates_hinge_teacher(m, Q, V, alpha, prox, n_hermite, n_half):
     """Teacher form of the conjugates (see :func:`_conjugates_teacher`) for the hinge loss, with the
     ``eta`` average done exactly (:func:`_hinge_moments`) and the ``|z|`` average by the half-normal rule
     (``prox`` and ``n_hermite`` are unused: same signature as the generic conjugates)."""
-    z, w_z = half_normal_rule(n_half)
+    z, w_z = _half_normal_rule(n_half, HALF_NORMAL_UPPER)
     s = math.sqrt(max(Q - m * m, 1e-300))
     Ef0 = _hinge_moments(np.zeros(1), s, V)[0][0]
     _, Ef2, Edf, Eloss = _hinge_moments(m * z, s, V)
@@ -255,8 +290,8 @@ def _conjugates_teacher(m, Q, V, alpha, prox, n_hermite, n_half):
         Qhat = alpha E_{|z|, eta} f(+1, m |z| + s eta)^2,
         Vhat = -alpha E_{|z|, eta} df(+1, m |z| + s eta).
     """
-    eta, w_eta = hermite_rule(n_hermite)
-    z, w_z = half_normal_rule(n_half)
+    eta, w_eta = _hermite_rule(n_hermite)
+    z, w_z = _half_normal_rule(n_half, HALF_NORMAL_UPPER)
     s = math.sqrt(max(Q - m * m, 0.0))
     grid = m * z[:, None] + s * eta[None, :]
     omega = np.concatenate([grid.ravel(), s * eta])
@@ -278,7 +313,7 @@ def _conjugates_student(m, Q, V, alpha, prox, n_hermite, n_half):
     Both labels and all Gauss-Hermite nodes are evaluated in one vectorised prox call. The factor
     Phi(y mu/sqrt(v)) becomes a step as m^2/Q -> 1 (large alpha), where this form loses accuracy.
     """
-    xi, w = hermite_rule(n_hermite)
+    xi, w = _hermite_rule(n_hermite)
     v = max(1.0 - m * m / Q, 1e-300)
     b = (m / math.sqrt(Q)) * xi / math.sqrt(v)
     omega = math.sqrt(Q) * xi
@@ -286,8 +321,8 @@ def _conjugates_student(m, Q, V, alpha, prox, n_hermite, n_half):
     n = xi.size
     f_p, f_m = f[:n], -f[n:]
     df_p, df_m = df[:n], df[n:]
-    z_p = np.exp(log_Phi(b))
-    z_m = np.exp(log_Phi(-b))
+    z_p = np.exp(log_ndtr(b))
+    z_m = np.exp(log_ndtr(-b))
     dz = np.exp(-0.5 * b * b) / math.sqrt(2.0 * math.pi * v)  # dZ*(+1)/dmu = -dZ*(-1)/dmu
     mhat = alpha * np.dot(w, dz * (f_p - f_m))
     Qhat = alpha * np.dot(w, z_p * f_p**2 + z_m * f_m**2)
@@ -335,6 +370,9 @@ def _ridge_closed_form(alpha: float, lam: float) -> ERMResult:
     )
 
 
+@declare(alpha=SAMPLE_ALPHA, loss=LOSS, lam=LAM, method=choice("auto", "iterate"), form=choice(*_FORMS),
+         tol=OPEN_TOL, init=INIT, n_hermite=optional(integer(2, MAX_HERMITE_NODES), "61 (teacher form), 201 (student)"),
+         n_half=integer(2, MAX_LEGENDRE_NODES))
 def erm_state_evolution(
     alpha: float,
     loss: str = "ridge",
@@ -432,31 +470,14 @@ def erm_state_evolution(
     >>> print(f"m {res.m:.4f}, Q {res.Q:.4f}, V {res.V:.4f}, error {res.error:.4f}, converged {res.converged}")
     m 1.7203, Q 4.1458, V 3.9765, error 0.1797, converged True
     """
-    alpha = check_positive("alpha", alpha)
-    loss = check_choice("loss", loss, LOSSES)
-    lam = check_positive("lam", lam)
-    method = check_choice("method", method, ("auto", "iterate"))
-    form = check_choice("form", form, _FORMS)
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
-    max_iter = check_int("max_iter", max_iter)
     if n_hermite is None:
         n_hermite = 61 if form == "teacher" else 201
-    n_hermite = check_int("n_hermite", n_hermite, minimum=2)
-    if n_hermite > 300:
-        raise ValueError(f"n_hermite must be an integer in [2, 300], got {n_hermite!r}")
-    n_half = check_int("n_half", n_half, minimum=2)
-    try:
-        m, Q, V = (float(x) for x in init)
-    except (TypeError, ValueError):
-        raise ValueError(f"init must be (m, Q, V) with Q > m^2 and V > 0 finite, got {init!r}") from None
-    if not (math.isfinite(m) and math.isfinite(Q) and V > 0 and math.isfinite(V) and Q > m * m):
-        raise ValueError(f"init must be (m, Q, V) with Q > m^2 and V > 0 finite, got {init!r}")
+    m, Q, V = init
 
     if loss == "ridge" and method == "auto":
         return _ridge_closed_form(alpha, lam)
     if loss == "logistic" and lam < LOGISTIC_LAM_MIN:
-        raise ValueError(f"lam must be >= {LOGISTIC_LAM_MIN:g} for the logistic loss, got {lam!r}: below, the norm of "
+        raise InvalidParameterError(f"lam must be >= {LOGISTIC_LAM_MIN:g} for the logistic loss, got {lam!r}: below, the norm of "
                          "the estimator and the prox variance V ~ 1/lam grow without bound and the fixed-point "
                          "iteration loses its precision; as lam -> 0 the logistic estimator tends to the max-margin "
                          "one (max_margin_state_evolution)")
@@ -465,9 +486,10 @@ def erm_state_evolution(
         if plateau is not None:
             return plateau
     if loss == "hinge" and form == "student":
-        raise ValueError("form must be 'teacher' for the hinge loss "
+        raise InvalidParameterError("form must be 'teacher' for the hinge loss "
                          "(Gauss-Hermite across its kinks is inaccurate)")
 
+    half_normal_rule(n_half)   # the rule, checked against the size cap once (the loop reads it from the cache)
     prox = _PROX[loss]
     # hinge: exact eta integrals (teacher form only)
     conjugates = _conjugates_hinge_teacher if loss == "hinge" else _CONJUGATES[form]
@@ -502,14 +524,6 @@ def erm_state_evolution(
     )
 
 
-#: The most data sets of :func:`erm_simulation` (one fit each).
-MAX_SEEDS = 10**5
-#: The most scan points of :func:`optimal_lambda` (each solves one state evolution).
-MAX_SCAN = 1000
-#: Smallest penalty of the logistic state evolution (see :func:`erm_state_evolution`).
-LOGISTIC_LAM_MIN = 1e-12
-
-
 def _hinge_plateau(alpha: float, lam: float) -> ERMResult | None:
     """The hinge fixed point at a penalty so small that no sample is inside the margin: the max-margin one.
 
@@ -522,7 +536,7 @@ def _hinge_plateau(alpha: float, lam: float) -> ERMResult | None:
     s = mm.m * math.tan(math.pi * mm.error)  # s = m r with eps = arctan(r)/pi (Q - m^2 cancels at large alpha)
     if not s > 0.0:
         return None
-    z, w_z = half_normal_rule(64)
+    z, w_z = _half_normal_rule(64, HALF_NORMAL_UPPER)
     p = float(np.dot(w_z, ndtr((1.0 - mm.m * z) / s)))
     v = 1.0 - alpha * p
     with np.errstate(over="ignore", divide="ignore"):
@@ -532,6 +546,7 @@ def _hinge_plateau(alpha: float, lam: float) -> ERMResult | None:
     return ERMResult(m=mm.m, Q=mm.Q, V=float(V), error=mm.error, train_loss=0.0, converged=True, iterations=0)
 
 
+@declare(alpha=SAMPLE_ALPHA, loss=LOSS, lam=LAM)
 def erm_gen_error(alpha: float, loss: str = "ridge", *, lam: float) -> float:
     r"""Asymptotic classification test error of l2-penalised ERM on the sign teacher.
 
@@ -572,6 +587,7 @@ def erm_gen_error(alpha: float, loss: str = "ridge", *, lam: float) -> float:
     return erm_state_evolution(alpha, loss, lam=lam).error
 
 
+@declare()
 def optimal_ridge_lambda() -> float:
     r"""Penalty minimising the ridge test error on the sign teacher, ``lam* = pi/2 - 1``.
 
@@ -604,8 +620,6 @@ def _max_margin_g(t):
 
 
 _MM_T_MAX = 12.0  # g(t) < 1e-33 beyond
-#: Largest sample ratio of :func:`max_margin_state_evolution`: the norm grows like ``Q ~ alpha^2`` and would overflow.
-_MM_ALPHA_MAX = 1e100
 _MM_NODES = np.polynomial.legendre.leggauss(200)
 
 
@@ -639,6 +653,7 @@ def _max_margin_small_alpha(alpha: float) -> ERMResult:
                      train_loss=0.0, converged=True, iterations=0)
 
 
+@declare(alpha=MM_ALPHA, xtol=OPEN_TOL)
 def max_margin_state_evolution(alpha: float, *, xtol: float = 1e-13) -> ERMResult:
     r"""Asymptotic overlaps of the max-margin (hard-margin SVM) estimator on the sign teacher.
 
@@ -693,8 +708,6 @@ def max_margin_state_evolution(alpha: float, *, xtol: float = 1e-13) -> ERMResul
     >>> print(f"error {res.error:.4f}, converged {res.converged}")
     error 0.0938, converged True
     """
-    alpha = check_in_range("alpha", alpha, 0.0, _MM_ALPHA_MAX, low_open=True)
-    xtol = check_in_range("xtol", xtol, 0.0, 1.0, low_open=True, high_open=True)
     if alpha < _MM_ALPHA_SMALL:
         return _max_margin_small_alpha(alpha)
     grid = np.logspace(-4, 4, 161)
@@ -712,6 +725,7 @@ def max_margin_state_evolution(alpha: float, *, xtol: float = 1e-13) -> ERMResul
                      train_loss=0.0, converged=True, iterations=0)
 
 
+@declare()
 def max_margin_tail_constant() -> float:
     r"""The large-``alpha`` constant of the max-margin error, ``lim alpha eps = 0.5005``.
 
@@ -739,6 +753,7 @@ def max_margin_tail_constant() -> float:
     return float(1.0 / (math.sqrt(2.0 * math.pi) * _max_margin_G(u)))
 
 
+@declare(alpha=MM_ALPHA)
 def max_margin_gen_error(alpha: float) -> float:
     r"""Asymptotic test error of the max-margin estimator on the sign teacher.
 
@@ -807,6 +822,7 @@ class OptimalLambda:
         return self.result.error
 
 
+@declare(alpha=SAMPLE_ALPHA, loss=LOSS, bounds=BOUNDS, n_scan=integer(3, MAX_SCAN), xatol=real(0.0, low_open=True))
 def optimal_lambda(
     alpha: float,
     loss: str,
@@ -858,19 +874,7 @@ def optimal_lambda(
     ----------
     Chapter 1, Sec. 'Empirical risk minimisation'; Aubin et al., NeurIPS 2020, arXiv:2006.06560.
     """
-    alpha = check_positive("alpha", alpha)
-    loss = check_choice("loss", loss, LOSSES)
-    try:
-        lo, hi = bounds
-    except (TypeError, ValueError):
-        raise ValueError(f"bounds must be a pair (low, high) of numbers > 0, got {bounds!r}") from None
-    lo, hi = check_positive("bounds", lo), check_positive("bounds", hi)
-    if not lo < hi:
-        raise ValueError(f"bounds must satisfy low < high, got {bounds!r}")
-    n_scan = check_int("n_scan", n_scan, minimum=3)
-    if n_scan > MAX_SCAN:
-        raise ValueError(f"n_scan must be at most {MAX_SCAN} (each point solves one state evolution), got {n_scan}")
-    xatol = check_positive("xatol", xatol)
+    lo, hi = bounds
     if loss == "ridge":
         lam = optimal_ridge_lambda()
         return OptimalLambda(lam=lam, result=erm_state_evolution(alpha, "ridge", lam=lam))
@@ -902,6 +906,7 @@ def optimal_lambda(
 # ---------------------------------------------------------------------------------------------------
 
 
+@declare(X=INPUTS, y=LABELS, lam=LAM, tol=OPEN_TOL, w0=optional(array(1), "zeros"))
 def fit_logistic(X, y, lam: float, *, tol: float = 1e-6, max_iter: int = 10_000, w0=None) -> np.ndarray:
     r"""Logistic estimator ``argmin_w sum_mu log(1 + exp(-y_mu x_mu . w/sqrt(d))) + (lam/2) |w|^2``.
 
@@ -956,17 +961,12 @@ def fit_logistic(X, y, lam: float, *, tol: float = 1e-6, max_iter: int = 10_000,
     logistic 0.18, theory 0.18
     """
     X, y = check_design(X, y, binary=True)
-    lam = check_positive("lam", lam)
-    tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
-    max_iter = check_int("max_iter", max_iter)
     n, d = X.shape
     F = X / math.sqrt(d)
-    try:
-        w0 = np.zeros(d) if w0 is None else np.asarray(w0, dtype=float).copy()
-    except (TypeError, ValueError):
-        raise ValueError(f"w0 must be an array of shape ({d},) of finite numbers, got {w0!r}") from None
-    if w0.shape != (d,) or not np.all(np.isfinite(w0)):
-        raise ValueError(f"w0 must be an array of shape ({d},) of finite numbers, got shape {w0.shape}")
+    w0 = np.zeros(d) if w0 is None else w0.copy()
+    if w0.shape != (d,):
+        raise InvalidParameterError(f"w0 must be an array of shape ({d},) (one weight per column of X), got shape "
+                                    f"{w0.shape}")
 
     def objective(w):
         margins = y * (F @ w)
@@ -994,6 +994,7 @@ def fit_logistic(X, y, lam: float, *, tol: float = 1e-6, max_iter: int = 10_000,
     return res.x
 
 
+@declare(X=array(3), y=array(2), lam=LAM)
 def fit_ridge_batch(X, y, lam: float) -> np.ndarray:
     r""":func:`fit_ridge` for a stack of data sets at once.
 
@@ -1036,13 +1037,8 @@ def fit_ridge_batch(X, y, lam: float) -> np.ndarray:
     >>> print(W.shape, bool(np.allclose(W[1], erm.fit_ridge(X[1], y[1], 0.5))))
     (3, 50) True
     """
-    X = check_array("X", X, finite=False, nonempty=False)
-    y = check_array("y", y, finite=False, nonempty=False)
-    if X.ndim != 3 or y.shape != X.shape[:2]:
-        raise ValueError(f"X must have shape (S, n, d) and y (S, n); got {X.shape} and {y.shape}")
-    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
-        raise ValueError("X and y must be finite")
-    lam = check_positive("lam", lam)
+    if y.shape != X.shape[:2]:
+        raise InvalidParameterError(f"X must have shape (S, n, d) and y (S, n); got {X.shape} and {y.shape}")
     S, n, d = X.shape
     F = X / math.sqrt(d)
     Ft = np.swapaxes(F, 1, 2)
@@ -1060,6 +1056,7 @@ def fit_ridge_batch(X, y, lam: float) -> np.ndarray:
     return np.array([fit_ridge(X[k], y[k], lam) for k in range(S)])
 
 
+@declare(X=INPUTS, y=LABELS, lam=LAM, tol=OPEN_TOL)
 def fit_hinge(X, y, lam: float, *, tol: float = 1e-8, max_iter: int = 10_000) -> np.ndarray:
     r"""Hinge (soft-margin SVM) estimator ``argmin_w sum_mu max(0, 1 - y_mu x_mu . w/sqrt(d)) + (lam/2)|w|^2``.
 
@@ -1107,9 +1104,6 @@ def fit_hinge(X, y, lam: float, *, tol: float = 1e-8, max_iter: int = 10_000) ->
     hinge 0.18, theory 0.19
     """
     X, y = check_design(X, y, binary=True)
-    lam = check_positive("lam", lam)
-    tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
-    max_iter = check_int("max_iter", max_iter)
     n, d = X.shape
     Zt = (y[:, None] * X / math.sqrt(d)).T
 
@@ -1125,6 +1119,7 @@ def fit_hinge(X, y, lam: float, *, tol: float = 1e-8, max_iter: int = 10_000) ->
     return Zt @ res.x / lam
 
 
+@declare(X=INPUTS, y=LABELS)
 def fit_max_margin(X, y) -> np.ndarray:
     r"""Max-margin (hard-margin SVM) estimator ``argmin |w|^2`` subject to ``y_mu x_mu . w/sqrt(d) >= 1``.
 
@@ -1168,14 +1163,24 @@ def fit_max_margin(X, y) -> np.ndarray:
     """
     w0 = hard_margin_weights(X, y)
     if w0 is None:
-        raise ValueError("the data (X, y) are not linearly separable: no max-margin estimator")
+        raise InvalidParameterError("the data (X, y) are not linearly separable: no max-margin estimator")
     return w0
+
+
+def _penalty(loss: str, lam: float | None) -> float | None:
+    """The penalty of an estimator: None (ignored) for max margin, a number > 0 (declared) for the others."""
+    if loss == "max-margin":
+        return None
+    if lam is None:
+        raise InvalidParameterError(f"lam must be a number > 0 for loss {loss!r} (None only for 'max-margin')")
+    return lam
 
 
 _FIT = {"ridge": fit_ridge, "logistic": fit_logistic, "hinge": fit_hinge,
         "max-margin": lambda X, y, lam: fit_max_margin(X, y)}
 
 
+@declare(alpha=SAMPLE_ALPHA, loss=ESTIMATOR, lam=optional(LAM, "none: the max-margin estimator's"))
 def erm_gen_error_simulation(d: int, alpha: float, loss: str, lam: float | None, *, rng) -> float:
     r"""Test error of ERM at finite size ``d``: one teacher, one training set, one fit.
 
@@ -1212,13 +1217,9 @@ def erm_gen_error_simulation(d: int, alpha: float, loss: str, lam: float | None,
     ----------
     Chapter 1, Sec. 'Empirical risk minimisation'.
     """
-    d = check_int("d", d)
-    alpha = check_positive("alpha", alpha)
-    loss = check_choice("loss", loss, ESTIMATORS)
-    lam = None if loss == "max-margin" else check_positive("lam", lam)
-    rng = check_rng(rng)
+    lam = _penalty(loss, lam)
     n = max(1, round(alpha * d))
-    check_size("the design X (n = alpha d, d)", n, d)
+    check_size("the teacher (d), the design X (n = alpha d, d) and the fit's two copies of it", 3 * n * d + d)
     w_star = rng.standard_normal(d)
     X = rng.standard_normal((n, d))
     y = np.where(X @ w_star >= 0.0, 1.0, -1.0)
@@ -1268,6 +1269,8 @@ class ERMSimulation:
         return float(np.std(self.errors, ddof=1) / math.sqrt(k)) if k > 1 else 0.0
 
 
+@declare(alpha=SAMPLE_ALPHA, loss=ESTIMATOR, lam=optional(LAM, "none: the max-margin estimator's"),
+         n_seeds=integer(1, MAX_SEEDS))
 def erm_simulation(d: int, alpha: float, loss: str, lam: float | None, n_seeds: int, *, rng) -> ERMSimulation:
     r"""Test errors of ERM on ``n_seeds`` independent data sets at size ``d`` (error bars for a figure).
 
@@ -1305,22 +1308,16 @@ def erm_simulation(d: int, alpha: float, loss: str, lam: float | None, n_seeds: 
     ----------
     Chapter 1, Sec. 'Empirical risk minimisation'.
     """
-    d = check_int("d", d)
-    alpha = check_positive("alpha", alpha)
-    loss = check_choice("loss", loss, ESTIMATORS)
-    n_seeds = check_int("n_seeds", n_seeds)
-    if n_seeds > MAX_SEEDS:
-        raise ValueError(f"n_seeds must be at most {MAX_SEEDS} (one fit each), got {n_seeds}")
-    rng = check_rng(rng)
+    lam = _penalty(loss, lam)
     n = max(1, round(alpha * d))
-    check_size("the design X (n = alpha d, d)", n, d)
+    check_size("the teacher (d), the design X (n = alpha d, d) and the fit's two copies of it", 3 * n * d + d)
     if loss == "ridge":
-        check_size("the stacked designs X (n_seeds, n = alpha d, d) of the batched ridge fit", n_seeds, n, d)
+        check_size("the stacked designs X (n_seeds, n = alpha d, d) of the batched ridge fit and its two copies of "
+                   "them", 3 * n_seeds * n * d)
     children = rng.spawn(n_seeds)
     if loss != "ridge":
         errors = [erm_gen_error_simulation(d, alpha, loss, lam, rng=child) for child in children]
         return ERMSimulation(d=d, alpha=alpha, errors=np.array(errors))
-    lam = check_positive("lam", lam)
     w_star = np.empty((n_seeds, d))
     X = np.empty((n_seeds, n, d))
     for k, child in enumerate(children):

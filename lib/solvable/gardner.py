@@ -22,28 +22,21 @@ Cover's exact counting formula :func:`cover_probability` (Cover, IEEE Trans. Ele
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 
 import numpy as np
 from scipy.optimize import brentq, linprog, nnls
-from scipy.special import ndtr
+from scipy.special import log_ndtr, ndtr
 from scipy.stats import binom
 
 from .amp import iterate_fixed_point
-from .errors import ConvergenceWarning, DivergenceError
-from .integration import hermite_rule, legendre_rule, log_Phi, log_phi_pdf, mills_ratio
+from .domains import Domain, array, choice, declare, integer, real
+from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
+from .integration import DEFAULT_HERMITE_NODES, _hermite_rule, _legendre_rule, _log_phi_pdf, _mills_ratio
 from .results import record
-from .validation import (
-    check_size,
-    check_choice,
-    check_design,
-    check_in_range,
-    check_int,
-    check_nonnegative,
-    check_positive,
-    check_rng,
-)
+from .validation import check_design, check_size
 
 __all__ = [
     "WEIGHTS",
@@ -68,6 +61,35 @@ BINARY_MARGIN_MAX = 4.0
 #: The most trials :func:`storage_probability` runs (each solves one linear program).
 MAX_TRIALS = 10**5
 _SEPARABILITY_METHODS = ("lp", "nnls")
+#: The largest starting overlap: from q_0 closer to 1 the iteration falls into its q = 1 flow (entropy -inf) even
+#: where a replica-symmetric fixed point with q < 1 exists (at alpha = 0.5 from q_0 = 1 - 1e-9, say).
+_START_MAX = 1.0 - 1e-6
+
+def _with_reason(domain: Domain, reason: str) -> Domain:
+    """``domain`` whose refusals also say why its bound is where it is."""
+    def check(name, value):
+        try:
+            return domain.check(name, value)
+        except InvalidParameterError as e:
+            raise InvalidParameterError(f"{e}: {reason}") from None
+
+    return dataclasses.replace(domain, text=f"{domain.text} ({reason})", check=check)
+
+
+#: The domains of the module's parameters (solvable.domains): a margin, a sample ratio of a finite problem (> 0), an
+#: overlap between two solutions, a tolerance in (0, 1), the data of a storage problem (labels +-1, checked with the
+#: shapes in the body).
+MARGIN = real(0.0)
+SAMPLE_ALPHA = real(0.0, low_open=True)
+OVERLAP = real(0.0, 1.0, high_open=True)
+OPEN_TOL = real(0.0, 1.0, low_open=True, high_open=True)
+INPUTS = array(2)
+LABELS = array(1)
+METHOD = choice(*_SEPARABILITY_METHODS)
+BINARY_MARGIN = _with_reason(real(0.0, BINARY_MARGIN_MAX), "at larger margins the replica-symmetric overlap runs to "
+                             "q -> 1 before the entropy vanishes (near margin 10 and above), and before that the "
+                             "iteration slows down by orders of magnitude")
+
 #: Round-off allowed on the constraints ``z_mu . w >= 1`` of the hard-margin weights before they count as violated.
 _CERTIFICATE_TOL = 1e-6
 
@@ -106,6 +128,7 @@ class BinaryEntropyResult:
         """Freeze the record (its arrays become read-only)."""
 
 
+@declare(margin=MARGIN)
 def spherical_capacity(margin: float = 0.0) -> float:
     r"""Gardner capacity of spherical weights at margin ``gamma``.
 
@@ -142,11 +165,11 @@ def spherical_capacity(margin: float = 0.0) -> float:
     >>> print([round(gardner.spherical_capacity(k), 4) for k in (0.0, 0.5, 1.0)])
     [2.0, 0.9612, 0.5196]
     """
-    gamma = check_nonnegative("margin", margin)
+    gamma = margin
     # gamma * gamma (not gamma**2, which raises OverflowError): beyond gamma ~ 1e154 the second moment is +inf
     # in floating point and the capacity ~ 1/gamma^2 underflows to 0.0, its correctly rounded value.
     with np.errstate(over="ignore"):
-        second_moment = (1.0 + gamma * gamma) * ndtr(gamma) + gamma * math.exp(float(log_phi_pdf(gamma)))
+        second_moment = (1.0 + gamma * gamma) * ndtr(gamma) + gamma * math.exp(float(_log_phi_pdf(gamma)))
     return float(1.0 / second_moment)
 
 
@@ -155,6 +178,7 @@ def _u_of(q: float, gamma: float, xi: np.ndarray) -> np.ndarray:
     return (math.sqrt(q) * xi - gamma) / math.sqrt(1.0 - q)
 
 
+@declare(q=OVERLAP, qhat=real(0.0), margin=MARGIN)
 def binary_entropy_potential(q: float, qhat: float, alpha: float, margin: float = 0.0) -> float:
     r"""RS storage functional of binary weights before extremisation.
 
@@ -197,10 +221,7 @@ def binary_entropy_potential(q: float, qhat: float, alpha: float, margin: float 
     Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Gardner and Derrida, J. Phys. A 21:271
     (1988).
     """
-    q = check_in_range("q", q, 0.0, 1.0, high_open=True)
-    qhat = check_nonnegative("qhat", qhat)
-    alpha = check_nonnegative("alpha", alpha)
-    gamma = check_nonnegative("margin", margin)
+    gamma = margin
     with np.errstate(over="ignore", invalid="ignore"):
         value = _potential(q, qhat, alpha, gamma)
     if not math.isfinite(value):
@@ -210,8 +231,8 @@ def binary_entropy_potential(q: float, qhat: float, alpha: float, margin: float 
 
 
 def _potential(q, qhat, alpha, gamma):
-    xi, w = hermite_rule()
-    energy = np.dot(w, log_Phi(_u_of(q, gamma, xi)))
+    xi, w = _hermite_rule(DEFAULT_HERMITE_NODES)
+    energy = np.dot(w, log_ndtr(_u_of(q, gamma, xi)))
     return float(-0.5 * qhat * (1.0 - q) + _prior_integrals(qhat)[1] + alpha * energy)
 
 
@@ -231,10 +252,10 @@ def _prior_integrals(qhat: float) -> tuple[float, float]:
     a = math.sqrt(qhat)
     if a == 0.0:
         return 1.0, math.log(2.0)
-    t, wt = legendre_rule(_PRIOR_NODES, 1.0)
+    t, wt = _legendre_rule(_PRIOR_NODES, 1.0)
     upper = min(10.0 * a, _PRIOR_X_MAX)
     x = 0.5 * upper * (t + 1.0)
-    w = upper * wt * np.exp(log_phi_pdf(x / a)) / a  # = 2 * (upper/2) * wt * phi(x/a)/a
+    w = upper * wt * np.exp(_log_phi_pdf(x / a)) / a  # = 2 * (upper/2) * wt * phi(x/a)/a
     e = np.exp(-2.0 * x)
     one_minus_q = float(np.dot(w, 4.0 * e / (1.0 + e) ** 2))
     log2cosh = a * math.sqrt(2.0 / math.pi) + float(np.dot(w, np.log1p(e)))
@@ -248,10 +269,11 @@ def _qhat_of_q(q, alpha, gamma, xi, w):
     ``qhat = alpha/(1-q)^2 E[r (u + r)] + alpha gamma E[r] / (1-q)^{3/2}``.
     """
     u = _u_of(q, gamma, xi)
-    r = mills_ratio(u)
+    r = _mills_ratio(u)
     return alpha * (np.dot(w, r * (u + r)) / (1.0 - q) ** 2 + gamma * np.dot(w, r) / (1.0 - q) ** 1.5)
 
 
+@declare(alpha=SAMPLE_ALPHA, margin=MARGIN, start=real(0.0, _START_MAX, low_open=True), tol=OPEN_TOL)
 def binary_storage_entropy(
     alpha: float,
     margin: float = 0.0,
@@ -311,24 +333,14 @@ def binary_storage_entropy(
     Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Krauth and Mezard, J. Phys. France
     50:3057 (1989); Gardner and Derrida, J. Phys. A 21:271 (1988).
     """
-    alpha = check_positive("alpha", alpha)
-    gamma = check_nonnegative("margin", margin)
-    q = check_in_range("start", start, 0.0, _START_MAX, low_open=True)
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
-    max_iter = check_int("max_iter", max_iter)
-    return _binary_entropy(alpha, gamma, q, damping, tol, max_iter, warn=True)
+    return _binary_entropy(alpha, margin, start, damping, tol, max_iter, warn=True)
 
 
 _Q_MAX = 1.0 - 1e-12
 
-#: The largest starting overlap: from q_0 closer to 1 the iteration falls into its q = 1 flow (entropy -inf) even
-#: where a replica-symmetric fixed point with q < 1 exists (at alpha = 0.5 from q_0 = 1 - 1e-9, say).
-_START_MAX = 1.0 - 1e-6
-
 
 def _binary_entropy(alpha, gamma, q, damping, tol, max_iter, *, warn):
-    xi, w = hermite_rule()
+    xi, w = _hermite_rule(DEFAULT_HERMITE_NODES)
     what = f"binary storage entropy (alpha={alpha}, margin={gamma})"
 
     def update(x):
@@ -368,6 +380,7 @@ def _binary_entropy(alpha, gamma, q, damping, tol, max_iter, *, warn):
                                iterations=fp.iterations)
 
 
+@declare(margin=BINARY_MARGIN, xtol=OPEN_TOL)
 def binary_capacity(margin: float = 0.0, *, xtol: float = 1e-10) -> float:
     r"""Krauth-Mezard capacity of binary weights: the ``alpha`` where the RS entropy vanishes.
 
@@ -410,12 +423,7 @@ def binary_capacity(margin: float = 0.0, *, xtol: float = 1e-10) -> float:
     >>> print(f"{gardner.binary_capacity():.4f}")
     0.8331
     """
-    gamma = check_nonnegative("margin", margin)
-    if gamma > BINARY_MARGIN_MAX:
-        raise ValueError(f"margin must be <= {BINARY_MARGIN_MAX} for the binary capacity, got {gamma!r}: at larger "
-                         "margins the replica-symmetric overlap runs to q -> 1 before the entropy vanishes (near "
-                         "margin 10 and above), and before that the iteration slows down by orders of magnitude")
-    xtol = check_in_range("xtol", xtol, 0.0, 1.0, low_open=True, high_open=True)
+    gamma = margin
     upper = spherical_capacity(gamma)
 
     def entropy(alpha):
@@ -459,6 +467,7 @@ def binary_capacity(margin: float = 0.0, *, xtol: float = 1e-10) -> float:
     )
 
 
+@declare(weights=choice(*WEIGHTS), margin=MARGIN)
 def gardner_capacity(weights: str = "spherical", margin: float = 0.0) -> float:
     r"""Storage capacity ``alpha_c`` of the perceptron with random labels.
 
@@ -495,9 +504,7 @@ def gardner_capacity(weights: str = "spherical", margin: float = 0.0) -> float:
     >>> print(f"{gardner.gardner_capacity('spherical'):.4f} {gardner.gardner_capacity('binary'):.4f}")
     2.0000 0.8331
     """
-    weights = check_choice("weights", weights, WEIGHTS)
-    gamma = check_nonnegative("margin", margin)
-    return spherical_capacity(gamma) if weights == "spherical" else binary_capacity(gamma)
+    return spherical_capacity(margin) if weights == "spherical" else binary_capacity(margin)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -532,6 +539,7 @@ def _strictly_separable(Z: np.ndarray) -> bool:
     return bool(np.min(Z @ res.x[:d]) > 0.0)
 
 
+@declare(X=INPUTS, y=LABELS, margin=MARGIN, method=METHOD)
 def is_linearly_separable(X, y, margin: float = 0.0, *, method: str = "lp") -> bool:
     r"""Whether some spherical ``w`` stores the labels: ``y_mu x_mu . w/sqrt(d) >= gamma`` with ``|w|^2 = d``.
 
@@ -570,14 +578,14 @@ def is_linearly_separable(X, y, margin: float = 0.0, *, method: str = "lp") -> b
     Electron. Comput. EC-14:326 (1965).
     """
     X, y = check_design(X, y, binary=True)
-    gamma = check_nonnegative("margin", margin)
-    method = check_choice("method", method, _SEPARABILITY_METHODS)
+    gamma = margin
     if gamma == 0.0 and method == "lp":
         return _strictly_separable(y[:, None] * X)
     margin_star = max_margin(X, y)
     return margin_star > 0.0 if gamma == 0.0 else margin_star >= gamma
 
 
+@declare(X=INPUTS, y=LABELS)
 def hard_margin_weights(X, y) -> np.ndarray:
     r"""Solution of the hard-margin program ``min |w|^2`` subject to ``y_mu x_mu . w / sqrt(d) >= 1``.
 
@@ -615,7 +623,7 @@ def hard_margin_weights(X, y) -> np.ndarray:
     n, d = X.shape
     scale = float(np.max(np.abs(X)))
     if scale == 0.0:
-        raise ValueError("the data (X, y) are not linearly separable: X is all zeros")
+        raise InvalidParameterError("the data (X, y) are not linearly separable: X is all zeros")
     Z = y[:, None] * (X / scale) / math.sqrt(d)
     E = np.vstack([Z.T, np.ones((1, n))])
     f = np.zeros(d + 1)
@@ -628,7 +636,7 @@ def hard_margin_weights(X, y) -> np.ndarray:
     # certificate: w separates strictly in floating point (z_mu . w > 0 for every mu), which proves separability
     # (the same certificate as the linear program's)
     if not (np.all(np.isfinite(w)) and np.min(stabilities) > 0.0):
-        raise ValueError("the data (X, y) are not linearly separable (no w with y_mu x_mu . w > 0 for every mu): "
+        raise InvalidParameterError("the data (X, y) are not linearly separable (no w with y_mu x_mu . w > 0 for every mu): "
                          "no hard-margin weights")
     lowest = float(np.min(stabilities))
     if lowest < 1.0 - _CERTIFICATE_TOL:
@@ -639,11 +647,12 @@ def hard_margin_weights(X, y) -> np.ndarray:
         w = w / scale
     if not np.all(np.isfinite(w)):
         # |w| ~ sqrt(d) / (gamma* max|X|): for X of subnormal size the weights are beyond the float range
-        raise ValueError(f"X is too small (largest entry {scale:.1e}): the hard-margin weights, of size about "
+        raise InvalidParameterError(f"X is too small (largest entry {scale:.1e}): the hard-margin weights, of size about "
                          f"1/max|X|, overflow; rescale X")
     return w
 
 
+@declare(X=INPUTS, y=LABELS)
 def max_margin(X, y) -> float:
     r"""Largest stability ``gamma* = max_{|w|^2 = d} min_mu y_mu x_mu . w / sqrt(d)``, or 0 if not separable.
 
@@ -691,6 +700,7 @@ def max_margin(X, y) -> float:
     return float(scale * (math.sqrt(d) * achieved / norm))
 
 
+@declare(alpha=SAMPLE_ALPHA, n_trials=integer(1, MAX_TRIALS), margin=MARGIN, method=METHOD)
 def storage_probability(
     d: int, alpha: float, n_trials: int, *, margin: float = 0.0, method: str = "lp", rng
 ) -> float:
@@ -730,16 +740,10 @@ def storage_probability(
     ----------
     Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'.
     """
-    d = check_int("d", d)
-    alpha = check_positive("alpha", alpha)
-    n_trials = check_int("n_trials", n_trials)
-    rng = check_rng(rng)
-    gamma = check_nonnegative("margin", margin)
-    method = check_choice("method", method, _SEPARABILITY_METHODS)
+    gamma = margin
     n = max(1, round(alpha * d))
-    check_size("one trial's inputs X (n = alpha d, d)", n, d)
-    if n_trials > MAX_TRIALS:
-        raise ValueError(f"n_trials must be at most {MAX_TRIALS} (one linear program each), got {n_trials}")
+    # the inputs and, in the separability test, the signed, normalised and negated copies and the LP's matrix
+    check_size("one trial's inputs X (n = alpha d, d) and the four copies of its separability test", 5 * n * d)
     hits = 0
     for _ in range(n_trials):  # one small LP / QP per trial
         X = rng.standard_normal((n, d))
@@ -748,6 +752,7 @@ def storage_probability(
     return hits / n_trials
 
 
+@declare(n=integer(1))
 def cover_probability(d: int, n: int) -> float:
     r"""Cover's probability that ``n`` random points with random labels in ``R^d`` are strictly separable.
 
@@ -780,6 +785,4 @@ def cover_probability(d: int, n: int) -> float:
     Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Cover, IEEE Trans. Electron. Comput.
     EC-14:326 (1965).
     """
-    d = check_int("d", d)
-    n = check_int("n", n)
     return float(binom.cdf(d - 1, n - 1, 0.5))

@@ -12,7 +12,9 @@ Arguments: the rules take an integer number of nodes ``>= 1`` and a finite posit
 naming the argument otherwise); the integrals over ``k`` take ``k >= 0``. The elementwise functions
 (``log_phi_pdf``, ``log_Phi``, ``mills_ratio``) behave like NumPy ufuncs: ``+-inf`` give their limits and a NaN
 entry gives NaN at the same place, so that the GAMP loop that calls them can report the iteration that diverged
-(:class:`~solvable.errors.DivergenceError`) instead of a ``ValueError`` deep inside a channel.
+(:class:`~solvable.errors.DivergenceError`) instead of a ``ValueError`` deep inside a channel. Each public
+function declares these domains (:mod:`solvable.domains`); the loops of the library, which evaluate them thousands of
+times on values they have already checked, call the unchecked cores (``_hermite_rule``, ``_mills_ratio``, ...).
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ from numpy.polynomial.hermite_e import hermegauss
 from numpy.polynomial.legendre import leggauss
 from scipy.special import erfcx, log_ndtr
 
+from .domains import Domain, array, declare, function, integer, real
 from .errors import InvalidParameterError
 from . import validation
-from .validation import check_positive
 
 __all__ = [
     "LOG_SQRT_2PI",
@@ -50,58 +52,59 @@ DEFAULT_HERMITE_NODES = 201
 #: Gauss-Legendre rule on [-U_MAX, U_MAX] for the ``u = k xi`` substitution of sign-type channels.
 U_MAX = 14.0
 DEFAULT_LEGENDRE_NODES = 400
+#: Upper end of the half-normal rule (the mass beyond is ``2 H(10) ~ 1.5e-23``).
+HALF_NORMAL_UPPER = 10.0
+#: The largest upper end of the half-normal rule: beyond about 38.6 the Gaussian density underflows to 0, so that a
+#: wider rule spreads its nodes over zero weights (at ``upper = 1e300`` every weight is 0, a rule of mass 0).
+HALF_NORMAL_UPPER_MAX = 40.0
 
 
 #: The most Gauss-Legendre nodes a rule will have (numpy's leggauss solves an n x n eigenproblem; 1e4 nodes take
 #: seconds, and no integral of the course needs more than a few hundred).
 MAX_LEGENDRE_NODES = 10_000
+#: The most Gauss-Hermite nodes (beyond about 350 NumPy's ``hermegauss`` overflows into NaN weights).
+MAX_HERMITE_NODES = 300
 
 
-def _check_nodes(name: str, n, maximum: int | None = None) -> int:
-    if type(n) is int and 1 <= n and (maximum is None or n <= maximum):  # the common case, at every SE step
-        return n
-    bound = f"in [1, {maximum}]" if maximum is not None else ">= 1"
-    if isinstance(n, np.ndarray) and n.ndim == 0 and n.dtype.kind in "iu":
-        n = n[()]   # a 0-d integer array is its integer, as in validation.check_int
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise InvalidParameterError(f"{name} must be an integer {bound} (quadrature nodes), got {type(n).__name__} "
-                                f"{n!r:.60}")
-    if n < 1 or (maximum is not None and n > maximum):
-        raise ValueError(f"{name} must be an integer {bound} (quadrature nodes), got {n!r:.60}")
-    return int(n)
+def _nonnegative(finite: bool) -> Domain:
+    """Numbers ``>= 0`` (finite unless not ``finite``; never NaN): a number or a non-empty array of them."""
+    base = array(finite=finite)
+    text = f"{'finite ' if finite else ''}numbers >= 0{'' if finite else ' (inf allowed)'}: a number or a " \
+           "non-empty array of them"
+
+    def check(name, value):
+        try:
+            a = base.check(name, value)
+        except InvalidParameterError:
+            raise InvalidParameterError(f"{name} must contain {text}, got {type(value).__name__} "
+                                        f"{str(value)[:60]}") from None
+        if not 0.0 <= a.min():   # NaN fails the comparison too
+            raise InvalidParameterError(f"{name} must contain {text}, got {str(value)[:60]}")
+        return a
+
+    return Domain(text, check, "array", (None,), finite=finite)
 
 
-def _legendre_nodes(n) -> int:
-    """The number of Gauss-Legendre nodes, checked against MAX_LEGENDRE_NODES and against the size cap: NumPy's
-    ``leggauss`` solves an ``n x n`` companion eigenproblem, so the peak is ``n^2`` numbers, not ``n``."""
-    n = _check_nodes("n", n, MAX_LEGENDRE_NODES)
+#: The domains of the toolbox's parameters (solvable.domains): numbers of nodes, widths of a rule, the arguments
+#: ``k >= 0`` of the sign-channel integrals and of the elementwise helpers (real arrays of any shape, NaN passing
+#: through as in a NumPy ufunc).
+HERMITE_NODES = integer(1, MAX_HERMITE_NODES)
+LEGENDRE_NODES = integer(1, MAX_LEGENDRE_NODES)
+WIDTH = real(0.0, low_open=True)
+HALF_NORMAL_END = real(0.0, HALF_NORMAL_UPPER_MAX, low_open=True)
+K_FINITE = _nonnegative(True)
+K_INF = _nonnegative(False)
+ELEMENTWISE = array(finite=False, nonempty=False)
+
+
+def _legendre_size(n: int) -> int:
+    """``n`` checked against the size cap: NumPy's ``leggauss`` solves an ``n x n`` companion eigenproblem, so the
+    peak is ``n^2`` numbers, not ``n``."""
     validation.check_size(f"the n x n Gauss-Legendre eigenproblem of n = {n} nodes", n, n)
     return n
 
 
-def _check_width(name: str, value) -> float:
-    return check_positive(name, value)
-
-
-def _nonnegative_k(k, *, allow_inf: bool) -> np.ndarray:
-    """``k`` as a non-empty 1-d float array of numbers ``>= 0`` (finite unless ``allow_inf``); one ``min`` and one
-    ``max`` (NaN fails both comparisons), as these integrals run at every state-evolution step."""
-    try:
-        if isinstance(k, (str, bytes, bytearray, memoryview)):   # bytes are not numbers (b"1" -> 49.0)
-            raise TypeError
-        a = np.atleast_1d(np.asarray(k, dtype=float))
-    except (TypeError, ValueError):
-        raise ValueError(f"k must be a number >= 0 or an array of them, got {k!r}") from None
-    if a.size == 1:  # the state-evolution case: one comparison on a Python float
-        v = a.item()
-        ok = 0.0 <= v and (allow_inf or v < math.inf)
-    else:
-        ok = a.size > 0 and 0.0 <= a.min() and (allow_inf or a.max() < math.inf)
-    if not ok:
-        raise ValueError(f"k must contain {'' if allow_inf else 'finite '}numbers >= 0, got {k!r}")
-    return a
-
-
+@declare(n=HERMITE_NODES)
 def hermite_rule(n: int = DEFAULT_HERMITE_NODES) -> tuple[np.ndarray, np.ndarray]:
     r"""Gauss-Hermite nodes and weights for expectations over a standard Gaussian.
 
@@ -129,7 +132,7 @@ def hermite_rule(n: int = DEFAULT_HERMITE_NODES) -> tuple[np.ndarray, np.ndarray
     ----------
     Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
-    return _hermite_rule(_check_nodes("n", n, 300))
+    return _hermite_rule(n)
 
 
 @lru_cache(maxsize=16)
@@ -141,6 +144,7 @@ def _hermite_rule(n: int) -> tuple[np.ndarray, np.ndarray]:
     return x, w
 
 
+@declare(n=LEGENDRE_NODES, half_width=WIDTH)
 def legendre_rule(n: int = DEFAULT_LEGENDRE_NODES, half_width: float = U_MAX) -> tuple[np.ndarray, np.ndarray]:
     r"""Gauss-Legendre nodes and weights on ``[-half_width, half_width]``.
 
@@ -169,7 +173,7 @@ def legendre_rule(n: int = DEFAULT_LEGENDRE_NODES, half_width: float = U_MAX) ->
     ----------
     Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
-    return _legendre_rule(_legendre_nodes(n), _check_width("half_width", half_width))
+    return _legendre_rule(_legendre_size(n), half_width)
 
 
 @lru_cache(maxsize=16)
@@ -182,7 +186,8 @@ def _legendre_rule(n: int, half_width: float) -> tuple[np.ndarray, np.ndarray]:
     return x, w
 
 
-def half_normal_rule(n: int = 64, upper: float = 10.0) -> tuple[np.ndarray, np.ndarray]:
+@declare(n=LEGENDRE_NODES, upper=HALF_NORMAL_END)
+def half_normal_rule(n: int = 64, upper: float = HALF_NORMAL_UPPER) -> tuple[np.ndarray, np.ndarray]:
     r"""Nodes ``z >= 0`` and weights such that ``sum(w * g(z)) ~ E_xi g(|xi|) = 2 int_0^inf phi(z) g(z) dz``.
 
     Parameters
@@ -190,7 +195,8 @@ def half_normal_rule(n: int = 64, upper: float = 10.0) -> tuple[np.ndarray, np.n
     n : int, optional
         Number of nodes, in ``[1, MAX_LEGENDRE_NODES]``.
     upper : float, optional
-        Upper end of the rule, finite and ``> 0`` (the mass beyond 10 is ``2 H(10) ~ 1.5e-23``).
+        Upper end of the rule, in ``(0, 40]`` (the mass beyond 10 is ``2 H(10) ~ 1.5e-23``; beyond about 38.6 the
+        Gaussian density underflows to 0, so that a wider rule would only spread its nodes over zero weights).
 
     Returns
     -------
@@ -212,19 +218,20 @@ def half_normal_rule(n: int = 64, upper: float = 10.0) -> tuple[np.ndarray, np.n
     ----------
     Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
-    return _half_normal_rule(_legendre_nodes(n), _check_width("upper", upper))
+    return _half_normal_rule(_legendre_size(n), upper)
 
 
 @lru_cache(maxsize=16)
 def _half_normal_rule(n: int, upper: float) -> tuple[np.ndarray, np.ndarray]:
     x, w = leggauss(n)
     z = 0.5 * upper * (x + 1.0)
-    w = 0.5 * upper * w * 2.0 * np.exp(log_phi_pdf(z))
+    w = 0.5 * upper * w * 2.0 * np.exp(_log_phi_pdf(z))
     z.setflags(write=False)
     w.setflags(write=False)
     return z, w
 
 
+@declare(f=function(), n=HERMITE_NODES)
 def gaussian_expectation(f, n: int = DEFAULT_HERMITE_NODES) -> float:
     r"""``E_xi f(xi)`` for ``xi ~ N(0, 1)`` by Gauss-Hermite quadrature.
 
@@ -245,7 +252,8 @@ def gaussian_expectation(f, n: int = DEFAULT_HERMITE_NODES) -> float:
     TypeError
         If ``f`` is not callable.
     ValueError
-        If ``f`` returns NaN or the wrong shape.
+        If ``f`` returns anything but one real number per node (a complex, masked or non-numeric array, the wrong
+        shape), or a NaN or an infinite value.
 
     Notes
     -----
@@ -255,31 +263,25 @@ def gaussian_expectation(f, n: int = DEFAULT_HERMITE_NODES) -> float:
     ----------
     Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
-    if not callable(f):
-        raise TypeError(f"f must be a callable, got {type(f).__name__}")
-    x, w = hermite_rule(n)
-    values = np.asarray(f(x), dtype=float)
-    if values.shape != x.shape:
-        raise ValueError(f"f must return one value per node, shape {x.shape}; got shape {values.shape}")
-    if np.isnan(values).any():
-        raise ValueError("f returned NaN at some quadrature nodes")
-    return float(np.dot(w, values))
-
-
-def _numeric(name: str, x):
-    """``x`` as a float array; a string, None or another non-number raises, naming ``name`` (NaN passes through:
-    these helpers are elementwise, like NumPy's ufuncs, and GAMP reports a NaN iterate as a divergence)."""
-    if x is None or isinstance(x, (str, bytes, bytearray, memoryview)):   # bytes are not numbers (b"1" -> 49.0)
-        raise InvalidParameterError(f"{name} must be a number or an array of numbers, got {x!r:.60}")
-    if isinstance(x, np.ndarray) and x.dtype.kind not in "biuf":
-        raise InvalidParameterError(f"{name} must be a number or an array of real numbers, got an array of dtype "
-                                f"{x.dtype}")
+    x, w = _hermite_rule(n)
+    raw = f(x)
+    if isinstance(raw, np.ma.MaskedArray):
+        raise InvalidParameterError("f must return an array of real numbers, got a masked array (its mask would be "
+                                    "ignored)")
     try:
-        return np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name} must be a number or an array of numbers, got {type(x).__name__}") from None
+        values = validation.check_array("f(x)", raw, finite=False, nonempty=False)
+    except InvalidParameterError:   # a complex value would lose its imaginary part, a string is no number
+        raise InvalidParameterError(f"f must return real numbers, one per node; got {type(raw).__name__} "
+                                    f"{str(raw)[:60]}") from None
+    if values.shape != x.shape:
+        raise InvalidParameterError(f"f must return one value per node, shape {x.shape}; got shape {values.shape}")
+    if not validation.all_finite(values):
+        raise InvalidParameterError(f"f returned {values.size - np.count_nonzero(np.isfinite(values))} non-finite "
+                                    "values (NaN or inf) at the quadrature nodes: no finite expectation")
+    return float(np.dot(w, values))   # finite: the weights are positive and sum to 1
 
 
+@declare(x=ELEMENTWISE)
 def log_phi_pdf(x):
     r"""``log phi(x) = -x^2/2 - log sqrt(2 pi)``, elementwise.
 
@@ -306,10 +308,15 @@ def log_phi_pdf(x):
     ----------
     Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
-    x = x if isinstance(x, np.ndarray) and x.dtype.kind == "f" else _numeric("x", x)
+    return _log_phi_pdf(x)
+
+
+def _log_phi_pdf(x):
+    """:func:`log_phi_pdf` on a float (array), unchecked: the library's loops call it on their own iterates."""
     return -0.5 * x * x - LOG_SQRT_2PI
 
 
+@declare(x=ELEMENTWISE)
 def log_Phi(x):
     r"""``log Phi(x)``, accurate for very negative ``x``, elementwise.
 
@@ -336,13 +343,14 @@ def log_Phi(x):
     ----------
     Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
-    return log_ndtr(x if isinstance(x, np.ndarray) and x.dtype.kind == "f" else _numeric("x", x))
+    return log_ndtr(x)
 
 
 #: Below this argument mills_ratio is computed from the scaled complementary error function (no cancellation).
 _MILLS_FAR = -1e6
 
 
+@declare(u=ELEMENTWISE)
 def mills_ratio(u):
     r"""``phi(u) / Phi(u)``, computed as ``exp(log phi(u) - log Phi(u))`` so that it never overflows.
 
@@ -369,9 +377,13 @@ def mills_ratio(u):
     ----------
     Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
-    u = u if isinstance(u, np.ndarray) and u.dtype.kind == "f" else _numeric("u", u)
+    return _mills_ratio(u)
+
+
+def _mills_ratio(u):
+    """:func:`mills_ratio` on a float array, unchecked: GAMP's output functions call it at every iteration."""
     with np.errstate(invalid="ignore", over="ignore"):
-        r = np.exp(log_phi_pdf(u) - log_ndtr(u))
+        r = np.exp(_log_phi_pdf(u) - log_ndtr(u))
     far = u < _MILLS_FAR
     if np.any(far):
         # exp(log phi - log Phi) loses u^2 eps / 2 to cancellation (5e-5 relative at -1e6, 80% at -1e8, 1.0 instead
@@ -384,9 +396,10 @@ def mills_ratio(u):
 
 def _sign_fisher_integrand(u):
     # phi(u)^2 / (Phi(u) Phi(-u)), smooth, even, decays like |u| phi(u).
-    return np.exp(2.0 * log_phi_pdf(u) - log_ndtr(u) - log_ndtr(-u))
+    return np.exp(2.0 * _log_phi_pdf(u) - log_ndtr(u) - log_ndtr(-u))
 
 
+@declare(k=K_FINITE)
 def sign_channel_fisher(k) -> np.ndarray:
     r"""``I(k) = E_xi[ phi(k xi)^2 / (Phi(k xi) Phi(-k xi)) ]``, vectorised over ``k >= 0``.
 
@@ -417,20 +430,26 @@ def sign_channel_fisher(k) -> np.ndarray:
     ----------
     Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
-    k = _nonnegative_k(k, allow_inf=False)
+    return _sign_channel_fisher(k)
+
+
+def _sign_channel_fisher(k) -> np.ndarray:
+    """:func:`sign_channel_fisher` on finite numbers ``k >= 0``, unchecked: every state-evolution step calls it."""
+    k = np.atleast_1d(np.asarray(k, dtype=float))
     out = np.empty_like(k)
     small = k < 1.0
     if np.any(small):
-        x, w = hermite_rule()
+        x, w = _hermite_rule(DEFAULT_HERMITE_NODES)
         out[small] = _sign_fisher_integrand(np.outer(k[small], x)) @ w
     if np.any(~small):
-        u, w = legendre_rule()
+        u, w = _legendre_rule(DEFAULT_LEGENDRE_NODES, U_MAX)
         kk = k[~small][:, None]
-        vals = np.exp(log_phi_pdf(u / kk)) / kk * _sign_fisher_integrand(u)[None, :]
+        vals = np.exp(_log_phi_pdf(u / kk)) / kk * _sign_fisher_integrand(u)[None, :]
         out[~small] = vals @ w
     return out
 
 
+@declare(k=K_INF)
 def phi_log_phi_expectation(k) -> np.ndarray:
     r"""``E_xi[Phi(k xi) log Phi(k xi)]``, vectorised over ``k >= 0``.
 
@@ -459,17 +478,23 @@ def phi_log_phi_expectation(k) -> np.ndarray:
     ----------
     Chapter 1, Sec. 'The building blocks'; Abramowitz and Stegun, *Handbook of Mathematical Functions* (1964), Ch. 25.
     """
-    k = _nonnegative_k(k, allow_inf=True)
+    return _phi_log_phi_expectation(k)
+
+
+def _phi_log_phi_expectation(k) -> np.ndarray:
+    """:func:`phi_log_phi_expectation` on numbers ``k >= 0`` (inf allowed), unchecked: every state-evolution step
+    calls it."""
+    k = np.atleast_1d(np.asarray(k, dtype=float))
     out = np.zeros_like(k)
     small = k < 1.0
     large = ~small & np.isfinite(k)
     if np.any(small):
-        x, w = hermite_rule()
+        x, w = _hermite_rule(DEFAULT_HERMITE_NODES)
         lp = log_ndtr(np.outer(k[small], x))
         out[small] = (np.exp(lp) * lp) @ w
     if np.any(large):
-        u, w = legendre_rule()
+        u, w = _legendre_rule(DEFAULT_LEGENDRE_NODES, U_MAX)
         lp = log_ndtr(u)
         kk = k[large][:, None]
-        out[large] = (np.exp(log_phi_pdf(u / kk)) / kk * (np.exp(lp) * lp)[None, :]) @ w
+        out[large] = (np.exp(_log_phi_pdf(u / kk)) / kk * (np.exp(lp) * lp)[None, :]) @ w
     return out

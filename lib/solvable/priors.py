@@ -31,9 +31,11 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit
 
+from .domains import Domain, choice, declare, real
+from .errors import InvalidParameterError
+from .integration import DEFAULT_HERMITE_NODES, _hermite_rule
 from .results import record
-from .integration import hermite_rule
-from .validation import check_choice, check_in_range, check_positive
+from .validation import check_choice, check_in_range
 
 __all__ = ["GaussianPrior", "RademacherPrior", "PRIORS", "get_prior"]
 
@@ -49,13 +51,14 @@ def _check_mhat(mhat) -> np.ndarray:
     try:
         m = np.asarray(mhat, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"mhat must be a finite number >= 0 (or an array of them), got {mhat!r}") from None
+        raise InvalidParameterError(f"mhat must be a finite number >= 0 (or an array of them), got {mhat!r}") \
+            from None
     if m.ndim == 0:
         ok = 0.0 <= float(m) < math.inf
     else:
         ok = m.size == 0 or (0.0 <= m.min() and m.max() < math.inf)
     if not ok:
-        raise ValueError(f"mhat must be a finite number >= 0 (or an array of them), got {mhat!r}")
+        raise InvalidParameterError(f"mhat must be a finite number >= 0 (or an array of them), got {mhat!r}")
     return m
 
 
@@ -68,7 +71,7 @@ class GaussianPrior:
     rho : float, optional
         Variance ``> 0`` (finite).
     name : str, optional
-        The prior's name.
+        The prior's name, ``"gaussian"`` (the name :func:`get_prior` knows it by).
 
     Raises
     ------
@@ -87,9 +90,6 @@ class GaussianPrior:
 
     rho: float = 1.0
     name: str = "gaussian"
-
-    def __post_init__(self):
-        object.__setattr__(self, "rho", check_positive("rho", self.rho))
 
     @property
     def entropy(self) -> float:
@@ -271,6 +271,11 @@ class GaussianPrior:
         return q / (self.rho * (self.rho - q))
 
 
+#: The variance of a Gaussian prior (a finite number > 0).
+VARIANCE = real(0.0, low_open=True)
+GaussianPrior.__init__ = declare(rho=VARIANCE, name=choice("gaussian"))(GaussianPrior.__init__)
+
+
 @record
 class RademacherPrior:
     r"""Binary prior ``w_i = +-1`` with equal probability (``rho = 1``).
@@ -280,7 +285,7 @@ class RademacherPrior:
     rho : float, optional
         Must be 1.
     name : str, optional
-        The prior's name.
+        The prior's name, ``"rademacher"``.
 
     Raises
     ------
@@ -301,11 +306,6 @@ class RademacherPrior:
 
     rho: float = 1.0
     name: str = "rademacher"
-
-    def __post_init__(self):
-        object.__setattr__(self, "rho", check_positive("rho", self.rho))   # a real number (not bool/complex)
-        if self.rho != 1.0:
-            raise ValueError(f"rho must be 1 for the Rademacher prior, got {self.rho!r}")
 
     @property
     def entropy(self) -> float:
@@ -354,7 +354,7 @@ class RademacherPrior:
 
     @staticmethod
     def _fields(mhat):
-        x, w = hermite_rule()
+        x, w = _hermite_rule(DEFAULT_HERMITE_NODES)
         mhat = _check_mhat(mhat)
         h = mhat[..., None] + np.sqrt(mhat)[..., None] * x
         return h, w
@@ -499,14 +499,29 @@ class RademacherPrior:
         while gap(hi) > 0:
             hi += 2.0
             if hi > 12.0:
-                raise ValueError(f"q = {q!r} is too close to 1 to invert the Rademacher overlap map")
+                raise InvalidParameterError(f"q = {q!r} is too close to 1 to invert the Rademacher overlap map")
         return float(np.exp(brentq(gap, lo, hi, xtol=1e-14, rtol=1e-14)))
+
+
+RademacherPrior.__init__ = declare(rho=real(1.0, 1.0), name=choice("rademacher"))(RademacherPrior.__init__)
 
 
 #: Names accepted by :func:`get_prior`, with their classes.
 PRIORS = {"gaussian": GaussianPrior, "rademacher": RademacherPrior}
 
 
+def _check_prior(name, value):
+    if isinstance(value, (GaussianPrior, RademacherPrior)):
+        return value
+    return check_choice(name, value, PRIORS)
+
+
+#: The domain of a prior argument: a name in :data:`PRIORS` (case-insensitive) or a prior object.
+PRIOR = Domain("one of " + ", ".join(map(repr, PRIORS)) + ", or a prior object", _check_prior, "choice",
+               options=tuple(PRIORS))
+
+
+@declare(prior=PRIOR)
 def get_prior(prior) -> GaussianPrior | RademacherPrior:
     r"""The prior object for a name in ``PRIORS`` (or the object itself).
 
@@ -529,9 +544,6 @@ def get_prior(prior) -> GaussianPrior | RademacherPrior:
     ----------
     Chapter 1, Sec. 'The building blocks'.
     """
-    if isinstance(prior, (GaussianPrior, RademacherPrior)):
-        return prior
-    name = check_choice("prior", prior, PRIORS)
-    return PRIORS[name]()
+    return prior if isinstance(prior, (GaussianPrior, RademacherPrior)) else PRIORS[prior]()
 
 

@@ -16,11 +16,23 @@ import math
 import numpy as np
 from scipy import linalg
 
-from .validation import check_design, check_nonnegative, check_positive
+from .domains import array, declare, real
+from .errors import InvalidParameterError
 
 __all__ = ["fit_ridge", "gaussian_linear_mse"]
 
+#: A penalty: a finite number > 0.
+LAM = real(0.0, low_open=True)
 
+
+def _check_rows(X: np.ndarray, y: np.ndarray) -> None:
+    """One target per row of the design (the domains of ``X`` and ``y`` are declared; their shapes must agree)."""
+    if y.shape != (X.shape[0],):
+        raise InvalidParameterError(f"y must be a 1-d array with one target per row of X ({X.shape[0]}), got shape "
+                                    f"{y.shape}")
+
+
+@declare(X=array(2), y=array(1), lam=LAM)
 def fit_ridge(X, y, lam: float) -> np.ndarray:
     r"""Ridge estimator ``argmin_w (1/2) sum_mu (y_mu - x_mu . w/sqrt(d))^2 + (lam/2) |w|^2``.
 
@@ -68,8 +80,7 @@ def fit_ridge(X, y, lam: float) -> np.ndarray:
     >>> print(w_hat.shape, bool(np.allclose(w_hat, w, atol=1e-6)))
     (50,) True
     """
-    X, y = check_design(X, y, binary=False)
-    lam = check_positive("lam", lam)
+    _check_rows(X, y)
     n, d = X.shape
     sx = float(np.max(np.abs(X)))
     sy = float(np.max(np.abs(y)))
@@ -103,6 +114,7 @@ def fit_ridge(X, y, lam: float) -> np.ndarray:
     return w
 
 
+@declare()
 def gaussian_linear_mse(alpha: float, delta: float) -> float:
     r"""Bayes-optimal weight MMSE of a standard Gaussian signal seen through noisy Gaussian linear measurements.
 
@@ -138,8 +150,6 @@ def gaussian_linear_mse(alpha: float, delta: float) -> float:
     Chapter 1, Sec. 'The replica free entropy and state evolution' (exercise ``ex-perceptron-linear``); Barbier et al.,
     arXiv:1708.03395.
     """
-    alpha = check_nonnegative("alpha", alpha)
-    delta = check_nonnegative("delta", delta)
     if delta == 0 or alpha == 0:
         return max(0.0, 1.0 - alpha)
     b = delta + alpha - 1.0
