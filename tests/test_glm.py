@@ -573,8 +573,10 @@ def _independent_sign_error(alpha):
     ``mhat = alpha I(k)/(1 - q)``, ``k = sqrt(q/(1 - q))``, ``I(k)`` by adaptive quadrature in ``u = k xi``
     and the root by bracketing in ``log(1 - q)``; returns ``arctan(sqrt((1 - q)/q))/pi``."""
     def fisher(k):
-        integrand = lambda u: math.exp(-0.5 * (u / k) ** 2 - u * u - 1.5 * math.log(2 * math.pi) - log_ndtr(u)
-                                       - log_ndtr(-u)) / k
+        def integrand(u):
+            return math.exp(-0.5 * (u / k) ** 2 - u * u - 1.5 * math.log(2 * math.pi) - log_ndtr(u)
+                            - log_ndtr(-u)) / k
+
         return 2 * quad(integrand, 0, 40, epsabs=1e-15, epsrel=1e-13, limit=200)[0]
 
     def gap(log_mse):

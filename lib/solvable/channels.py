@@ -23,7 +23,7 @@ import math
 
 from scipy.special import log_ndtr, ndtr, owens_t
 
-from .domains import Domain, array, choice, declare, flag, integer, real
+from .domains import Domain, array, choice, declare, flag, integer
 from .errors import InvalidParameterError
 from .integration import (DEFAULT_HERMITE_NODES, DEFAULT_LEGENDRE_NODES, U_MAX, _hermite_rule, _legendre_rule,
                           _log_phi_pdf, _mills_ratio, _sign_channel_fisher)

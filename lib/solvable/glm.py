@@ -31,7 +31,8 @@ from .domains import array, choice, declare, instance, optional, real, seed
 from .erm import erm_gen_error
 from .errors import DivergenceError, InvalidParameterError
 from .gardner import gardner_capacity
-from .integration import phi_log_phi_expectation, sign_channel_fisher
+from .integration import _phi_log_phi_expectation as phi_log_phi_expectation  # the unchecked cores: inner loops
+from .integration import _sign_channel_fisher as sign_channel_fisher
 from .metrics import angle_error, gibbs_classification_error
 from .priors import PRIORS, GaussianPrior, RademacherPrior, get_prior
 from .regression import gaussian_linear_mse
