@@ -139,7 +139,7 @@ class DenseLinearMap:
     def __init__(self, X, variance: str = "exact"):
         X = check_array("X", X, ndim=2)
         if variance not in ("exact", "uniform"):
-            raise ValueError(f"variance must be 'exact' or 'uniform', got {variance!r}")
+            raise InvalidParameterError(f"variance must be 'exact' or 'uniform', got {variance!r}")
         self.n, self.d = X.shape
         self._scale = 1.0 / np.sqrt(self.d)
         self._X = X
@@ -201,7 +201,7 @@ class GAMPResult:
     def error(self) -> float:
         """Error of the last iterate, ``history[-1]`` (raises without a monitored teacher)."""
         if self.history.size == 0:
-            raise ValueError("this run had no monitor (teacher unknown): no error history")
+            raise InvalidParameterError("this run had no monitor (teacher unknown): no error history")
         return float(self.history[-1])
 
 
@@ -229,7 +229,7 @@ def relative_change(new, old) -> float:
     new = check_array("new", new, nonempty=False)
     old = check_array("old", old, nonempty=False)
     if new.shape != old.shape:
-        raise ValueError(f"new and old must have the same shape, got {new.shape} and {old.shape}")
+        raise InvalidParameterError(f"new and old must have the same shape, got {new.shape} and {old.shape}")
     d = np.ravel(new) - np.ravel(old)
     s_new, s_diff = float(np.max(np.abs(new), initial=0.0)), float(np.max(np.abs(d), initial=0.0))
     if s_new == 0.0:
@@ -359,14 +359,14 @@ def run_gamp(
     min_iter = check_int("min_iter", min_iter)
     collapse_tol = check_in_range("collapse_tol", collapse_tol, 0.0, 1.0, high_open=True)
     if damp not in ("estimate", "output", "both"):
-        raise ValueError(f"damp must be 'estimate', 'output' or 'both', got {damp!r}")
+        raise InvalidParameterError(f"damp must be 'estimate', 'output' or 'both', got {damp!r}")
     if precision not in ("derivative", "empirical"):
-        raise ValueError(f"precision must be 'derivative' or 'empirical', got {precision!r}")
+        raise InvalidParameterError(f"precision must be 'derivative' or 'empirical', got {precision!r}")
     check_interface("linear_map", linear_map, "forward", "adjoint", "forward_variance", "adjoint_variance")
     check_interface("channel", channel, "g_out")
     check_interface("denoiser", denoiser, "denoise")
     if monitor is not None and not callable(monitor):
-        raise TypeError(f"monitor must be callable, got {monitor!r}")
+        raise InvalidParameterError(f"monitor must be callable, got {monitor!r}")
     damp_output = damp in ("output", "both")
     damp_estimate = damp in ("estimate", "both")
     fixed_length = tol == 0.0
@@ -375,23 +375,23 @@ def run_gamp(
     c = check_array("c0", c0)
     c = c.copy() if c.ndim else float(c)
     if not np.all(np.asarray(c) > 0):
-        raise ValueError(f"c0 must be > 0 (the initial posterior variance), got {c0!r}")
+        raise InvalidParameterError(f"c0 must be > 0 (the initial posterior variance), got {c0!r}")
     try:
         z = np.asarray(linear_map.forward(w))
     except ValueError as e:   # a NumPy shape error from inside the map (matmul's core-dimension message)
-        raise ValueError(f"w0 must have the input shape of the linear map, got shape {w.shape} ({e})") from None
+        raise InvalidParameterError(f"w0 must have the input shape of the linear map, got shape {w.shape} ({e})") from None
     if z.shape != y.shape:
-        raise ValueError(f"y must have one label per output of the linear map: forward(w0) has shape {z.shape}, "
+        raise InvalidParameterError(f"y must have one label per output of the linear map: forward(w0) has shape {z.shape}, "
                          f"y has shape {y.shape} (or w0 has the wrong shape)")
     if np.ndim(c) and c.shape != w.shape:
-        raise ValueError(f"c0 must be a scalar or have the shape of w0 {w.shape}, got {c.shape}")
+        raise InvalidParameterError(f"c0 must be a scalar or have the shape of w0 {w.shape}, got {c.shape}")
     if omega0 is None:
         g = np.zeros_like(y)
         omega_old = V_old = None
     else:
         V_old = linear_map.forward_variance(c) if V0 is None else V0
         if not (np.all(np.isfinite(V_old)) and np.all(np.asarray(V_old) > 0)):
-            raise ValueError(f"V0 must be finite and > 0, got {V0!r}")
+            raise InvalidParameterError(f"V0 must be finite and > 0, got {V0!r}")
         omega_old = np.broadcast_to(check_array("omega0", omega0, nonempty=False), y.shape)
         g, _ = channel.g_out(y, omega_old, V_old)
     history = []
@@ -487,12 +487,12 @@ def _check_bounds(bounds, size: int):
     for side, value in zip(("low", "high"), bounds):
         arr = check_array(f"bounds ({side})", value, finite=False)
         if arr.ndim > 1 or arr.size not in (1, size) or np.any(np.isnan(arr)):
-            raise ValueError(f"bounds ({side}) must be a number or an array of the state's length {size}, "
+            raise InvalidParameterError(f"bounds ({side}) must be a number or an array of the state's length {size}, "
                              f"without NaN, got {value!r:.60}")
         pair.append(float(arr.reshape(-1)[0]) if size == 1 else (arr if arr.ndim else float(arr)))
     low, high = pair
     if np.any(np.asarray(low) > np.asarray(high)):
-        raise ValueError(f"bounds must satisfy low <= high, got low = {low!r:.60}, high = {high!r:.60} "
+        raise InvalidParameterError(f"bounds must satisfy low <= high, got low = {low!r:.60}, high = {high!r:.60} "
                          "(reversed bounds would clip every iterate to one point)")
     return tuple(pair)
 
@@ -577,7 +577,7 @@ def iterate_fixed_point(
     True 0.739085
     """
     if not callable(update):
-        raise TypeError(f"update must be callable, got {update!r}")
+        raise InvalidParameterError(f"update must be callable, got {update!r}")
     damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
     tol = check_tol(tol)
     max_iter = check_int("max_iter", max_iter)
@@ -813,7 +813,7 @@ def iterate_state_evolution(
     alpha = check_nonnegative("alpha", alpha)
     rho = check_nonnegative("rho", rho)
     if rho == 0:
-        raise ValueError("rho must be a finite number > 0, got 0")
+        raise InvalidParameterError("rho must be a finite number > 0, got 0")
     q0 = check_in_range("q0", q0, 0.0, rho)
 
     def update(x):

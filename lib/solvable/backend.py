@@ -27,6 +27,7 @@ import array_api_compat
 import array_api_compat.numpy as _numpy_namespace
 import numpy as np
 
+from .errors import InvalidParameterError
 from .validation import check_choice
 
 __all__ = ["DEVICES", "asarray", "gpu_available", "is_non_numpy_array", "namespace", "resolve", "to_numpy"]
@@ -113,7 +114,7 @@ def resolve(device: str):
         if not isinstance(found, str):
             return found
         if device == "cuda":
-            raise ValueError(f"device='cuda' needs PyTorch with CUDA or CuPy with a GPU, and neither is usable "
+            raise InvalidParameterError(f"device='cuda' needs PyTorch with CUDA or CuPy with a GPU, and neither is usable "
                              f"here: {found}; use device='cpu' (or 'auto')")
     return _numpy_namespace, "cpu"
 
@@ -161,7 +162,7 @@ def _dtype(xp, dtype):
     """The namespace's floating dtype of the same name as the NumPy ``dtype`` (``float32`` or ``float64``)."""
     name = np.dtype(dtype).name
     if name not in ("float32", "float64"):
-        raise ValueError(f"dtype must be float32 or float64, got {name}")
+        raise InvalidParameterError(f"dtype must be float32 or float64, got {name}")
     return getattr(xp, name)
 
 

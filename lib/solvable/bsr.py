@@ -352,7 +352,7 @@ def mse(estimate, target) -> float:
 def _finite_error(value):
     """An error that overflowed (entries near 1e154 and beyond) is refused rather than returned as inf."""
     if not np.all(np.isfinite(value)):
-        raise ValueError("estimate and target are too large: their squared difference overflows")
+        raise InvalidParameterError("estimate and target are too large: their squared difference overflows")
     return value
 
 
@@ -1434,7 +1434,7 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
         res = convex.nuclear_norm_minimization(data.X, data.y * math.sqrt(d * L), rho_admm=penalty, tol=tol,
                                                max_iter=max_iter, warn=False)
     except ValueError as err:
-        raise ValueError(f"data: {err} (n = {n} < dL = {d * L}: the constraints have no unique "
+        raise InvalidParameterError(f"data: {err} (n = {n} < dL = {d * L}: the constraints have no unique "
                          "projection)") from None
     if not res.converged and warn:
         warnings.warn(

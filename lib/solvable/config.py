@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from .errors import InvalidParameterError
 from .results import record
 
 __all__ = ["Sizes", "PRESETS", "HARDWARE", "preset_name", "sizes", "n_jobs", "device", "jobs_from_environment"]
@@ -422,7 +423,7 @@ def preset_name() -> str:
     """
     name = os.environ.get(ENV_VAR, "lecture").strip().lower() or "lecture"
     if name not in PRESETS:
-        raise ValueError(f"{ENV_VAR} must be one of {', '.join(map(repr, PRESETS))}; got {name!r}")
+        raise InvalidParameterError(f"{ENV_VAR} must be one of {', '.join(map(repr, PRESETS))}; got {name!r}")
     return name
 
 
@@ -461,7 +462,7 @@ def device() -> str:
     if not value:
         return _DEFAULT_DEVICE[preset_name()]
     if value not in DEVICES:
-        raise ValueError(f"{DEVICE_VAR} must be one of {', '.join(map(repr, DEVICES))}; got {value!r}")
+        raise InvalidParameterError(f"{DEVICE_VAR} must be one of {', '.join(map(repr, DEVICES))}; got {value!r}")
     return value
 
 
@@ -491,9 +492,9 @@ def n_jobs(device: str = "cpu") -> int | None:
         preset.
     """
     if not isinstance(device, str):
-        raise TypeError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
+        raise InvalidParameterError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
     if device.strip().lower() not in DEVICES:
-        raise ValueError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
+        raise InvalidParameterError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
     if _on_gpu(device.strip().lower()):
         return 1
     return jobs_from_environment(JOBS_VAR, _DEFAULT_JOBS[preset_name()])
@@ -527,7 +528,7 @@ def jobs_from_environment(variable: str, default: int | None) -> int | None:
     except ValueError:
         jobs = 0
     if jobs == 0:
-        raise ValueError(f"{variable} must be a non-zero integer (-1: every core); got {value!r}")
+        raise InvalidParameterError(f"{variable} must be a non-zero integer (-1: every core); got {value!r}")
     return jobs
 
 

@@ -32,7 +32,7 @@ from dataclasses import field
 import numpy as np
 from scipy import integrate, linalg, optimize
 
-from .errors import ConvergenceWarning, DivergenceError
+from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 from .domains import array, declare, real
 from .results import record
 from .validation import check_array
@@ -239,24 +239,24 @@ def _check_sensing(sensing, y, *, symmetric: bool = True):
     y = check_array("y", y, ndim=1)
     n, d, L = Z.shape
     if symmetric and d != L:
-        raise ValueError(f"sensing must hold n square matrices (n, d, d), got shape {Z.shape}")
+        raise InvalidParameterError(f"sensing must hold n square matrices (n, d, d), got shape {Z.shape}")
     if y.shape[0] != n:
-        raise ValueError(f"y must hold one label per sensing matrix: {y.shape[0]} labels for n = {n} matrices")
+        raise InvalidParameterError(f"y must hold one label per sensing matrix: {y.shape[0]} labels for n = {n} matrices")
     dim = d * (d + 1) // 2 if symmetric else d * L
     if n > dim:
-        raise ValueError(f"sensing: n = {n} matrices exceed the {dim} dimensions of the "
+        raise InvalidParameterError(f"sensing: n = {n} matrices exceed the {dim} dimensions of the "
                          f"{'symmetric ' if symmetric else ''}matrices; they cannot be linearly independent")
     A0 = Z.reshape(n, d * L)
     row_max = np.max(np.abs(A0), axis=1)
     if np.any(row_max == 0.0):
-        raise ValueError(f"sensing: matrix {int(np.argmin(row_max))} is zero (the matrices Z_mu are linearly "
+        raise InvalidParameterError(f"sensing: matrix {int(np.argmin(row_max))} is zero (the matrices Z_mu are linearly "
                          "dependent)")
     _, e = np.frexp(row_max)                  # row_max = f 2^e, f in [0.5, 1): an exact rescaling by 2^-e
     A = np.ldexp(A0, -e[:, None])
     if symmetric:
         sq = A.reshape(n, d, d)
         if np.max(np.abs(sq - np.swapaxes(sq, 1, 2))) > 1e-10:   # relative to each matrix's largest entry
-            raise ValueError("sensing must hold symmetric matrices (Z_mu = Z_mu^T)")
+            raise InvalidParameterError("sensing must hold symmetric matrices (Z_mu = Z_mu^T)")
     norms = np.linalg.norm(A, axis=1)         # in [0.5, sqrt(dL)]
     A = A / norms[:, None]
     mant, ky = np.frexp(y)                    # y = mant 2^ky
@@ -277,9 +277,9 @@ def _admm(A, y, shape, prox, rho, tol, max_iter, warn, name):
     try:
         chol = linalg.cho_factor(A @ A.T, lower=True)
     except linalg.LinAlgError:
-        raise ValueError("sensing: the matrices Z_mu are linearly dependent (singular Gram matrix)") from None
+        raise InvalidParameterError("sensing: the matrices Z_mu are linearly dependent (singular Gram matrix)") from None
     if np.min(np.abs(np.diag(chol[0]))) < 1e-10 * np.max(np.abs(np.diag(chol[0]))):
-        raise ValueError("sensing: the matrices Z_mu are (numerically) linearly dependent")
+        raise InvalidParameterError("sensing: the matrices Z_mu are (numerically) linearly dependent")
     if d * L <= 1600:  # the projector A^* (A A^*)^{-1} A as one (dL, dL) matrix: one product a step
         B = linalg.solve_triangular(chol[0], A, lower=True)
         P, q = B.T @ B, B.T @ linalg.solve_triangular(chol[0], y, lower=True)
@@ -321,10 +321,10 @@ def _scaled_back(norm_y, E, Z, objective):
         estimate = np.ldexp(norm_y * Z, E)
         value = float(np.ldexp(norm_y * objective, E))
     if not (math.isfinite(value) and np.all(np.isfinite(estimate))):
-        raise ValueError(f"y: labels of scale 2^{E} (over the sensing matrices' scale) give a minimiser beyond the "
+        raise InvalidParameterError(f"y: labels of scale 2^{E} (over the sensing matrices' scale) give a minimiser beyond the "
                          "float range")
     if objective > 0.0 and value == 0.0:
-        raise ValueError(f"y: labels of scale 2^{E} (over the sensing matrices' scale) give a minimiser below the "
+        raise InvalidParameterError(f"y: labels of scale 2^{E} (over the sensing matrices' scale) give a minimiser below the "
                          "float range (it would round to zero)")
     return estimate, value
 

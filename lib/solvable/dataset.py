@@ -68,9 +68,9 @@ class Dataset:
             if f.type in ("np.ndarray", np.ndarray) or isinstance(v, np.ndarray):
                 object.__setattr__(self, f.name, _real_array(f.name, v))
         if self.X.ndim < 2 or self.X.shape[0] < 1 or self.X.size == 0:
-            raise ValueError(f"X must hold n >= 1 samples of at least one dimension, got shape {self.X.shape}")
+            raise InvalidParameterError(f"X must hold n >= 1 samples of at least one dimension, got shape {self.X.shape}")
         if self.y.ndim < 1 or self.y.shape[0] != self.X.shape[0]:
-            raise ValueError(f"y must hold one label per sample of X ({self.X.shape[0]}), got shape {self.y.shape}")
+            raise InvalidParameterError(f"y must hold one label per sample of X ({self.X.shape[0]}), got shape {self.y.shape}")
         self._check()
 
     @classmethod
@@ -129,7 +129,7 @@ def _real_array(name: str, value) -> np.ndarray:
         # change the data set (a sampler hands its fresh arrays over read-only, through Dataset.adopt, with no copy)
         a = a.copy()
     if a.size and not all_finite(a):
-        raise ValueError(f"{name} must contain finite numbers only (no NaN or inf)")
+        raise InvalidParameterError(f"{name} must contain finite numbers only (no NaN or inf)")
     return a
 
 

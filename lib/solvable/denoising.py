@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from .errors import InvalidParameterError
 from .results import record
 from .spectra import MAX_ASPECT_RATIO, NORMALISATIONS
 from .validation import (
@@ -75,9 +76,9 @@ def _finite_array(name: str, value, *, vector: bool = False) -> np.ndarray:
     ``vector=True`` a number or a non-empty 1-d array."""
     arr = check_array(name, value, finite=False, nonempty=False)
     if vector and (arr.ndim > 1 or arr.size == 0):
-        raise ValueError(f"{name} must be a number or a non-empty 1-d array, got shape {arr.shape}")
+        raise InvalidParameterError(f"{name} must be a number or a non-empty 1-d array, got shape {arr.shape}")
     if not all_finite(arr):
-        raise ValueError(f"{name} must have finite entries (no NaN or inf)")
+        raise InvalidParameterError(f"{name} must have finite entries (no NaN or inf)")
     return arr
 
 
@@ -85,12 +86,12 @@ def _finite_array(name: str, value, *, vector: bool = False) -> np.ndarray:
 def _check_symmetric(Y, name: str = "Y") -> np.ndarray:
     Y = _real_array(name, Y)
     if Y.ndim != 2 or Y.shape[0] != Y.shape[1] or Y.shape[0] == 0:
-        raise ValueError(f"{name} must be a non-empty square matrix, got shape {Y.shape}")
+        raise InvalidParameterError(f"{name} must be a non-empty square matrix, got shape {Y.shape}")
     if not all_finite(Y):
-        raise ValueError(f"{name} must have finite entries (no NaN or inf)")
+        raise InvalidParameterError(f"{name} must have finite entries (no NaN or inf)")
     scale = max(1.0, float(np.max(np.abs(Y))))
     if np.max(np.abs(Y - Y.T)) > 1e-8 * scale:
-        raise ValueError(f"{name} must be symmetric (max |Y - Y^T| exceeds 1e-8 max(1, max |Y|))")
+        raise InvalidParameterError(f"{name} must be symmetric (max |Y - Y^T| exceeds 1e-8 max(1, max |Y|))")
     return 0.5 * (Y + Y.T)
 
 
@@ -100,9 +101,9 @@ def _check_rectangular(Y, name: str = "Y") -> np.ndarray:
     TypeError for complex or non-numeric input)."""
     Y = _real_array(name, Y)
     if Y.ndim != 2 or min(Y.shape) == 0:
-        raise ValueError(f"{name} must be a non-empty 2-d array, got shape {Y.shape}")
+        raise InvalidParameterError(f"{name} must be a non-empty 2-d array, got shape {Y.shape}")
     if not all_finite(Y):
-        raise ValueError(f"{name} must have finite entries (no NaN or inf)")
+        raise InvalidParameterError(f"{name} must have finite entries (no NaN or inf)")
     return Y
 
 
@@ -181,12 +182,12 @@ def scalar_shrinkage(Y, noise: float, second_moment: float, mean: float = 0.0) -
     mean = check_finite("mean", mean)
     v = m2 - mean * mean
     if v <= 0:
-        raise ValueError(f"second_moment must exceed mean^2, got {second_moment!r} and mean {mean!r}")
+        raise InvalidParameterError(f"second_moment must exceed mean^2, got {second_moment!r} and mean {mean!r}")
     c = v / (v + noise) if noise > 0 else 1.0
     if mean == 0.0:
         return c * Y
     if Y.ndim != 2 or Y.shape[0] != Y.shape[1]:
-        raise ValueError(f"mean != 0 needs a square Y, got shape {Y.shape}")
+        raise InvalidParameterError(f"mean != 0 needs a square Y, got shape {Y.shape}")
     eye = np.eye(Y.shape[0])
     return mean * eye + c * (Y - mean * eye)
 
@@ -226,7 +227,7 @@ def scalar_shrinkage_mse(noise: float, second_moment: float, mean: float = 0.0) 
     mean = check_finite("mean", mean)
     v = check_positive("second_moment", second_moment) - mean * mean
     if v <= 0:
-        raise ValueError(f"second_moment must exceed mean^2, got {second_moment!r} and mean {mean!r}")
+        raise InvalidParameterError(f"second_moment must exceed mean^2, got {second_moment!r} and mean {mean!r}")
     return noise * v / (noise + v)
 
 
@@ -356,7 +357,7 @@ def optimal_shrinkage_singular_values(singular_values, noise: float, beta: float
     noise = check_nonnegative("noise", noise)
     y = _finite_array("singular_values", singular_values, vector=True)
     if np.any(y < 0):
-        raise ValueError("singular_values must be finite and >= 0")
+        raise InvalidParameterError("singular_values must be finite and >= 0")
     sigma, c = _gavish_donoho_scale(noise, beta)
     if noise == 0.0:
         return y.copy()
@@ -447,7 +448,7 @@ def optimal_shrinkage_spike_error(theta, noise: float, beta: float) -> np.ndarra
     noise = check_positive("noise", noise)
     theta = _finite_array("theta", theta, vector=True)
     if np.any(theta < 0):
-        raise ValueError("theta must be finite and >= 0")
+        raise InvalidParameterError("theta must be finite and >= 0")
     sigma, c = _gavish_donoho_scale(noise, beta)
     with np.errstate(over="ignore"):
         x = theta / sigma
@@ -465,9 +466,9 @@ def _pair(estimate, signal, *, square: bool) -> np.ndarray:
     est = _check_rectangular(estimate, "estimate")
     sig = _check_rectangular(signal, "signal")
     if est.shape != sig.shape:
-        raise ValueError(f"estimate and signal must have the same shape, got {est.shape} and {sig.shape}")
+        raise InvalidParameterError(f"estimate and signal must have the same shape, got {est.shape} and {sig.shape}")
     if square and est.shape[0] != est.shape[1]:
-        raise ValueError(f"estimate and signal must be square (d x d), got shape {est.shape}")
+        raise InvalidParameterError(f"estimate and signal must be square (d x d), got shape {est.shape}")
     return est - sig
 
 
@@ -664,7 +665,7 @@ def sample_wishart(d: int, kappa: float, normalisation: str = "paper", *, rng) -
     rng = check_rng(rng)
     m = round(kappa * d)
     if m < 1:
-        raise ValueError(f"kappa * d must round to at least 1 (m = kappa d), got kappa={kappa!r}, d={d}")
+        raise InvalidParameterError(f"kappa * d must round to at least 1 (m = kappa d), got kappa={kappa!r}, d={d}")
     check_size("the Wishart factor W and the matrix (m = kappa d, d)", m + 2 * d, d)
     W = rng.standard_normal((m, d))
     return W.T @ W / (math.sqrt(m * d) if normalisation == "paper" else m)

@@ -231,7 +231,7 @@ def constraint_values(points, S) -> np.ndarray:
     with np.errstate(all="ignore"):
         values = np.einsum("ij,ij->i", X @ S, X)
     if not np.all(np.isfinite(values)):
-        raise ValueError("S and points are too large: x_i^T S x_i overflows")
+        raise InvalidParameterError("S and points are too large: x_i^T S x_i overflows")
     return values
 
 
@@ -284,7 +284,7 @@ def project_affine(S, points) -> np.ndarray:
         y = cho_solve(factor, 1.0 - np.einsum("ij,ij->i", X @ S, X))
         out = S + (X.T * y) @ X
     if not np.all(np.isfinite(out)):
-        raise ValueError("S and points are too large: the projection overflows")
+        raise InvalidParameterError("S and points are too large: the projection overflows")
     return out
 
 

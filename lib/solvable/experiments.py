@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 import joblib
 import numpy as np
 
+from .errors import InvalidParameterError
 from .results import record
 from .validation import check_array, check_int, check_rng
 
@@ -71,7 +72,7 @@ def mean_se(values, axis=None):
     v = check_array("values", values, ndim=None)
     n = v.size if axis is None else v.shape[axis]
     if n == 0:
-        raise ValueError("values must hold at least one measurement")
+        raise InvalidParameterError("values must hold at least one measurement")
     scale = float(np.max(np.abs(v))) or 1.0   # computed on v / scale: values near the float limit do not overflow
     mean = v.mean(axis=axis) if scale <= 1.0 else (v / scale).mean(axis=axis) * scale
     se = (v / scale).std(axis=axis, ddof=1) * (scale / math.sqrt(n)) if n > 1 else np.zeros_like(mean)
@@ -189,7 +190,7 @@ def _measure(outcome):
         converged = getattr(outcome, "converged", True)
         if isinstance(error, (numbers.Real, np.floating, np.integer)):
             return float(error), int(np.max(iterations)) if iterations is not None else -1, bool(np.all(converged))
-    raise TypeError(f"run must return a number or a result with a numeric .error, got {type(outcome).__name__}")
+    raise InvalidParameterError(f"run must return a number or a result with a numeric .error, got {type(outcome).__name__}")
 
 
 def _check_jobs(n_jobs):
@@ -198,9 +199,9 @@ def _check_jobs(n_jobs):
     if n_jobs is None:
         return None
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (numbers.Integral,)):
-        raise TypeError(f"n_jobs must be None or an integer, got {n_jobs!r}")
+        raise InvalidParameterError(f"n_jobs must be None or an integer, got {n_jobs!r}")
     if int(n_jobs) == 0:
-        raise ValueError("n_jobs must be None, a positive number of workers or a negative one (-1: every core), "
+        raise InvalidParameterError("n_jobs must be None, a positive number of workers or a negative one (-1: every core), "
                          "got 0")
     return int(n_jobs)
 
@@ -258,7 +259,7 @@ def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = Non
     [0.2544, 0.1745, 0.1023]
     """
     if not callable(function):
-        raise TypeError(f"function must be callable, got {function!r}")
+        raise InvalidParameterError(f"function must be callable, got {function!r}")
     n_jobs = _check_jobs(n_jobs)
     return joblib.Parallel(n_jobs=n_jobs)(joblib.delayed(function)(job) for job in jobs)
 
@@ -335,13 +336,13 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
     [0.26 0.13] [0.25, 0.13]
     """
     if not callable(run):
-        raise TypeError(f"run must be callable, got {run!r}")
+        raise InvalidParameterError(f"run must be callable, got {run!r}")
     rng = check_rng(rng)
     n_seeds = check_int("n_seeds", n_seeds)
     values = check_array("values", values, ndim=1)
     n_jobs = _check_jobs(n_jobs)
     if len(values) * n_seeds > MAX_RUNS:
-        raise ValueError(f"n_seeds = {n_seeds} at {len(values)} values asks for {len(values) * n_seeds:.1e} runs, "
+        raise InvalidParameterError(f"n_seeds = {n_seeds} at {len(values)} values asks for {len(values) * n_seeds:.1e} runs, "
                          f"more than {MAX_RUNS:.0e}: reduce n_seeds or values")
     # one child at a time, in order: SeedSequence.spawn numbers its children, so these are the children of one
     # rng.spawn(len(values) * n_seeds), without holding all of them (about 1 kB each) at once

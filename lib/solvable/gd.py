@@ -311,7 +311,7 @@ class LowRankProduct:
     def _factors(self, params):
         U, V = params
         if U.ndim < 2 or V.ndim < 2 or U.shape[-1] != self.r or V.shape[-1] != self.r:
-            raise ValueError(f"the factors (U, V) must have width r = {self.r}, got shapes {tuple(U.shape)} and "
+            raise InvalidParameterError(f"the factors (U, V) must have width r = {self.r}, got shapes {tuple(U.shape)} and "
                              f"{tuple(V.shape)}")
         return U, V
 
@@ -364,7 +364,7 @@ class SymmetricSquare:
     def _weights(self, params):
         (W,) = params
         if W.ndim < 2 or tuple(W.shape[-2:]) != (self.m, self.d):
-            raise ValueError(f"the weights W must have shape (J, m, d) = (J, {self.m}, {self.d}), got "
+            raise InvalidParameterError(f"the weights W must have shape (J, m, d) = (J, {self.m}, {self.d}), got "
                              f"{tuple(W.shape)}")
         return W
 
@@ -438,9 +438,9 @@ class SquareLoss:
         foreign = backend.is_non_numpy_array(self.y)
         y = check_array("y", backend.to_numpy(self.y) if foreign else self.y, ndim=1)
         if not math.isfinite(float(y @ y)):
-            raise ValueError("y must have a finite sum of squares")
+            raise InvalidParameterError("y must have a finite sum of squares")
         if float(y @ y) == 0.0:
-            raise ValueError("y must not be identically zero (the relative loss is loss/sum(y^2))")
+            raise InvalidParameterError("y must not be identically zero (the relative loss is loss/sum(y^2))")
         if foreign:
             xp = backend.namespace(self.y)
             y = self.y if xp.isdtype(self.y.dtype, "real floating") else xp.astype(self.y, xp.float64)
@@ -575,13 +575,13 @@ def _initial_parameters(params0, dtype):
                                 f"{type(params0).__name__}")
     foreign = [backend.is_non_numpy_array(p) for p in params0]
     if any(foreign) and not all(foreign):
-        raise ValueError("params0 mixes NumPy arrays (or array_likes) with arrays of another library "
+        raise InvalidParameterError("params0 mixes NumPy arrays (or array_likes) with arrays of another library "
                          f"({[type(p).__name__ for p in params0]}): give all of them in one namespace")
     if all(foreign):  # run in their namespace, on their device
         try:
             xp = backend.namespace(*params0)
         except TypeError as err:
-            raise ValueError(f"params0 arrays must belong to one array library: {err}") from None
+            raise InvalidParameterError(f"params0 arrays must belong to one array library: {err}") from None
         for k, p in enumerate(params0):
             if not xp.isdtype(p.dtype, ("real floating", "integral")):
                 raise InvalidParameterError(f"params0[{k}] must hold real numbers, got dtype {p.dtype}")
@@ -591,10 +591,10 @@ def _initial_parameters(params0, dtype):
                        for k, p in enumerate(params0))
         xp = backend.namespace(*params)
     if any(p.ndim < 1 for p in params) or not all(bool(xp.all(xp.isfinite(p))) for p in params):
-        raise ValueError("params0 must be arrays of finite numbers with a leading (J) axis")
+        raise InvalidParameterError("params0 must be arrays of finite numbers with a leading (J) axis")
     J = params[0].shape[0]
     if J < 1 or any(p.shape[0] != J for p in params):
-        raise ValueError(f"params0 arrays must share their leading (J) axis, got shapes "
+        raise InvalidParameterError(f"params0 arrays must share their leading (J) axis, got shapes "
                          f"{[tuple(p.shape) for p in params]}")
     return xp, params
 
@@ -712,7 +712,7 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     if not hasattr(objective, "loss_scale"):
         raise InvalidParameterError(f"objective must have a loss_scale, got {type(objective).__name__}")
     if (lr is None) == (optimiser is None):
-        raise ValueError("give exactly one of lr (plain gradient descent) and optimiser")
+        raise InvalidParameterError("give exactly one of lr (plain gradient descent) and optimiser")
     if optimiser is None:
         optimiser = GradientStep(lr)
     elif isinstance(optimiser, type):
@@ -727,28 +727,28 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     dev = array_api_compat.device(params[0])
     scale = float(objective.loss_scale)
     if not (math.isfinite(scale) and scale > 0):
-        raise ValueError(f"objective.loss_scale must be finite and > 0, got {scale!r}")
+        raise InvalidParameterError(f"objective.loss_scale must be finite and > 0, got {scale!r}")
     fixed_length = tol == 0.0
     try:  # the first evaluation tells whether params0 fits the objective
         S0 = objective.matrix(params)
         loss, grads = objective.loss_and_gradient(params)
     except (ValueError, TypeError, IndexError, RuntimeError) as err:
-        raise ValueError(f"params0 (shapes {[tuple(p.shape) for p in params]}) do not fit the objective "
+        raise InvalidParameterError(f"params0 (shapes {[tuple(p.shape) for p in params]}) do not fit the objective "
                          f"{type(objective).__name__}: {err}") from err
     grads = tuple(grads) if isinstance(grads, (tuple, list)) else None
     if grads is None or len(grads) != len(params) or any(tuple(g.shape) != tuple(p.shape)
                                                          for g, p in zip(grads, params)):
-        raise ValueError(f"params0 (shapes {[tuple(p.shape) for p in params]}) do not fit the objective "
+        raise InvalidParameterError(f"params0 (shapes {[tuple(p.shape) for p in params]}) do not fit the objective "
                          f"{type(objective).__name__}: its gradient is not shaped like the parameters")
     loss = np.array(backend.to_numpy(loss), dtype=float)
     if loss.shape != (J,) or S0.ndim < 1 or S0.shape[0] != J:
-        raise ValueError(f"params0: the objective {type(objective).__name__} gives losses of shape {loss.shape} "
+        raise InvalidParameterError(f"params0: the objective {type(objective).__name__} gives losses of shape {loss.shape} "
                          f"and matrices of shape {tuple(S0.shape)} for J = {J} runs (expected ({J},) and "
                          f"({J}, ...))")
     if target is not None:
         host = check_array("target", backend.to_numpy(target) if backend.is_non_numpy_array(target) else target)
         if tuple(host.shape) != tuple(S0.shape[1:]):
-            raise ValueError(f"target must have the shape of one estimate, {tuple(S0.shape[1:])}, got "
+            raise InvalidParameterError(f"target must have the shape of one estimate, {tuple(S0.shape[1:])}, got "
                              f"{tuple(host.shape)}")
         target = xp.asarray(host, device=dev)
         err_fn = _mean_square_error if error is None else error
@@ -757,10 +757,10 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
             S = S if S.dtype == xp.float64 else xp.astype(S, xp.float64)
             out = np.asarray(backend.to_numpy(err_fn(S, target)), dtype=float)
             if out.shape != (S.shape[0],):
-                raise ValueError(f"error must return one number per run, shape ({S.shape[0]},); got shape "
+                raise InvalidParameterError(f"error must return one number per run, shape ({S.shape[0]},); got shape "
                                  f"{out.shape}")
             if np.any(np.isnan(out)):
-                raise ValueError("error returned NaN for finite estimates and target")
+                raise InvalidParameterError("error returned NaN for finite estimates and target")
             return out
     else:
         def errors_of(S):
@@ -926,7 +926,7 @@ def fit_students(objective: Callable, init: Callable, *, n_inits: int, optimiser
     try:
         b1, b2 = betas
     except (TypeError, ValueError):
-        raise ValueError(f"betas must be a pair (beta1, beta2) in [0, 1), got {betas!r:.60}") from None
+        raise InvalidParameterError(f"betas must be a pair (beta1, beta2) in [0, 1), got {betas!r:.60}") from None
     b1 = check_in_range("betas[0]", b1, 0.0, 1.0, high_open=True)
     b2 = check_in_range("betas[1]", b2, 0.0, 1.0, high_open=True)
     step = Adam(lr, beta1=b1, beta2=b2, eps=eps) if optimiser == "adam" else GradientStep(lr)

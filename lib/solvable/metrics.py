@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .errors import InvalidParameterError
 from .validation import check_finite, check_in_range, check_positive
 
 __all__ = ["classification_error", "angle_error", "bayes_classification_error", "gibbs_classification_error"]
@@ -59,7 +60,7 @@ def classification_error(m: float, Q: float, rho: float = 1.0) -> float:
     rho = check_positive("rho", rho)
     cos = m / math.sqrt(rho * Q)
     if abs(cos) > 1.0 + _CS_ROUNDOFF:
-        raise ValueError(f"m must satisfy |m| <= sqrt(rho Q) (Cauchy-Schwarz), got m = {m!r}, Q = {Q!r}, rho = {rho!r}")
+        raise InvalidParameterError(f"m must satisfy |m| <= sqrt(rho Q) (Cauchy-Schwarz), got m = {m!r}, Q = {Q!r}, rho = {rho!r}")
     return float(np.arccos(min(max(cos, -1.0), 1.0)) / np.pi)
 
 
@@ -168,18 +169,18 @@ def angle_error(w_hat, w_star) -> float:
         w_hat = np.asarray(w_hat, dtype=float)
         w_star = np.asarray(w_star, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError("w_hat and w_star must be arrays of real numbers") from None
+        raise InvalidParameterError("w_hat and w_star must be arrays of real numbers") from None
     if w_hat.shape != w_star.shape:
-        raise ValueError(f"w_hat and w_star must have the same shape, got {w_hat.shape} and {w_star.shape}")
+        raise InvalidParameterError(f"w_hat and w_star must have the same shape, got {w_hat.shape} and {w_star.shape}")
     if w_hat.size == 0:
-        raise ValueError("w_hat and w_star must be non-empty")
+        raise InvalidParameterError("w_hat and w_star must be non-empty")
     if not (np.all(np.isfinite(w_hat)) and np.all(np.isfinite(w_star))):
-        raise ValueError("w_hat and w_star must contain finite numbers only")
+        raise InvalidParameterError("w_hat and w_star must contain finite numbers only")
     # the angle does not depend on the scales: divide each vector by its largest entry first, so that neither the
     # norms nor the dot product overflow (1e200 times a vector) or underflow (1e-200 times one)
     scale_star = float(np.max(np.abs(w_star)))
     if scale_star == 0.0:
-        raise ValueError("w_star must be non-zero (a zero teacher has no angle)")
+        raise InvalidParameterError("w_star must be non-zero (a zero teacher has no angle)")
     scale_hat = float(np.max(np.abs(w_hat)))
     if scale_hat == 0.0:
         return 0.5

@@ -17,6 +17,7 @@ import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .errors import InvalidParameterError
 from .validation import check_positive
 
 __all__ = [
@@ -272,7 +273,7 @@ def sweep_points(sweep, label=None, ax=None, **kwargs):
         If ``sweep`` has no ``values``, ``mean`` and ``sem``.
     """
     if not all(hasattr(sweep, name) for name in ("values", "mean", "sem")):
-        raise TypeError(f"sweep must be a solvable.experiments.Sweep, got {type(sweep).__name__}")
+        raise InvalidParameterError(f"sweep must be a solvable.experiments.Sweep, got {type(sweep).__name__}")
     return experiment_points(sweep.values, sweep.mean, sweep.sem, label=label, ax=ax, **kwargs)
 
 

@@ -537,7 +537,7 @@ def effective_noise_of_preactivation_noise(sigma: float) -> float:
     """
     delta = 2.0 * sigma**2 * (2.0 + sigma**2) if sigma < 1e100 else math.inf
     if not math.isfinite(delta):
-        raise ValueError(f"sigma = {sigma!r} gives a label-noise variance that overflows a float")
+        raise InvalidParameterError(f"sigma = {sigma!r} gives a label-noise variance that overflows a float")
     return delta
 
 
@@ -894,7 +894,7 @@ class _FactorisedSquareLoss:
     def __post_init__(self):
         # as gd.SquareLoss: the loss is relative to sum(y^2) (run_gd's 'objective.loss_scale' names no argument)
         if self.loss_scale == 0.0:
-            raise ValueError("y must not be identically zero (the relative loss is loss/sum(y^2))")
+            raise InvalidParameterError("y must not be identically zero (the relative loss is loss/sum(y^2))")
 
     @property
     def loss_scale(self) -> float:

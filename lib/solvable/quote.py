@@ -18,6 +18,7 @@ import math
 import numbers
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
+from .errors import InvalidParameterError
 from .validation import check_finite, check_int
 
 __all__ = ["quote", "upper_bound", "lower_bound"]
@@ -142,10 +143,10 @@ def quote(**values) -> None:
     formats a number), resolved when the book is built from the notebook's saved outputs.
     """
     if not values:
-        raise ValueError("values: give at least one name=value to quote")
+        raise InvalidParameterError("values: give at least one name=value to quote")
     for name, value in values.items():
         if isinstance(value, bool) or not isinstance(value, (numbers.Real, str)):
-            raise TypeError(f"{name} must be a real number or a string, got {type(value).__name__}")
+            raise InvalidParameterError(f"{name} must be a real number or a string, got {type(value).__name__}")
     try:
         from myst_nb import glue
     except ImportError:  # outside the book's toolchain: nothing to store values for

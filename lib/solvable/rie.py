@@ -44,6 +44,7 @@ import math
 
 import numpy as np
 
+from .errors import InvalidParameterError
 from .denoising import (
     DenoisingErrors,
     _check_rectangular,
@@ -174,7 +175,7 @@ def _check_spectrum_scale(name: str, arr: np.ndarray) -> None:
     """The spectral laws are evaluated at ``|x| <= spectra.MAX_ABS_ARGUMENT``: refuse larger entries by name
     (``sum x^2`` bounds every eigenvalue or singular value)."""
     if not np.vdot(arr, arr) <= MAX_ABS_ARGUMENT**2:
-        raise ValueError(f"{name} is too large for the spectral law: its Frobenius norm must be at most "
+        raise InvalidParameterError(f"{name} is too large for the spectral law: its Frobenius norm must be at most "
                          f"{MAX_ABS_ARGUMENT:g}")
 
 
@@ -183,7 +184,7 @@ def _check_n_nodes(n_nodes) -> int:
         return n_nodes
     n_nodes = check_int("n_nodes", n_nodes, minimum=2)
     if n_nodes > MAX_NODES:
-        raise ValueError(f"n_nodes must be an integer in [2, {MAX_NODES}] (spectra.MAX_NODES), got {n_nodes!r}")
+        raise InvalidParameterError(f"n_nodes must be an integer in [2, {MAX_NODES}] (spectra.MAX_NODES), got {n_nodes!r}")
     return n_nodes
 
 
@@ -196,14 +197,14 @@ def _check_noise_inf(noise) -> float:
 def _re_stieltjes(noise, kappa, normalisation, law):
     """The function ``x -> Re G_Y(x)`` from exactly one of ``kappa`` (Wishart signal) or ``law``."""
     if (kappa is None) == (law is None):
-        raise ValueError("give exactly one of kappa (Wishart signal) or law (the law of Y)")
+        raise InvalidParameterError("give exactly one of kappa (Wishart signal) or law (the law of Y)")
     if law is None:
         return wishart_plus_goe(kappa, noise, normalisation).stieltjes_real
     if hasattr(law, "stieltjes_real"):
         return law.stieltjes_real
     if callable(law):
         return law
-    raise ValueError("law must have a stieltjes_real method or be a callable x -> Re G_Y(x)")
+    raise InvalidParameterError("law must have a stieltjes_real method or be a callable x -> Re G_Y(x)")
 
 
 def symmetric_rie_eigenvalues(eigenvalues, noise: float, kappa: float | None = None, *,
@@ -262,7 +263,7 @@ def symmetric_rie_eigenvalues(eigenvalues, noise: float, kappa: float | None = N
         return lam.copy()
     if noise < SYMMETRIC_TINY_NOISE:
         if (kappa is None) == (law is None):
-            raise ValueError("give exactly one of kappa (Wishart signal) or law (the law of Y)")
+            raise InvalidParameterError("give exactly one of kappa (Wishart signal) or law (the law of Y)")
         if kappa is None or kappa >= 1.0:
             return lam.copy()
         rank = min(lam.size, max(1, round(kappa * lam.size)))
@@ -271,7 +272,7 @@ def symmetric_rie_eigenvalues(eigenvalues, noise: float, kappa: float | None = N
         return np.where(keep, np.maximum(lam, 0.0), 0.0)
     re_g = np.asarray(_re_stieltjes(noise, kappa, normalisation, law)(lam), dtype=float)
     if re_g.shape != lam.shape or not all_finite(re_g):
-        raise ValueError("law must return a finite Re G_Y of the shape of its argument at every eigenvalue")
+        raise InvalidParameterError("law must return a finite Re G_Y of the shape of its argument at every eigenvalue")
     return lam - 2.0 * noise * re_g
 
 
@@ -388,7 +389,7 @@ def empirical_symmetric_rie_eigenvalues(eigenvalues, noise: float, *, width: flo
     noise = check_nonnegative("noise", noise)
     lam = _finite_array("eigenvalues", eigenvalues, vector=True)
     if lam.size < 2:
-        raise ValueError(f"eigenvalues must hold at least two eigenvalues, got {lam.size}")
+        raise InvalidParameterError(f"eigenvalues must hold at least two eigenvalues, got {lam.size}")
     _check_spectrum_scale("eigenvalues", lam)
     width = lam.size**-0.5 if width is None else check_positive("width", width)
     if noise == 0.0:
@@ -452,7 +453,7 @@ def empirical_symmetric_rie(Y, noise: float, *, width: float | None = None) -> n
     if width is not None:
         width = check_positive("width", width)
     if Y.shape[0] < 2:
-        raise ValueError(f"Y must be at least 2 x 2, got shape {Y.shape}")
+        raise InvalidParameterError(f"Y must be at least 2 x 2, got shape {Y.shape}")
     if noise == 0.0:
         return Y.copy()
     _check_spectrum_scale("Y", Y)
@@ -511,7 +512,7 @@ def ledoit_peche_overlap(eigenvalue, signal_eigenvalue, noise: float, law) -> np
     noise = check_positive("noise", noise)
     for method in ("density", "stieltjes_real"):
         if not callable(getattr(law, method, None)):
-            raise TypeError(f"law must have a {method} method (e.g. spectra.wishart_plus_goe(kappa, noise))")
+            raise InvalidParameterError(f"law must have a {method} method (e.g. spectra.wishart_plus_goe(kappa, noise))")
     shift = theta - lam + noise * np.asarray(law.stieltjes_real(lam), dtype=float)
     width = np.pi * noise * np.asarray(law.density(lam), dtype=float)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -745,7 +746,7 @@ def symmetric_rie_mmse_from_density(noise: float, density, support, n_nodes: int
     noise = check_in_range("noise", noise, 0.0, NOISE_RANGE[1])
     n_nodes = _check_n_nodes(n_nodes)
     if not callable(density):
-        raise TypeError(f"density must be a callable x -> rho_Y(x), got {type(density).__name__}")
+        raise InvalidParameterError(f"density must be a callable x -> rho_Y(x), got {type(density).__name__}")
     x, w = bulk_quadrature(support, n_nodes, name="support")
     if noise == 0.0:
         return 0.0
@@ -1019,7 +1020,7 @@ def rectangular_rie_singular_values(singular_values, noise: float, beta: float, 
     sv = _finite_array("singular_values", singular_values, vector=True)
     _check_spectrum_scale("singular_values", sv)
     if np.any(sv < 0):
-        raise ValueError("singular_values must be >= 0")
+        raise InvalidParameterError("singular_values must be >= 0")
     if noise == 0.0:
         return sv.copy()
     law = rectangular_plus_noise(beta, rho, noise)
@@ -1150,9 +1151,9 @@ def empirical_rectangular_rie_singular_values(singular_values, noise: float, bet
     noise = check_nonnegative("noise", noise)
     sv = _finite_array("singular_values", singular_values, vector=True)
     if sv.size < 2:
-        raise ValueError(f"singular_values must hold at least two singular values, got {sv.size}")
+        raise InvalidParameterError(f"singular_values must hold at least two singular values, got {sv.size}")
     if np.any(sv < 0):
-        raise ValueError("singular_values must be >= 0")
+        raise InvalidParameterError("singular_values must be >= 0")
     _check_spectrum_scale("singular_values", sv)
     width = sv.size**-0.5 if width is None else check_positive("width", width)
     if noise == 0.0:
@@ -1219,7 +1220,7 @@ def empirical_rectangular_rie(Y, noise: float, *, width: float | None = None) ->
     if width is not None:
         width = check_positive("width", width)
     if min(Y.shape) < 2:
-        raise ValueError(f"Y must have at least two rows and two columns, got shape {Y.shape}")
+        raise InvalidParameterError(f"Y must have at least two rows and two columns, got shape {Y.shape}")
     if noise == 0.0:
         return Y.copy()
     _check_spectrum_scale("Y", Y)
@@ -1455,7 +1456,7 @@ def symmetric_denoising_experiment(d: int, kappa: float, noise: float, *, rng) -
     rng = check_rng(rng)
     m = round(kappa * d)
     if m < 1:
-        raise ValueError(f"kappa * d must round to at least 1 (m = kappa d), got kappa={kappa!r}, d={d}")
+        raise InvalidParameterError(f"kappa * d must round to at least 1 (m = kappa d), got kappa={kappa!r}, d={d}")
     # W (m, d), S, Y, Z and the eigenvectors O, S @ O: all alive at the peak
     check_size("the matrices of symmetric_denoising_experiment (m = kappa d, d)", m + 5 * d, d)
     S = sample_wishart(d, kappa, rng=rng)
@@ -1518,7 +1519,7 @@ def rectangular_denoising_experiment(d: int, L: int, r: int, noise: float, *, rn
     """
     d, L, r = check_int("d", d), check_int("L", L), check_int("r", r)
     if d > L:
-        raise ValueError(f"d must be <= L (transpose the problem), got d={d}, L={L}")
+        raise InvalidParameterError(f"d must be <= L (transpose the problem), got d={d}, L={L}")
     noise = check_in_range("noise", noise, 0.0, NOISE_RANGE[1], low_open=True)
     rng = check_rng(rng)
     # U (d, r), V (L, r), S, Z, Y, the singular vectors (d, d) + (d, L) and S @ V: alive at the peak

@@ -43,7 +43,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from .errors import ConvergenceWarning
+from .errors import ConvergenceWarning, InvalidParameterError
 from .integration import legendre_rule
 from .results import record
 from . import validation
@@ -114,11 +114,11 @@ def _points(x, name: str = "x"):
             raise TypeError
         arr = raw.astype(float, copy=False)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be real numbers, got {type(x).__name__} {str(x)[:60]}") from None
+        raise InvalidParameterError(f"{name} must be real numbers, got {type(x).__name__} {str(x)[:60]}") from None
     # fast test (one BLAS call; NaN fails it): sum x^2 <= MAX^2 implies every |x| <= MAX; the exact test decides
     # only when it fails
     if not np.vdot(arr, arr) <= MAX_ABS_ARGUMENT**2 and not np.all(np.abs(arr) <= MAX_ABS_ARGUMENT):
-        raise ValueError(f"{name} must be finite real numbers with |{name}| <= {MAX_ABS_ARGUMENT:g} (no NaN)")
+        raise InvalidParameterError(f"{name} must be finite real numbers with |{name}| <= {MAX_ABS_ARGUMENT:g} (no NaN)")
     return arr, (lambda out: out[()] if arr.ndim == 0 else out)
 
 
@@ -129,9 +129,9 @@ def _complex_points(z, name: str = "z") -> np.ndarray:
             raise TypeError
         arr = np.asarray(z, dtype=complex)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be complex numbers, got {type(z).__name__} {str(z)[:60]}") from None
+        raise InvalidParameterError(f"{name} must be complex numbers, got {type(z).__name__} {str(z)[:60]}") from None
     if not np.all(np.abs(arr) <= MAX_ABS_ARGUMENT):
-        raise ValueError(f"{name} must be finite complex numbers with |{name}| <= {MAX_ABS_ARGUMENT:g} (no NaN)")
+        raise InvalidParameterError(f"{name} must be finite complex numbers with |{name}| <= {MAX_ABS_ARGUMENT:g} (no NaN)")
     return arr
 
 
@@ -141,7 +141,7 @@ def _check_nodes(name: str, n, minimum: int = 1, maximum: int = MAX_NODES) -> in
         return n
     n = check_int(name, n, minimum=minimum)
     if n > maximum:
-        raise ValueError(f"{name} must be an integer in [{minimum}, {maximum}], got {n!r}")
+        raise InvalidParameterError(f"{name} must be an integer in [{minimum}, {maximum}], got {n!r}")
     return n
 
 
@@ -211,20 +211,20 @@ def bulk_quadrature(intervals, n: int = DEFAULT_NODES, *, name: str = "intervals
     try:
         pairs = list(intervals)
     except TypeError:
-        raise TypeError(f"{name} must be a sequence of pairs (lo, hi) of numbers, got {intervals!r}") from None
+        raise InvalidParameterError(f"{name} must be a sequence of pairs (lo, hi) of numbers, got {intervals!r}") from None
     for pair in pairs:
         try:
             lo, hi = pair
             lo, hi = float(lo), float(hi)
         except (TypeError, ValueError):
-            raise TypeError(f"{name} must be a sequence of pairs (lo, hi) of numbers, got {intervals!r}") from None
+            raise InvalidParameterError(f"{name} must be a sequence of pairs (lo, hi) of numbers, got {intervals!r}") from None
         if not (lo <= hi and math.isfinite(lo) and math.isfinite(hi)):
-            raise ValueError(f"{name} must be finite pairs (lo, hi) with lo <= hi, got {intervals!r}")
+            raise InvalidParameterError(f"{name} must be finite pairs (lo, hi) with lo <= hi, got {intervals!r}")
         mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
         xs.append(mid - half * c)
         wts.append(half * ws)
     if not xs:
-        raise ValueError(f"{name} must hold at least one pair (lo, hi), got {intervals!r}")
+        raise InvalidParameterError(f"{name} must hold at least one pair (lo, hi), got {intervals!r}")
     return np.concatenate(xs), np.concatenate(wts)
 
 
@@ -272,18 +272,18 @@ def kolmogorov_distance(samples, density, support, n: int = 2001) -> float:
     """
     x, _ = _points(samples, "samples")
     if x.ndim != 1 or x.size == 0:
-        raise ValueError(f"samples must be a non-empty 1-d array of finite numbers, got shape {x.shape}")
+        raise InvalidParameterError(f"samples must be a non-empty 1-d array of finite numbers, got shape {x.shape}")
     x = np.sort(x)
     if not callable(density):
-        raise TypeError(f"density must be a callable x -> rho(x), got {type(density).__name__}")
+        raise InvalidParameterError(f"density must be a callable x -> rho(x), got {type(density).__name__}")
     n = _check_nodes("n", n, minimum=3, maximum=10**6)
     try:
         support = [(float(lo), float(hi)) for lo, hi in support]
     except (TypeError, ValueError):
-        raise TypeError(f"support must be a sequence of pairs (lo, hi) of numbers, got {support!r}") from None
+        raise InvalidParameterError(f"support must be a sequence of pairs (lo, hi) of numbers, got {support!r}") from None
     if not support or any(not (hi > lo and math.isfinite(lo) and math.isfinite(hi)) for lo, hi in support) or any(
             b[0] < a[1] for a, b in pairwise(support)):
-        raise ValueError(f"support must be sorted, disjoint, finite intervals (lo, hi) with lo < hi, "
+        raise InvalidParameterError(f"support must be sorted, disjoint, finite intervals (lo, hi) with lo < hi, "
                          f"got {support!r}")
     # peak: theta, t, rho, f, the steps and the cumulated grid and CDF (kept for every interval): about 8 n numbers
     # per interval
@@ -862,7 +862,7 @@ class MarchenkoPastur:
         """
         z = _complex_points(z)
         if self.kappa < 1.0 and np.any(z == 0):
-            raise ValueError("z = 0 is the atom of the Marchenko-Pastur law (kappa < 1), a pole of G")
+            raise InvalidParameterError("z = 0 is the atom of the Marchenko-Pastur law (kappa < 1), a pole of G")
         (lo, hi), = self.bulks
         k, a = self.kappa, self._a
         on_axis = z.imag == 0
@@ -1275,7 +1275,7 @@ class RectangularPlusNoise(_BulkSupport):
     def __post_init__(self):
         b1 = check_positive("beta", self.beta)
         if not 1.0 <= b1 <= MAX_ASPECT_RATIO:
-            raise ValueError(f"beta = L/d must be a number in [1, {MAX_ASPECT_RATIO:g}] (transpose Y when d > L), "
+            raise InvalidParameterError(f"beta = L/d must be a number in [1, {MAX_ASPECT_RATIO:g}] (transpose Y when d > L), "
                              f"got {self.beta!r}")
         object.__setattr__(self, "beta", b1)
         object.__setattr__(self, "rho", _check_ratio("rho", self.rho))
@@ -1530,15 +1530,15 @@ def free_convolution_semicircle(stieltjes_S, noise: float, z, *, tol: float = 1e
     .. [1] Chapter 2, Sec. "Three spectral laws" (``eq-rmt-subordination-general``).
     """
     if not callable(stieltjes_S):
-        raise TypeError(f"stieltjes_S must be a callable z -> G_S(z), got {type(stieltjes_S).__name__}")
+        raise InvalidParameterError(f"stieltjes_S must be a callable z -> G_S(z), got {type(stieltjes_S).__name__}")
     noise = check_in_range("noise", noise, 0.0, NOISE_RANGE[1])
     z = _complex_points(z)
     if z.ndim > 1 or z.size == 0:
-        raise ValueError(f"z must be a number or a non-empty 1-d array, got shape {z.shape}")
+        raise InvalidParameterError(f"z must be a number or a non-empty 1-d array, got shape {z.shape}")
     tol = check_in_range("tol", tol, 0.0, 1.0, low_open=True, high_open=True)
     max_iter = check_int("max_iter", max_iter)
     if np.any(z.imag == 0):
-        raise ValueError("z must have a nonzero imaginary part (use x + 1e-10j for the real axis)")
+        raise InvalidParameterError("z must have a nonzero imaginary part (use x + 1e-10j for the real axis)")
     flip = z.imag < 0
     zu = np.where(flip, np.conj(z), z).reshape(-1)
     if noise == 0.0:

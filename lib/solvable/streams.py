@@ -53,7 +53,7 @@ def purpose_key(purpose: str) -> int:
         If ``purpose`` is not a non-empty string.
     """
     if not isinstance(purpose, str) or not purpose:
-        raise ValueError(f"purpose must be a non-empty string, got {purpose!r:.40}")
+        raise InvalidParameterError(f"purpose must be a non-empty string, got {purpose!r:.40}")
     digest = hashlib.sha256(f"solvable.streams:{purpose}".encode()).digest()
     return int.from_bytes(digest[:4], "little")
 

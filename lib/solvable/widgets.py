@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 import matplotlib.pyplot as plt
 from matplotlib.animation import FuncAnimation
 
+from .errors import InvalidParameterError
 from .plotting import new_axes
 
 __all__ = ["interactive_explorer", "static_slider", "StaticExplorer", "LIVE_EXPLORER_TEXT"]
@@ -131,10 +132,10 @@ def static_slider(draw: Callable, values: Sequence, figsize=(7.0, 4.2), interval
     """
     values = list(values)
     if not values:
-        raise ValueError("values: a static explorer needs at least one frame")
+        raise InvalidParameterError("values: a static explorer needs at least one frame")
     shown = len(values) // 2 if printed_frame is None else printed_frame
     if isinstance(shown, bool) or not isinstance(shown, int) or not 0 <= shown < len(values):
-        raise ValueError(f"printed_frame must be an integer frame index in [0, {len(values)}), got {printed_frame!r}")
+        raise InvalidParameterError(f"printed_frame must be an integer frame index in [0, {len(values)}), got {printed_frame!r}")
 
     fig, ax = new_axes(width=figsize[0], height=figsize[1])
 
