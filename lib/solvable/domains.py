@@ -211,8 +211,9 @@ def seed(purpose: str = "data") -> Domain:
     ----------
     purpose : str, optional
         What the function draws: ``"data"`` (a sampler: ``numpy.random.default_rng(seed)`` itself) or ``"init"``
-        (an algorithm's start), a stream of the same seed independent of the data's (:func:`streams.stream`), so
-        that the same integer seed given to a sampler and to an algorithm never makes the start the teacher.
+        (an algorithm's start), a stream of the same seed independent of the data's
+        (:func:`solvable.streams.stream`), so that the same integer seed given to a sampler and to an algorithm
+        never makes the start the teacher.
 
     Returns
     -------
@@ -396,7 +397,7 @@ def declare(*shared, **domains: Domain):
     Parameters
     ----------
     *shared : mapping of str to Domain
-        Domains declared once for a family of functions (e.g. :data:`solvable.gd.GD_CONTROLS`, the controls of
+        Domains declared once for a family of functions (e.g. ``solvable.gd.GD_CONTROLS``, the controls of
         every model's gradient descent): those of the parameters the function takes are used.
     **domains : Domain
         The domain of each parameter not in :data:`VOCABULARY` (or narrower than its entry there).
