@@ -16,7 +16,7 @@ import re
 
 import pytest
 from _book import notebook_pages
-from _site import CHAPTERS, MATH_REPORT, PHONE, center, drive_explorers, wait_for_math
+from _site import CHAPTERS, MATH_REPORT, PHONE, center, drive_explorers, wait_for_math, without_math
 
 
 def test_a_copy_opened_from_disk_works_offline(chromium_context, book):
@@ -55,7 +55,7 @@ def _wait_for_toggle(page, element, *, hidden: bool, timeout_ms: int = 1000) -> 
 def test_solutions_open_on_any_click_of_their_title(chromium_context, site, page_name):
     """A solution's title ("Solution to Exercise N (...)") is mostly a link to the exercise: a click on it must open
     the solution where it is, not follow the link, and raise no JavaScript error (`_ext/static/solvable_site.js`)."""
-    page = chromium_context.new_page()
+    page = without_math(chromium_context.new_page())
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
@@ -85,7 +85,7 @@ def test_solutions_open_on_any_click_of_their_title(chromium_context, site, page
 def test_a_figure_opens_full_size_on_a_phone(chromium_context, site, page_name):
     """A multi-panel figure shrinks to the width of a phone: a tap shows it at full size in an overlay that scrolls,
     and a second tap closes it (`_ext/static/solvable_site.js`)."""
-    page = chromium_context.new_page()
+    page = without_math(chromium_context.new_page())  # a figure's size does not depend on the equations
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
@@ -113,8 +113,8 @@ PRESENT_MIN_TEXT_PX = 20
 @pytest.mark.parametrize("page_name", sorted(CHAPTERS)[1:2])
 def test_presentation_mode_for_a_projector(chromium_context, site, page_name):
     """At 1920 x 1080, one click (or the key P) hides the sidebars, enlarges the text and widens the figures; the mode
-    stays on the next page, and P turns it off."""
-    page = chromium_context.new_page()
+    stays on the next page, and P turns it off (without MathJax: sizes and fonts do not depend on it)."""
+    page = without_math(chromium_context.new_page())
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     measure = """() => {
@@ -160,7 +160,7 @@ def test_presentation_mode_for_a_projector(chromium_context, site, page_name):
 @pytest.mark.parametrize("page_name", sorted(CHAPTERS)[:1])
 def test_captions_are_dark_enough_for_a_projector(chromium_context, site, page_name):
     """Figure captions in the text colour (contrast at least 7:1 on the white page, WCAG AAA), not a light grey."""
-    page = chromium_context.new_page()
+    page = without_math(chromium_context.new_page())
     try:
         page.goto(f"{site}/{page_name}.html", wait_until="load")
         colour = page.locator(".bd-article figcaption p").first.evaluate("e => getComputedStyle(e).color")
@@ -195,10 +195,11 @@ PRESENT_ROOM = r"""() => ({top: parseFloat(getComputedStyle(document.documentEle
     bar: document.querySelector('.solvable-present-bar').getBoundingClientRect().top})"""
 
 
-def _present(page, base, page_name, size):
+def _present(page, base, page_name, size, *, math=True):
     page.set_viewport_size(size)
     page.goto(f"{base}/{page_name}.html", wait_until="load")
-    wait_for_math(page)  # typesetting moves the sections down: measure after it
+    if math:
+        wait_for_math(page)  # typesetting moves the sections down: measure after it
     if not page.evaluate("document.documentElement.classList.contains('solvable-present')"):
         page.keyboard.press("p")
     page.wait_for_function("() => [...document.images].every(i => i.complete)")  # the mode loads them all at once
@@ -209,13 +210,15 @@ def _present(page, base, page_name, size):
 def test_presentation_mode_fits_every_figure_on_the_screen(chromium_context, site, screenshots, page_name):
     """In presentation mode at 1366 x 768 and 1920 x 1080, no figure (nor explorer frame) is taller than the screen
     nor, brought to the top, reaches under the navigation bar, and captions print at a regular weight or more (a
-    thin one washes out on a projector). The page is opened once and the screen resized."""
-    page = chromium_context.new_page()
+    thin one washes out on a projector). The page is opened once and the screen resized; without MathJax, except
+    on the page whose screenshots the check saves (the figures' sizes do not depend on the equations)."""
+    shots = page_name == sorted(CHAPTERS)[0]
+    page = chromium_context.new_page() if shots else without_math(chromium_context.new_page())
     try:
         for k, size in enumerate(sorted(PRESENT_SIZES)):
             viewport = PRESENT_SIZES[size]
             if k == 0:
-                _present(page, site, page_name, viewport)
+                _present(page, site, page_name, viewport, math=shots)
             else:
                 page.set_viewport_size(viewport)
                 page.wait_for_timeout(300)
@@ -230,7 +233,7 @@ def test_presentation_mode_fits_every_figure_on_the_screen(chromium_context, sit
             assert not covered, f"{page_name} at {size}: figures that reach under the navigation bar: {covered}"
             thin = [f["src"] for f in figures if f["caption_weight"] < 400]
             assert not thin, f"{page_name} at {size}: captions in a thin weight: {thin}"
-            if page_name == sorted(CHAPTERS)[0]:
+            if shots:
                 figure = page.locator(".bd-article figure").nth(1)
                 figure.evaluate("e => e.scrollIntoView({block: 'start'})")
                 page.wait_for_timeout(150)
@@ -242,17 +245,18 @@ def test_presentation_mode_fits_every_figure_on_the_screen(chromium_context, sit
         page.close()
 
 
-def test_presentation_mode_navigates_by_keyboard_and_buttons(chromium_context, site, screenshots):
+def test_presentation_mode_navigates_by_keyboard_and_buttons(chromium_context, site):
     """Right / Left arrow: next / previous section, past the last one the next page; Shift + arrows: pages; the bar's
-    buttons and its list of sections do the same."""
+    buttons and its list of sections do the same. Without MathJax: the sections' places are measured once the page
+    is laid out, whatever it typesets."""
     first, second = notebook_pages()[:2]
-    page = chromium_context.new_page()
+    page = without_math(chromium_context.new_page())
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     top_section = """() => { const s = [...document.querySelectorAll('.bd-article section > section')]
         .filter(x => x.getBoundingClientRect().top <= window.innerHeight * 0.1); return s.length; }"""
     try:
-        _present(page, site, first, PRESENT_SIZES["1920x1080"])
+        _present(page, site, first, PRESENT_SIZES["1920x1080"], math=False)
         bar = page.locator(".solvable-present-bar")
         assert bar.is_visible(), "no navigation bar in presentation mode"
         n_sections = page.evaluate("() => document.querySelectorAll('.bd-article section > section').length")
@@ -265,7 +269,6 @@ def test_presentation_mode_navigates_by_keyboard_and_buttons(chromium_context, s
         page.keyboard.press("ArrowRight")
         page.wait_for_timeout(150)
         assert page.evaluate(top_section) == 2, "Right arrow does not go to the next section"
-        page.screenshot(path=screenshots / "present-1920x1080-section.png")
         page.keyboard.press("ArrowLeft")
         page.wait_for_timeout(150)
         assert page.evaluate(top_section) == 1, "Left arrow does not go back a section"
