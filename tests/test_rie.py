@@ -12,6 +12,7 @@ from scipy.integrate import quad
 from scipy.optimize import brentq
 
 from solvable import rie
+from solvable.errors import InvalidParameterError
 from solvable.spectra import (
     MarchenkoPastur,
     Semicircle,
@@ -523,8 +524,14 @@ def test_symmetric_large_noise_expansion_matches_the_quadrature(kappa):
 
 def test_symmetric_rie_mmse_from_density_checks_its_range_and_density():
     law = Semicircle(1.0)
-    with pytest.raises(ArithmeticError, match="outside"):  # a density of mass 4: not a law
-        rie.symmetric_rie_mmse_from_density(0.5, lambda x: 4 * law.density(x), law.bulks)
+    lo, hi = law.bulks[0]
+    # not a law over its support: a density of mass 4, a support that misses half the mass, an interval listed
+    # twice (the MMSE came out outside [0, noise], or silently off by tens of per cent)
+    for density, support, mass in ((lambda x: 4 * law.density(x), law.bulks, "4"),
+                                   (law.density, [(lo, 0.5 * (lo + hi))], "0.5"),
+                                   (law.density, [law.bulks[0], law.bulks[0]], "2")):
+        with pytest.raises(InvalidParameterError, match=f"integrate to 1 over support, got {mass}"):
+            rie.symmetric_rie_mmse_from_density(0.5, density, support)
     with pytest.raises(ValueError, match="density"):
         rie.symmetric_rie_mmse_from_density(0.5, lambda x: np.full_like(x, np.nan), law.bulks)
     with pytest.raises(TypeError, match="density"):

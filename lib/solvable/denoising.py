@@ -27,19 +27,14 @@ import math
 
 import numpy as np
 
+from .domains import Domain, choice, declare, integer, real
 from .errors import InvalidParameterError
 from .results import record
 from .spectra import MAX_ASPECT_RATIO, NORMALISATIONS
 from .validation import (
     all_finite,
     check_array,
-    check_choice,
-    check_finite,
     check_in_range,
-    check_int,
-    check_nonnegative,
-    check_positive,
-    check_rng,
     check_size,
 )
 
@@ -108,9 +103,32 @@ def _check_rectangular(Y, name: str = "Y") -> np.ndarray:
 
 
 
+def _nonnegative_values(name: str, value) -> np.ndarray:
+    """A number or a non-empty 1-d array of finite numbers ``>= 0`` (singular values, signal strengths)."""
+    arr = _finite_array(name, value, vector=True)
+    if np.any(arr < 0):
+        raise InvalidParameterError(f"{name} must be finite and >= 0")
+    return arr
+
+
+#: The domains of the denoising toolbox, declared once: a symmetric observation, a rectangular one, a list of
+#: singular values or signal strengths, the signal's spectral moments and the aspect ratio of the optimal shrinkage.
+SYMMETRIC = Domain("a non-empty square symmetric matrix of finite real numbers (to 1e-8 of its largest entry)",
+                   lambda name, value: _check_symmetric(value, name), "array", (2,))
+MATRIX = Domain("a non-empty 2-d array of finite real numbers", lambda name, value: _check_rectangular(value, name),
+                "array", (2,))
+STRENGTHS = Domain("a number or a non-empty 1-d array of finite numbers >= 0", _nonnegative_values, "array", (None,))
+SECOND_MOMENT = real(0.0, low_open=True)
+MEAN = real()
+ASPECT = real(1.0 / MAX_ASPECT_RATIO, MAX_ASPECT_RATIO)
+RANK = integer(0)
+VARIANCE = real(0.0, low_open=True)
+
+
 # --------------------------------------------------------------------------- baselines
 
 
+@declare()
 def identity_mse(noise: float) -> float:
     """Error of the estimator ``S_hat = Y``: the noise variance.
 
@@ -138,9 +156,10 @@ def identity_mse(noise: float) -> float:
     ----------
     .. [1] Chapter 2, Sec. "The problem: denoising a matrix".
     """
-    return check_nonnegative("noise", noise)
+    return noise
 
 
+@declare(Y=MATRIX, second_moment=SECOND_MOMENT, mean=MEAN)
 def scalar_shrinkage(Y, noise: float, second_moment: float, mean: float = 0.0) -> np.ndarray:
     """Best estimator of the form ``S_hat = mean I + c (Y - mean I)`` (``mean = 0``: ``S_hat = c Y``).
 
@@ -176,11 +195,7 @@ def scalar_shrinkage(Y, noise: float, second_moment: float, mean: float = 0.0) -
     ----------
     .. [1] Chapter 2, Sec. "The problem: denoising a matrix".
     """
-    Y = _check_rectangular(Y)
-    noise = check_nonnegative("noise", noise)
-    m2 = check_positive("second_moment", second_moment)
-    mean = check_finite("mean", mean)
-    v = m2 - mean * mean
+    v = second_moment - mean * mean
     if v <= 0:
         raise InvalidParameterError(f"second_moment must exceed mean^2, got {second_moment!r} and mean {mean!r}")
     c = v / (v + noise) if noise > 0 else 1.0
@@ -192,6 +207,7 @@ def scalar_shrinkage(Y, noise: float, second_moment: float, mean: float = 0.0) -
     return mean * eye + c * (Y - mean * eye)
 
 
+@declare(second_moment=SECOND_MOMENT, mean=MEAN)
 def scalar_shrinkage_mse(noise: float, second_moment: float, mean: float = 0.0) -> float:
     """Asymptotic error of :func:`scalar_shrinkage`.
 
@@ -223,14 +239,13 @@ def scalar_shrinkage_mse(noise: float, second_moment: float, mean: float = 0.0) 
     ----------
     .. [1] Chapter 2, Sec. "The problem: denoising a matrix".
     """
-    noise = check_nonnegative("noise", noise)
-    mean = check_finite("mean", mean)
-    v = check_positive("second_moment", second_moment) - mean * mean
+    v = second_moment - mean * mean
     if v <= 0:
         raise InvalidParameterError(f"second_moment must exceed mean^2, got {second_moment!r} and mean {mean!r}")
     return noise * v / (noise + v)
 
 
+@declare(Y=SYMMETRIC, rank=RANK)
 def eigenvalue_truncation(Y, rank: int) -> np.ndarray:
     """Keep the ``rank`` largest eigenvalues of the symmetric ``Y`` (and their eigenvectors), drop the rest.
 
@@ -260,8 +275,6 @@ def eigenvalue_truncation(Y, rank: int) -> np.ndarray:
     ----------
     .. [1] Chapter 2, Sec. "The rotationally invariant estimator".
     """
-    Y = _check_symmetric(Y)
-    rank = check_int("rank", rank, minimum=0)
     lam, O = np.linalg.eigh(Y)
     keep = np.zeros_like(lam)
     if rank > 0:
@@ -269,6 +282,7 @@ def eigenvalue_truncation(Y, rank: int) -> np.ndarray:
     return (O * keep) @ O.T
 
 
+@declare(Y=MATRIX, rank=RANK)
 def truncated_svd(Y, rank: int) -> np.ndarray:
     """Best rank-``rank`` approximation of ``Y`` (keep the top singular values; Eckart-Young).
 
@@ -298,8 +312,6 @@ def truncated_svd(Y, rank: int) -> np.ndarray:
     ----------
     .. [1] Chapter 2, Sec. "Rectangular matrices: singular values".
     """
-    Y = _check_rectangular(Y)  # finite first: LAPACK's SVD may never return on an inf
-    rank = check_int("rank", rank, minimum=0)
     U, sv, Vt = np.linalg.svd(Y, full_matrices=False)
     sv = sv.copy()
     sv[rank:] = 0.0
@@ -314,6 +326,7 @@ def _gavish_donoho_scale(noise: float, beta: float) -> tuple[float, float]:
     return math.sqrt(noise) * beta**0.25, 1.0 / beta
 
 
+@declare(singular_values=STRENGTHS, beta=ASPECT)
 def optimal_shrinkage_singular_values(singular_values, noise: float, beta: float) -> np.ndarray:
     """Frobenius-optimal singular-value shrinker of Gavish and Donoho (2017), with known noise level.
 
@@ -354,10 +367,7 @@ def optimal_shrinkage_singular_values(singular_values, noise: float, beta: float
     .. [2] M. Gavish, D. L. Donoho, "Optimal shrinkage of singular values", IEEE Trans. Inf. Theory 63:2137
        (2017), arXiv:1405.7511.
     """
-    noise = check_nonnegative("noise", noise)
-    y = _finite_array("singular_values", singular_values, vector=True)
-    if np.any(y < 0):
-        raise InvalidParameterError("singular_values must be finite and >= 0")
+    y = singular_values
     sigma, c = _gavish_donoho_scale(noise, beta)
     if noise == 0.0:
         return y.copy()
@@ -372,6 +382,7 @@ def optimal_shrinkage_singular_values(singular_values, noise: float, beta: float
     return np.where(huge, far, np.where(above, sigma * eta, 0.0))
 
 
+@declare(Y=MATRIX)
 def optimal_singular_value_shrinkage(Y, noise: float) -> np.ndarray:
     """Apply the Gavish-Donoho shrinker :func:`optimal_shrinkage_singular_values` to a scaled observation.
 
@@ -402,12 +413,11 @@ def optimal_singular_value_shrinkage(Y, noise: float) -> np.ndarray:
     .. [1] Chapter 2, Sec. "Why extensive rank is different".
     .. [2] M. Gavish, D. L. Donoho, arXiv:1405.7511 (2017).
     """
-    Y = _check_rectangular(Y)
-    noise = check_nonnegative("noise", noise)
     U, sv, Vt = np.linalg.svd(Y, full_matrices=False)
     return (U * optimal_shrinkage_singular_values(sv, noise, Y.shape[1] / Y.shape[0])) @ Vt
 
 
+@declare(theta=STRENGTHS, noise=real(0.0, low_open=True), beta=ASPECT)
 def optimal_shrinkage_spike_error(theta, noise: float, beta: float) -> np.ndarray:
     """Asymptotic ``||S_hat - S||_F^2`` that one spike contributes under the Gavish-Donoho shrinker.
 
@@ -445,10 +455,6 @@ def optimal_shrinkage_spike_error(theta, noise: float, beta: float) -> np.ndarra
     .. [2] F. Benaych-Georges, R. R. Nadakuditi, J. Multivariate Anal. 111:120 (2012); M. Gavish,
        D. L. Donoho, arXiv:1405.7511 (2017).
     """
-    noise = check_positive("noise", noise)
-    theta = _finite_array("theta", theta, vector=True)
-    if np.any(theta < 0):
-        raise InvalidParameterError("theta must be finite and >= 0")
     sigma, c = _gavish_donoho_scale(noise, beta)
     with np.errstate(over="ignore"):
         x = theta / sigma
@@ -463,8 +469,7 @@ def optimal_shrinkage_spike_error(theta, noise: float, beta: float) -> np.ndarra
 def _pair(estimate, signal, *, square: bool) -> np.ndarray:
     """``estimate - signal`` after checking two finite, non-empty 2-d arrays of the same shape (no
     broadcasting: a vector against a matrix is an error, not a number)."""
-    est = _check_rectangular(estimate, "estimate")
-    sig = _check_rectangular(signal, "signal")
+    est, sig = estimate, signal
     if est.shape != sig.shape:
         raise InvalidParameterError(f"estimate and signal must have the same shape, got {est.shape} and {sig.shape}")
     if square and est.shape[0] != est.shape[1]:
@@ -478,6 +483,7 @@ def _finite_error(value: float) -> float:
     return value
 
 
+@declare(estimate=MATRIX, signal=MATRIX)
 def symmetric_error(estimate, signal) -> float:
     """Per-entry error ``(1/d)||S_hat - S||_F^2`` of the symmetric problem.
 
@@ -512,6 +518,7 @@ def symmetric_error(estimate, signal) -> float:
     return _finite_error(float(np.sum(diff * diff) / diff.shape[0]))
 
 
+@declare(estimate=MATRIX, signal=MATRIX)
 def rectangular_error(estimate, signal) -> float:
     """Per-entry error of the rectangular problem, ``||S_hat - S||_F^2/sqrt(dL)`` on the scaled matrices.
 
@@ -583,6 +590,7 @@ class DenoisingErrors:
 # --------------------------------------------------------------------------- samplers
 
 
+@declare(variance=VARIANCE)
 def sample_goe(d: int, variance: float = 1.0, *, rng) -> np.ndarray:
     """GOE matrix of variance ``varsigma``: symmetric, N(0, varsigma/d) off the diagonal, N(0, 2 varsigma/d) on it.
 
@@ -616,14 +624,13 @@ def sample_goe(d: int, variance: float = 1.0, *, rng) -> np.ndarray:
     ----------
     .. [1] Chapter 2, Sec. "Three spectral laws" (``eq-rmt-semicircle``).
     """
-    d = check_int("d", d)
-    v = check_positive("variance", variance)
-    rng = check_rng(rng)
+    v = variance
     check_size("the GOE matrix (d, d)", 3, d, d)  # A, A + A^T and the scaled result
     A = rng.standard_normal((d, d))
     return math.sqrt(v / (2.0 * d)) * (A + A.T)
 
 
+@declare(normalisation=choice(*NORMALISATIONS))
 def sample_wishart(d: int, kappa: float, normalisation: str = "paper", *, rng) -> np.ndarray:
     """Wishart matrix ``W^T W/sqrt(m d)`` (paper) or ``W^T W/m`` (mean-one), ``W`` in ``R^{m x d}`` i.i.d. N(0, 1).
 
@@ -659,10 +666,6 @@ def sample_wishart(d: int, kappa: float, normalisation: str = "paper", *, rng) -
     ----------
     .. [1] Chapter 2, Sec. "Three spectral laws" (``eq-rmt-wishart``, ``eq-rmt-marchenko-pastur``).
     """
-    d = check_int("d", d)
-    kappa = check_positive("kappa", kappa)
-    normalisation = check_choice("normalisation", normalisation, NORMALISATIONS)
-    rng = check_rng(rng)
     m = round(kappa * d)
     if m < 1:
         raise InvalidParameterError(f"kappa * d must round to at least 1 (m = kappa d), got kappa={kappa!r}, d={d}")
@@ -671,6 +674,7 @@ def sample_wishart(d: int, kappa: float, normalisation: str = "paper", *, rng) -
     return W.T @ W / (math.sqrt(m * d) if normalisation == "paper" else m)
 
 
+@declare(L=integer(1, size=True), r=integer(1))
 def sample_rectangular_signal(d: int, L: int, r: int, *, rng) -> np.ndarray:
     """Scaled rectangular signal ``S = U V^T/(sqrt(r) (dL)^{1/4})``, ``U``, ``V`` i.i.d. N(0, 1).
 
@@ -703,14 +707,13 @@ def sample_rectangular_signal(d: int, L: int, r: int, *, rng) -> np.ndarray:
     ----------
     .. [1] Chapter 2, Sec. "Rectangular matrices: singular values" (``eq-rmt-rectangular-model``).
     """
-    d, L, r = check_int("d", d), check_int("L", L), check_int("r", r)
-    rng = check_rng(rng)
     check_size("the factors U, V and the signal (d, L, r)", d * r + L * r + 2 * d * L)
     U = rng.standard_normal((d, r))
     V = rng.standard_normal((L, r))
     return U @ V.T / (math.sqrt(r) * (d * L) ** 0.25)
 
 
+@declare(L=integer(1, size=True))
 def sample_rectangular_noise(d: int, L: int, *, rng) -> np.ndarray:
     """Scaled rectangular noise ``Z/(dL)^{1/4}``, ``Z`` i.i.d. N(0, 1) (``d x L``).
 
@@ -741,7 +744,5 @@ def sample_rectangular_noise(d: int, L: int, *, rng) -> np.ndarray:
     ----------
     .. [1] Chapter 2, Sec. "Rectangular matrices: singular values".
     """
-    d, L = check_int("d", d), check_int("L", L)
-    rng = check_rng(rng)
     check_size("the noise (d, L)", 2, d, L)
     return rng.standard_normal((d, L)) / (d * L) ** 0.25

@@ -44,11 +44,13 @@ import math
 
 import numpy as np
 
+from .domains import Domain, choice, declare, function, integer, optional, real, unchecked
 from .errors import InvalidParameterError
 from .denoising import (
+    MATRIX,
+    STRENGTHS,
+    SYMMETRIC,
     DenoisingErrors,
-    _check_rectangular,
-    _check_symmetric,
     _finite_array,
     _real_array,
     eigenvalue_truncation,
@@ -80,12 +82,7 @@ from .spectra import (
 )
 from .validation import (
     all_finite,
-    check_choice,
-    check_in_range,
-    check_int,
-    check_nonnegative,
     check_positive,
-    check_rng,
     check_size,
 )
 
@@ -152,6 +149,9 @@ RECTANGULAR_BRACKET_TOL = 1e-3
 #: From this aspect ratio ``beta`` on, :func:`rectangular_rie_mmse` does not evaluate the finite-``beta``
 #: quadrature, which is no longer resolved there, but its bracket.
 RECTANGULAR_WIDE = 1e7
+#: How far from 1 the integral of a density over its support may be (:func:`symmetric_rie_mmse_from_density`):
+#: the quadrature of a density with square-root edges is exact to about 1e-12 at the default nodes.
+DENSITY_MASS_TOL = 1e-6
 #: Below this noise the symmetric MMSE is its small-noise limit ``noise (2 kappa - kappa^2)`` (or ``noise``).
 SYMMETRIC_SMALL_NOISE = 1e-5
 #: Below this noise the rectangular MMSE is its small-noise limit ``noise r(d + L - r)/(dL)``.
@@ -168,6 +168,34 @@ _ROUNDING = 64.0 * float(np.finfo(float).eps)  # the rounding allowed in noise -
 
 
 
+#: The domains of the RIE toolbox, declared once (with :data:`solvable.denoising.SYMMETRIC`, ``MATRIX`` and
+#: ``STRENGTHS`` for observations and singular values).
+EIGENVALUES = Domain("a number or a non-empty 1-d array of finite real numbers",
+                     lambda name, value: _finite_array(name, value, vector=True), "array", (None,))
+def _check_points(name, value) -> np.ndarray:
+    """Finite real points where a spectral law is evaluated (``|x| <= spectra.MAX_ABS_ARGUMENT``)."""
+    arr = _finite_array(name, value)
+    if np.any(np.abs(arr) > MAX_ABS_ARGUMENT):
+        raise InvalidParameterError(f"{name} must have entries of modulus at most {MAX_ABS_ARGUMENT:g} (where the "
+                                    "spectral laws are evaluated)")
+    return arr
+
+
+POINTS = Domain(f"a number or an array of finite real numbers of modulus <= {MAX_ABS_ARGUMENT:g}", _check_points,
+                "array", (None,))
+POSITIVE = real(0.0, low_open=True)
+NOISE_OR_INF = real(0.0, allow_inf=True)            # inf: the observation carries no information
+NOISE_IN_RANGE = real(0.0, NOISE_RANGE[1])          # where the spectral laws are resolved
+EXPERIMENT_NOISE = real(0.0, NOISE_RANGE[1], low_open=True)
+ASPECT = real(0.0, low_open=True)                   # beta = L/d, finite
+WISHART_KAPPA = optional(POSITIVE, "the law of Y is given instead (law)")
+WIDTH = optional(POSITIVE, "d**-0.5, d the number of eigenvalues")
+NORMALISATION = choice(*NORMALISATIONS)
+NODES = integer(2, MAX_NODES)
+LAW = unchecked("a spectral law (an object with stieltjes_real, e.g. spectra.wishart_plus_goe(kappa, noise)) or "
+                "a callable x -> Re G_Y(x): checked where it is evaluated")
+
+
 # --------------------------------------------------------------------------- symmetric
 
 
@@ -178,21 +206,6 @@ def _check_spectrum_scale(name: str, arr: np.ndarray) -> None:
         raise InvalidParameterError(f"{name} is too large for the spectral law: its Frobenius norm must be at most "
                          f"{MAX_ABS_ARGUMENT:g}")
 
-
-def _check_n_nodes(n_nodes) -> int:
-    if type(n_nodes) is int and 2 <= n_nodes <= MAX_NODES:  # the common case
-        return n_nodes
-    n_nodes = check_int("n_nodes", n_nodes, minimum=2)
-    if n_nodes > MAX_NODES:
-        raise InvalidParameterError(f"n_nodes must be an integer in [2, {MAX_NODES}] (spectra.MAX_NODES), got {n_nodes!r}")
-    return n_nodes
-
-
-def _check_noise_inf(noise) -> float:
-    """A noise variance in ``[0, inf]`` (``inf``: the observation carries no information)."""
-    if type(noise) is float and 0.0 <= noise < math.inf:  # the common case
-        return noise
-    return check_in_range("noise", noise, 0.0, math.inf)
 
 def _re_stieltjes(noise, kappa, normalisation, law):
     """The function ``x -> Re G_Y(x)`` from exactly one of ``kappa`` (Wishart signal) or ``law``."""
@@ -207,6 +220,7 @@ def _re_stieltjes(noise, kappa, normalisation, law):
     raise InvalidParameterError("law must have a stieltjes_real method or be a callable x -> Re G_Y(x)")
 
 
+@declare(eigenvalues=EIGENVALUES, kappa=WISHART_KAPPA, normalisation=NORMALISATION, law=LAW)
 def symmetric_rie_eigenvalues(eigenvalues, noise: float, kappa: float | None = None, *,
                               normalisation: str = "paper", law=None) -> np.ndarray:
     """Map eigenvalues of ``Y`` to those of the symmetric RIE, ``lambda -> lambda - 2 noise Re G_Y(lambda)``.
@@ -254,11 +268,8 @@ def symmetric_rie_eigenvalues(eigenvalues, noise: float, kappa: float | None = N
     .. [2] J. Bun, R. Allez, J.-P. Bouchaud, M. Potters, IEEE Trans. Inf. Theory 62:7475 (2016),
        arXiv:1502.06736.
     """
-    noise = check_nonnegative("noise", noise)
-    lam = _finite_array("eigenvalues", eigenvalues, vector=True)
+    lam = eigenvalues
     _check_spectrum_scale("eigenvalues", lam)
-    if kappa is not None:
-        kappa = check_positive("kappa", kappa)
     if noise == 0.0:
         return lam.copy()
     if noise < SYMMETRIC_TINY_NOISE:
@@ -276,6 +287,7 @@ def symmetric_rie_eigenvalues(eigenvalues, noise: float, kappa: float | None = N
     return lam - 2.0 * noise * re_g
 
 
+@declare(Y=SYMMETRIC, kappa=WISHART_KAPPA, normalisation=NORMALISATION, law=LAW)
 def symmetric_rie(Y, noise: float, kappa: float | None = None, *, normalisation: str = "paper",
                   law=None) -> np.ndarray:
     """Rotationally invariant estimate of ``S`` from ``Y = S + sqrt(noise) Z`` (``Z`` GOE of variance 1).
@@ -327,10 +339,6 @@ def symmetric_rie(Y, noise: float, kappa: float | None = None, *, normalisation:
     ...       f"no denoising {rie.symmetric_error(Y, S):.2f}")
     RIE 0.39, theory 0.40, no denoising 0.98
     """
-    Y = _check_symmetric(Y)
-    noise = check_nonnegative("noise", noise)
-    if kappa is not None:
-        kappa = check_positive("kappa", kappa)
     if noise == 0.0:
         return Y.copy()
     _check_spectrum_scale("Y", Y)
@@ -344,6 +352,7 @@ def symmetric_rie(Y, noise: float, kappa: float | None = None, *, normalisation:
 EMPIRICAL_BLOCK = 512
 
 
+@declare(eigenvalues=EIGENVALUES, width=WIDTH)
 def empirical_symmetric_rie_eigenvalues(eigenvalues, noise: float, *, width: float | None = None) -> np.ndarray:
     """Data-driven RIE map: ``lambda_k -> lambda_k - 2 noise Re G_d(lambda_k - i width)`` from the sample itself.
 
@@ -386,12 +395,11 @@ def empirical_symmetric_rie_eigenvalues(eigenvalues, noise: float, *, width: flo
     .. [1] Chapter 2, Sec. "The rotationally invariant estimator" (``eq-rmt-rie-map``, ``eq-rmt-rie-empirical``).
     .. [2] J. Bun, J.-P. Bouchaud, M. Potters, Phys. Rep. 666:1 (2017), arXiv:1610.08104, Sec. 5.
     """
-    noise = check_nonnegative("noise", noise)
-    lam = _finite_array("eigenvalues", eigenvalues, vector=True)
+    lam = eigenvalues
     if lam.size < 2:
         raise InvalidParameterError(f"eigenvalues must hold at least two eigenvalues, got {lam.size}")
     _check_spectrum_scale("eigenvalues", lam)
-    width = lam.size**-0.5 if width is None else check_positive("width", width)
+    width = lam.size**-0.5 if width is None else width
     if noise == 0.0:
         return lam.copy()
     re_g = np.empty(lam.size)
@@ -401,6 +409,7 @@ def empirical_symmetric_rie_eigenvalues(eigenvalues, noise: float, *, width: flo
     return lam - 2.0 * noise * re_g
 
 
+@declare(Y=SYMMETRIC, width=WIDTH)
 def empirical_symmetric_rie(Y, noise: float, *, width: float | None = None) -> np.ndarray:
     """Data-driven rotationally invariant estimate of ``S`` from ``Y = S + sqrt(noise) Z``, knowing only the noise.
 
@@ -448,10 +457,6 @@ def empirical_symmetric_rie(Y, noise: float, *, width: float | None = None) -> n
     >>> print(f"empirical RIE {rie.symmetric_error(S_hat, S):.2f}, theory {theory:.2f}")
     empirical RIE 0.40, theory 0.40
     """
-    Y = _check_symmetric(Y)
-    noise = check_nonnegative("noise", noise)
-    if width is not None:
-        width = check_positive("width", width)
     if Y.shape[0] < 2:
         raise InvalidParameterError(f"Y must be at least 2 x 2, got shape {Y.shape}")
     if noise == 0.0:
@@ -462,6 +467,7 @@ def empirical_symmetric_rie(Y, noise: float, *, width: float | None = None) -> n
     return (U * new) @ U.T
 
 
+@declare(eigenvalue=POINTS, signal_eigenvalue=POINTS, noise=POSITIVE, law=LAW)
 def ledoit_peche_overlap(eigenvalue, signal_eigenvalue, noise: float, law) -> np.ndarray:
     """Mean squared overlap ``d E<u, v>^2`` of an eigenvector of ``Y`` with one of ``S`` (Ledoit-Peche).
 
@@ -507,9 +513,7 @@ def ledoit_peche_overlap(eigenvalue, signal_eigenvalue, noise: float, law) -> np
     .. [2] O. Ledoit, S. Peche, Probab. Theory Relat. Fields 151:233 (2011).
     .. [3] J. Bun, J.-P. Bouchaud, M. Potters, Phys. Rep. 666:1 (2017), arXiv:1610.08104.
     """
-    lam = _finite_array("eigenvalue", eigenvalue)
-    theta = _finite_array("signal_eigenvalue", signal_eigenvalue)
-    noise = check_positive("noise", noise)
+    lam, theta = eigenvalue, signal_eigenvalue
     for method in ("density", "stieltjes_real"):
         if not callable(getattr(law, method, None)):
             raise InvalidParameterError(f"law must have a {method} method (e.g. spectra.wishart_plus_goe(kappa, noise))")
@@ -523,6 +527,7 @@ def ledoit_peche_overlap(eigenvalue, signal_eigenvalue, noise: float, law) -> np
     return omega
 
 
+@declare(theta=real(0.0), d=integer(2, size=True), noise=POSITIVE)
 def spiked_top_overlap(theta: float, d: int, noise: float, *, rng) -> float:
     """One draw of ``<u_1, v>^2``, the top eigenvector of ``Y = theta v v^T + sqrt(noise) Z`` against the spike.
 
@@ -566,10 +571,6 @@ def spiked_top_overlap(theta: float, d: int, noise: float, *, rng) -> float:
     """
     from scipy.linalg import eigh_tridiagonal
 
-    theta = check_nonnegative("theta", theta)
-    d = check_int("d", d, minimum=2)
-    noise = check_positive("noise", noise)
-    rng = check_rng(rng)
     check_size("the tridiagonal matrix (d,)", 2, d)
     diagonal = math.sqrt(2.0 * noise / d) * rng.standard_normal(d)
     diagonal[0] += theta
@@ -578,6 +579,7 @@ def spiked_top_overlap(theta: float, d: int, noise: float, *, rng) -> float:
     return float(min(1.0, vector[0] ** 2))
 
 
+@declare()
 def wishart_parameter_fraction(kappa: float) -> float:
     """Fraction of free parameters of a rank-``m`` positive semi-definite ``d x d`` matrix.
 
@@ -606,10 +608,10 @@ def wishart_parameter_fraction(kappa: float) -> float:
     .. [1] Chapter 2, Sec. "The rotationally invariant estimator" (``eq-rmt-rie-map``, ``eq-rmt-mmse``).
     .. [2] A. Maillard et al., arXiv:2408.03733 (2024), Sec. 3.
     """
-    kappa = check_positive("kappa", kappa)
     return 2.0 * kappa - kappa * kappa if kappa < 1.0 else 1.0
 
 
+@declare(noise=NOISE_OR_INF, normalisation=NORMALISATION, n_nodes=NODES)
 def symmetric_rie_mmse(noise: float, kappa: float, normalisation: str = "paper",
                        n_nodes: int = DEFAULT_NODES) -> float:
     """Asymptotic MMSE per entry of the symmetric RIE for a Wishart signal, for every noise in ``[0, inf]``.
@@ -668,10 +670,6 @@ def symmetric_rie_mmse(noise: float, kappa: float, normalisation: str = "paper",
     >>> print([round(rie.symmetric_rie_mmse(noise, 0.5), 4) for noise in (0.1, 1.0, 10.0)])
     [0.0665, 0.3969, 0.8939]
     """
-    noise = _check_noise_inf(noise)
-    kappa = check_positive("kappa", kappa)
-    normalisation = check_choice("normalisation", normalisation, NORMALISATIONS)
-    n_nodes = _check_n_nodes(n_nodes)
     # computed in the paper normalisation: mmse_W(noise) = mmse_paper(kappa noise)/kappa
     scale = 1.0 if normalisation == "paper" else 1.0 / kappa
     if math.isinf(noise):
@@ -694,6 +692,8 @@ def symmetric_rie_mmse(noise: float, kappa: float, normalisation: str = "paper",
     return scale * _in_mmse_range(value, t, "symmetric_rie_mmse")
 
 
+@declare(noise=NOISE_IN_RANGE, density=function(), n_nodes=NODES,
+         support=unchecked("a list of intervals (lo, hi): checked by spectra.bulk_quadrature"))
 def symmetric_rie_mmse_from_density(noise: float, density, support, n_nodes: int = 128) -> float:
     """MMSE of the symmetric RIE for any law of ``Y`` given by its density on a known support.
 
@@ -719,10 +719,11 @@ def symmetric_rie_mmse_from_density(noise: float, density, support, n_nodes: int
     TypeError
         If ``density`` is not callable.
     ValueError
-        For a malformed argument, or a density that is negative, non-finite or of the wrong shape.
+        For a malformed argument, a density that is negative, non-finite or of the wrong shape, or whose integral
+        over ``support`` is not 1 within :data:`DENSITY_MASS_TOL` (a support that misses part of the density or
+        lists an interval twice, a density that is not normalised).
     ArithmeticError
-        If the result leaves ``[0, noise]`` beyond rounding (the density is not normalised, or the support
-        misses part of it).
+        If the result leaves ``[0, noise]`` beyond rounding.
 
     Notes
     -----
@@ -743,20 +744,22 @@ def symmetric_rie_mmse_from_density(noise: float, density, support, n_nodes: int
     >>> print(f"{mmse:.4f} {rie.semicircle_rie_mmse(1.0):.4f}")
     0.5000 0.5000
     """
-    noise = check_in_range("noise", noise, 0.0, NOISE_RANGE[1])
-    n_nodes = _check_n_nodes(n_nodes)
-    if not callable(density):
-        raise InvalidParameterError(f"density must be a callable x -> rho_Y(x), got {type(density).__name__}")
     x, w = bulk_quadrature(support, n_nodes, name="support")
     if noise == 0.0:
         return 0.0
     rho = _real_array("density(x)", density(x))
     if rho.shape != x.shape or not np.all(np.isfinite(rho)) or np.any(rho < 0):
-        raise ValueError("density must return finite values >= 0 of the shape of its argument")
+        raise InvalidParameterError("density must return finite values >= 0 of the shape of its argument")
+    mass = float(np.dot(w, rho))
+    if not abs(mass - 1.0) <= DENSITY_MASS_TOL:
+        raise InvalidParameterError(
+            f"density must integrate to 1 over support, got {mass:.6g}: a support that misses part of the density "
+            f"(or lists an interval twice), or a density that is not normalised (tolerance {DENSITY_MASS_TOL:g})")
     value = noise - _FOUR_PI2_OVER_3 * noise * noise * float(np.dot(w, rho**3))
     return _in_mmse_range(value, noise, "symmetric_rie_mmse_from_density", math.inf)
 
 
+@declare(variance=POSITIVE)
 def semicircle_rie_mmse(noise: float, variance: float = 1.0) -> float:
     """MMSE of a semicircle (GOE) signal of variance ``varsigma`` seen through GOE noise of variance ``noise``.
 
@@ -792,9 +795,7 @@ def semicircle_rie_mmse(noise: float, variance: float = 1.0) -> float:
     >>> print(f"{rie.semicircle_rie_mmse(1.0):.4f}")
     0.5000
     """
-    noise = check_nonnegative("noise", noise)
-    v = check_positive("variance", variance)
-    return noise * v / (noise + v)
+    return noise * variance / (noise + variance)
 
 
 # --------------------------------------------------------------------------- rectangular
@@ -806,6 +807,7 @@ def _check_beta(beta, *, allow_inf: bool = False) -> float:
     return max(beta, 1.0 / beta)
 
 
+@declare(beta=ASPECT, rho=POSITIVE)
 def rectangular_parameter_fraction(beta: float, rho: float) -> float:
     """Fraction of free parameters ``r(d + L - r)/(dL)`` of a rank-``r`` ``d x L`` matrix.
 
@@ -838,13 +840,14 @@ def rectangular_parameter_fraction(beta: float, rho: float) -> float:
     .. [2] V. Erba, E. Troiani, L. Biggio, A. Maillard, L. Zdeborova, "Bilinear sequence regression: a model for
        learning from long sequences of high-dimensional tokens", arXiv:2410.18858 (2024).
     """
-    beta = _check_beta(beta)
-    rho = min(check_positive("rho", rho), 1.0)
+    beta = max(beta, 1.0 / beta)  # the transposed problem
+    rho = min(rho, 1.0)
     if math.isinf(beta):   # beta = inf (or 1/beta overflowing for a subnormal beta): the limit rho
         return rho
     return rho * (1.0 + beta - rho) / beta
 
 
+@declare(noise=NOISE_OR_INF, rho=POSITIVE, n_nodes=NODES)
 def rectangular_rie_mmse(noise: float, beta: float, rho: float, n_nodes: int = DEFAULT_NODES) -> float:
     """Asymptotic MMSE of the rectangular RIE, for every noise in ``[0, inf]`` and every shape.
 
@@ -910,10 +913,7 @@ def rectangular_rie_mmse(noise: float, beta: float, rho: float, n_nodes: int = D
     >>> print([round(rie.rectangular_rie_mmse(noise, 1.5, 0.5), 4) for noise in (0.1, 1.0, 10.0)])
     [0.0638, 0.4199, 0.9054]
     """
-    noise = _check_noise_inf(noise)
-    beta = _check_beta(beta, allow_inf=True)
-    rho = check_positive("rho", rho)
-    n_nodes = _check_n_nodes(n_nodes)
+    beta = max(beta, 1.0 / beta)  # the transposed problem
     if math.isinf(noise):
         return 1.0
     if math.isinf(beta) or noise == 0.0:
@@ -975,6 +975,7 @@ def _rectangular_mmse_wide(noise: float, rho: float) -> float:
     return min(2.0 * rho * noise / (2.0 + a + root), noise, 1.0)
 
 
+@declare(singular_values=STRENGTHS, beta=ASPECT, rho=POSITIVE)
 def rectangular_rie_singular_values(singular_values, noise: float, beta: float, rho: float) -> np.ndarray:
     """The rectangular RIE's shrinkage of the singular values of the ``(dL)^{1/4}``-scaled ``Y``.
 
@@ -1014,13 +1015,9 @@ def rectangular_rie_singular_values(singular_values, noise: float, beta: float, 
     .. [1] Chapter 2, Sec. "Rectangular matrices: singular values".
     .. [2] E. Troiani et al., arXiv:2203.07752 (2022).
     """
-    beta = _check_beta(beta)
-    rho = check_positive("rho", rho)
-    noise = check_nonnegative("noise", noise)
-    sv = _finite_array("singular_values", singular_values, vector=True)
+    beta = max(beta, 1.0 / beta)  # the transposed problem
+    sv = singular_values
     _check_spectrum_scale("singular_values", sv)
-    if np.any(sv < 0):
-        raise InvalidParameterError("singular_values must be >= 0")
     if noise == 0.0:
         return sv.copy()
     law = rectangular_plus_noise(beta, rho, noise)
@@ -1029,6 +1026,7 @@ def rectangular_rie_singular_values(singular_values, noise: float, beta: float, 
     new = sv - (2.0 * noise / math.sqrt(beta)) * ((beta - 1.0) / (2.0 * safe) + v)
     return np.where(sv > 0, np.maximum(new, 0.0), 0.0)
 
+@declare(Y=MATRIX, rho=POSITIVE)
 def rectangular_rie(Y, noise: float, rho: float) -> np.ndarray:
     """Rotationally invariant estimate of ``S`` from the scaled ``Y = S + sqrt(noise) Z`` (``d x L``).
 
@@ -1076,9 +1074,6 @@ def rectangular_rie(Y, noise: float, rho: float) -> np.ndarray:
     >>> print(f"RIE {rie.rectangular_error(S_hat, S):.2f}, theory {theory:.2f}")
     RIE 0.42, theory 0.42
     """
-    Y = _check_rectangular(Y)
-    noise = check_nonnegative("noise", noise)
-    rho = check_positive("rho", rho)
     transpose = Y.shape[0] > Y.shape[1]
     X = Y.T if transpose else Y
     d, L = X.shape
@@ -1095,6 +1090,7 @@ def rectangular_rie(Y, noise: float, rho: float) -> np.ndarray:
     return est.T if transpose else est
 
 
+@declare(singular_values=STRENGTHS, beta=ASPECT, width=WIDTH)
 def empirical_rectangular_rie_singular_values(singular_values, noise: float, beta: float, *,
                                               width: float | None = None) -> np.ndarray:
     """Data-driven rectangular RIE shrinkage: ``h(sigma)`` of the singular-value law estimated from the sample.
@@ -1147,15 +1143,12 @@ def empirical_rectangular_rie_singular_values(singular_values, noise: float, bet
     .. [2] E. Troiani et al., arXiv:2203.07752 (2022).
     .. [3] J. Bun, J.-P. Bouchaud, M. Potters, Phys. Rep. 666:1 (2017), arXiv:1610.08104, Sec. 5.
     """
-    beta = _check_beta(beta)
-    noise = check_nonnegative("noise", noise)
-    sv = _finite_array("singular_values", singular_values, vector=True)
+    beta = max(beta, 1.0 / beta)  # the transposed problem
+    sv = singular_values
     if sv.size < 2:
         raise InvalidParameterError(f"singular_values must hold at least two singular values, got {sv.size}")
-    if np.any(sv < 0):
-        raise InvalidParameterError("singular_values must be >= 0")
     _check_spectrum_scale("singular_values", sv)
-    width = sv.size**-0.5 if width is None else check_positive("width", width)
+    width = sv.size**-0.5 if width is None else width
     if noise == 0.0:
         return sv.copy()
     v = np.empty(sv.size)
@@ -1167,6 +1160,7 @@ def empirical_rectangular_rie_singular_values(singular_values, noise: float, bet
     return np.where(sv > 0, np.maximum(new, 0.0), 0.0)
 
 
+@declare(Y=MATRIX, width=WIDTH)
 def empirical_rectangular_rie(Y, noise: float, *, width: float | None = None) -> np.ndarray:
     """Data-driven rectangular RIE of ``S`` from the scaled ``Y = S + sqrt(noise) Z``, knowing only the noise.
 
@@ -1215,10 +1209,6 @@ def empirical_rectangular_rie(Y, noise: float, *, width: float | None = None) ->
     >>> print(f"empirical RIE {rie.rectangular_error(S_hat, S):.2f}, theory {theory:.2f}")
     empirical RIE 0.42, theory 0.42
     """
-    Y = _check_rectangular(Y)
-    noise = check_nonnegative("noise", noise)
-    if width is not None:
-        width = check_positive("width", width)
     if min(Y.shape) < 2:
         raise InvalidParameterError(f"Y must have at least two rows and two columns, got shape {Y.shape}")
     if noise == 0.0:
@@ -1409,6 +1399,7 @@ def _spectral_error(new, projections, signal_norm2, scale):
     return float((new @ new - 2.0 * new @ projections + signal_norm2) / scale)
 
 
+@declare(noise=EXPERIMENT_NOISE)
 def symmetric_denoising_experiment(d: int, kappa: float, noise: float, *, rng) -> DenoisingErrors:
     """Errors of the RIE and the baselines on one draw of the Wishart denoising problem.
 
@@ -1450,10 +1441,6 @@ def symmetric_denoising_experiment(d: int, kappa: float, noise: float, *, rng) -
     ----------
     .. [1] Chapter 2, Sec. "The rotationally invariant estimator".
     """
-    d = check_int("d", d)
-    kappa = check_positive("kappa", kappa)
-    noise = check_in_range("noise", noise, 0.0, NOISE_RANGE[1], low_open=True)
-    rng = check_rng(rng)
     m = round(kappa * d)
     if m < 1:
         raise InvalidParameterError(f"kappa * d must round to at least 1 (m = kappa d), got kappa={kappa!r}, d={d}")
@@ -1477,6 +1464,7 @@ def symmetric_denoising_experiment(d: int, kappa: float, noise: float, *, rng) -
     )
 
 
+@declare(L=integer(1, size=True), r=integer(1), noise=EXPERIMENT_NOISE)
 def rectangular_denoising_experiment(d: int, L: int, r: int, noise: float, *, rng) -> DenoisingErrors:
     """Errors of the RIE and the baselines on one draw of the rectangular denoising problem.
 
@@ -1517,11 +1505,8 @@ def rectangular_denoising_experiment(d: int, L: int, r: int, noise: float, *, rn
     ----------
     .. [1] Chapter 2, Sec. "Rectangular matrices: singular values".
     """
-    d, L, r = check_int("d", d), check_int("L", L), check_int("r", r)
     if d > L:
         raise InvalidParameterError(f"d must be <= L (transpose the problem), got d={d}, L={L}")
-    noise = check_in_range("noise", noise, 0.0, NOISE_RANGE[1], low_open=True)
-    rng = check_rng(rng)
     # U (d, r), V (L, r), S, Z, Y, the singular vectors (d, d) + (d, L) and S @ V: alive at the peak
     check_size("the matrices of rectangular_denoising_experiment (d, L, r)", (d + L) * r + 5 * d * L + d * d)
     S = sample_rectangular_signal(d, L, r, rng=rng)
