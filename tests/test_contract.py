@@ -349,18 +349,13 @@ TABLE = [
     E("amp.DenseLinearMap", dict(X=X_GLM, variance="exact"), X="array", variance="choice"),
     E("amp.run_gamp", dict(linear_map=lazy(lambda: _gamp_parts()[0]), channel=lazy(lambda: _gamp_parts()[1]),
                            denoiser=lazy(lambda: _gamp_parts()[2]), y=Y_SIGN, w0=lazy(lambda: 1e-3 * W10()), c0=1.0,
-                           damping=0.0, tol=1e-6, max_iter=20),
-      linear_map="object", channel="object", denoiser="object", y="array", w0="array", c0="pos",
-      damping="damping", tol="tol", max_iter="iter"),
+                           damping=0.0, tol=1e-6, max_iter=20)),
     E("dataset.check_dataset", dict(data=GLM_DATA, cls=lazy(lambda: _m("glm").Dataset)), data="object"),
-    E("amp.relative_change", dict(new=W10, old=lazy(lambda: W10() + 0.1)), check=nonneg_result,
-      new="array", old="array"),
-    E("amp.iterate_fixed_point", dict(update=lambda x: 0.5 * x + 0.25, x0=0.1, damping=0.0, tol=1e-10, max_iter=200),
-      update="callable", x0="real", damping="damping", tol="tol", max_iter="iter"),
+    E("amp.relative_change", dict(new=W10, old=lazy(lambda: W10() + 0.1)), check=nonneg_result),
+    E("amp.iterate_fixed_point", dict(update=lambda x: 0.5 * x + 0.25, x0=0.1, damping=0.0, tol=1e-10, max_iter=200)),
     E("amp.iterate_state_evolution", dict(prior=lazy(lambda: _m("priors").get_prior("gaussian")),
                                           channel=lazy(lambda: _m("channels").get_channel("sign")),
-                                          alpha=1.0, q0=1e-3, damping=0.0, tol=1e-8, max_iter=500),
-      prior="object", channel="object", alpha="nonneg", q0="unit0", damping="damping", tol="tol", max_iter="iter"),
+                                          alpha=1.0, q0=1e-3, damping=0.0, tol=1e-8, max_iter=500)),
     E("gd.GradientStep", dict(lr=0.1)),
     E("gd.Adam", dict(lr=0.01, beta1=0.9, beta2=0.999, eps=1e-8)),
     E("gd.LowRankProduct", dict(r=2)),
@@ -852,7 +847,8 @@ def _declared_cases(entry):
 
 #: The modules whose every public function declares the domain of each of its parameters (solvable.domains).
 DECLARED_MODULES = ("glm", "smi", "gd", "attention", "convex", "matrix_sensing", "ellipsoid", "quadratic", "bsr",
-                    "erm", "gardner", "regression", "priors", "integration", "channels", "denoising", "rie", "spectra")
+                    "erm", "gardner", "regression", "priors", "integration", "channels", "denoising", "rie", "spectra",
+                    "amp")
 
 
 def test_declared_modules_declare_every_parameter():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -472,3 +473,20 @@ def test_the_three_gd_front_ends_run_zero_steps_and_silence_every_warning(model,
         _w.simplefilter("error", ConvergenceWarning)
         res = module.gd(_GD_DATA[model](), n_inits=2, max_steps=0, tol=1e-3, warn=False, rng=0)
     assert np.array_equal(res.steps, [0, 0]) and res.loss_history.shape == (1, 2)
+
+
+def test_warnings_name_the_callers_line_whatever_the_path():
+    """A warning points at the user's line, however many library frames (a declared function's check, a model's
+    front end, the fixed-point driver, the GAMP loop) lie between it and the line that warns."""
+    data = quadratic.sample(10, 0.3, kappa=0.5, rng=0)
+    calls = {
+        "declared state evolution": lambda: glm.state_evolution(2.0, prior="gaussian", channel="sign", max_iter=2),
+        "declared GAMP-RIE on the shared loop": lambda: quadratic.gamp_rie(data, max_iter=2, rng=0),
+        "the driver itself": lambda: amp.iterate_fixed_point(lambda x: 0.5 * x + 1, 0.0, max_iter=2),
+    }
+    for path, call in calls.items():
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            call()
+        assert seen, f"{path}: no warning at the iteration cap"
+        assert all(w.filename == __file__ for w in seen), (path, [(w.filename, w.lineno) for w in seen])

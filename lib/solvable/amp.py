@@ -45,7 +45,6 @@ Convergence is one rule for every model: the relative change of the estimate, :f
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import field
 from typing import Protocol
@@ -53,8 +52,10 @@ from typing import Protocol
 import numpy as np
 
 from .errors import InvalidParameterError, ConvergenceWarning, DivergenceError
+from .errors import warn as warn_user
 from .results import record
-from .validation import check_array, check_in_range, check_int, check_interface, check_nonnegative, check_tol
+from .domains import Domain, array, choice, declare, flag, function, integer, interface, optional, real, unchecked
+from .validation import check_array, check_in_range
 
 __all__ = [
     "LinearMap",
@@ -205,6 +206,22 @@ class GAMPResult:
         return float(self.history[-1])
 
 
+def _check_variance(name, value):
+    """A posterior variance: a number > 0, or an array of finite numbers > 0 (one per component)."""
+    c = check_array(name, value)
+    if not np.all(c > 0):
+        raise InvalidParameterError(f"{name} must be > 0 (a variance), got {value!r:.60}")
+    return c.copy() if c.ndim else float(c)
+
+
+#: The domains of the engine, declared once: a variance (a number or one per component), the parts of a GAMP
+#: (each by its interface), and the controls of the loop and of the fixed-point driver.
+VARIANCE = Domain("a number > 0 or an array of finite numbers > 0", _check_variance, "array", (None,))
+LINEAR_MAP = interface("forward", "adjoint", "forward_variance", "adjoint_variance")
+ITERATE = array(finite=False, nonempty=False)
+
+
+@declare(new=ITERATE, old=ITERATE)
 def relative_change(new, old) -> float:
     """The relative change ``||new - old||_2 / ||new||_2`` of an iterate (GAMP's convergence measure).
 
@@ -226,8 +243,6 @@ def relative_change(new, old) -> float:
     ValueError
         If an iterate holds a NaN or an infinity, or the shapes differ.
     """
-    new = check_array("new", new, nonempty=False)
-    old = check_array("old", old, nonempty=False)
     if new.shape != old.shape:
         raise InvalidParameterError(f"new and old must have the same shape, got {new.shape} and {old.shape}")
     d = np.ravel(new) - np.ravel(old)
@@ -240,6 +255,11 @@ def relative_change(new, old) -> float:
     return float(np.linalg.norm(d / s_diff) / np.linalg.norm(np.ravel(new) / s_new)) * (s_diff / s_new)
 
 
+@declare(linear_map=LINEAR_MAP, channel=interface("g_out"), denoiser=interface("denoise"), y=array(), w0=array(),
+         c0=VARIANCE, monitor=optional(function(), "no monitor"), min_iter=integer(1),
+         collapse_tol=real(0.0, 1.0, high_open=True), damp=choice("estimate", "output", "both"),
+         precision=choice("derivative", "empirical"), omega0=optional(array(nonempty=False), "g = 0 at the start"),
+         V0=optional(VARIANCE, "forward_variance(c0)"))
 def run_gamp(
     linear_map: LinearMap,
     channel: OutputChannel,
@@ -353,29 +373,10 @@ def run_gamp(
     >>> print(res.converged, f"GAMP {res.history[-1]:.2f}, theory {theory:.2f}")
     True GAMP 0.05, theory 0.05
     """
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_tol(tol)
-    max_iter = check_int("max_iter", max_iter)
-    min_iter = check_int("min_iter", min_iter)
-    collapse_tol = check_in_range("collapse_tol", collapse_tol, 0.0, 1.0, high_open=True)
-    if damp not in ("estimate", "output", "both"):
-        raise InvalidParameterError(f"damp must be 'estimate', 'output' or 'both', got {damp!r}")
-    if precision not in ("derivative", "empirical"):
-        raise InvalidParameterError(f"precision must be 'derivative' or 'empirical', got {precision!r}")
-    check_interface("linear_map", linear_map, "forward", "adjoint", "forward_variance", "adjoint_variance")
-    check_interface("channel", channel, "g_out")
-    check_interface("denoiser", denoiser, "denoise")
-    if monitor is not None and not callable(monitor):
-        raise InvalidParameterError(f"monitor must be callable, got {monitor!r}")
     damp_output = damp in ("output", "both")
     damp_estimate = damp in ("estimate", "both")
     fixed_length = tol == 0.0
-    y = check_array("y", y)
-    w = check_array("w0", w0).copy()
-    c = check_array("c0", c0)
-    c = c.copy() if c.ndim else float(c)
-    if not np.all(np.asarray(c) > 0):
-        raise InvalidParameterError(f"c0 must be > 0 (the initial posterior variance), got {c0!r}")
+    w, c = w0.copy(), c0
     try:
         z = np.asarray(linear_map.forward(w))
     except ValueError as e:   # a NumPy shape error from inside the map (matmul's core-dimension message)
@@ -392,7 +393,7 @@ def run_gamp(
         V_old = linear_map.forward_variance(c) if V0 is None else V0
         if not (np.all(np.isfinite(V_old)) and np.all(np.asarray(V_old) > 0)):
             raise InvalidParameterError(f"V0 must be finite and > 0, got {V0!r}")
-        omega_old = np.broadcast_to(check_array("omega0", omega0, nonempty=False), y.shape)
+        omega_old = np.broadcast_to(omega0, y.shape)
         g, _ = channel.g_out(y, omega_old, V_old)
     history = []
     converged = False
@@ -424,10 +425,9 @@ def run_gamp(
             converged = True
             break
     if not converged and warn and not fixed_length:
-        warnings.warn(
+        warn_user(
             f"GAMP did not converge in {t} iterations (last change {change:.2e} >= tol {tol:.1e})",
             ConvergenceWarning,
-            stacklevel=2,
         )
     hist = np.array(history, dtype=float) if history else np.empty((0, 1))
     empty = np.empty(0)
@@ -497,6 +497,9 @@ def _check_bounds(bounds, size: int):
     return tuple(pair)
 
 
+@declare(update=function(), x0=unchecked("a number or array: checked as the start of the fixed point (named by what)"),
+         relative=flag(), what=unchecked("the name of the iteration in messages"),
+         bounds=unchecked("None or a pair (low, high): checked against the state's length"))
 def iterate_fixed_point(
     update: Callable[[np.ndarray], np.ndarray | tuple],
     x0,
@@ -508,7 +511,6 @@ def iterate_fixed_point(
     bounds: tuple | None = None,
     what: str = "state evolution",
     warn: bool = True,
-    stacklevel: int = 3,
 ) -> FixedPoint:
     """The one damped fixed-point driver of the library: every state evolution and saddle point runs here.
 
@@ -545,8 +547,6 @@ def iterate_fixed_point(
         Name used in the warning and error messages.
     warn : bool, optional
         Whether reaching ``max_iter`` warns.
-    stacklevel : int, optional
-        Stack level of the warning (so that it points at the caller's caller).
 
     Returns
     -------
@@ -576,11 +576,6 @@ def iterate_fixed_point(
     >>> print(fp.converged, f"{fp.states[-1, 0]:.6f}")
     True 0.739085
     """
-    if not callable(update):
-        raise InvalidParameterError(f"update must be callable, got {update!r}")
-    damping = check_in_range("damping", damping, 0.0, 1.0, high_open=True)
-    tol = check_tol(tol)
-    max_iter = check_int("max_iter", max_iter)
     try:
         x = check_array("x0", x0).reshape(-1).copy()
     except (TypeError, ValueError) as err:
@@ -588,8 +583,7 @@ def iterate_fixed_point(
     bounds = _check_bounds(bounds, x.size)
     fixed_length = tol == 0.0
     if x.size == 1:  # scalar recursions (most state evolutions): the same loop on Python floats, 3-4x less overhead
-        return _iterate_scalar(update, float(x[0]), damping, tol, max_iter, relative, bounds, what, warn,
-                               stacklevel + 1)
+        return _iterate_scalar(update, float(x[0]), damping, tol, max_iter, relative, bounds, what, warn)
     states = [x.copy()]
     observed = []
     converged = False
@@ -623,17 +617,16 @@ def iterate_fixed_point(
             t = max_iter
             break
     if not converged and warn and not fixed_length:
-        warnings.warn(
+        warn_user(
             f"{what} did not converge in {t} iterations (last change {change:.2e} >= tol {tol:.1e}, "
             f"state {np.array2string(x, precision=6)})",
             ConvergenceWarning,
-            stacklevel=stacklevel,
         )
     return FixedPoint(states=np.array(states), observed=np.array(observed, dtype=float), iterations=t,
                       converged=converged, change=change)
 
 
-def _iterate_scalar(update, x, damping, tol, max_iter, relative, bounds, what, warn, stacklevel) -> FixedPoint:
+def _iterate_scalar(update, x, damping, tol, max_iter, relative, bounds, what, warn) -> FixedPoint:
     """:func:`iterate_fixed_point` for a state of one number (identical arithmetic, Python floats)."""
     lo, hi = (float(bounds[0]), float(bounds[1])) if bounds is not None else (-math.inf, math.inf)
     fixed_length = tol == 0.0
@@ -672,10 +665,9 @@ def _iterate_scalar(update, x, damping, tol, max_iter, relative, bounds, what, w
             t = max_iter
             break
     if not converged and warn and not fixed_length:
-        warnings.warn(
+        warn_user(
             f"{what} did not converge in {t} iterations (last change {change:.2e} >= tol {tol:.1e}, state [{x:.6g}])",
             ConvergenceWarning,
-            stacklevel=stacklevel,
         )
     return FixedPoint(states=np.array(states, dtype=float)[:, None], observed=np.array(observed, dtype=float),
                       iterations=t, converged=converged, change=change)
@@ -749,6 +741,8 @@ class SEResult:
         return self.error
 
 
+@declare(prior=interface("se_overlap"), channel=interface("se_mhat_factor"), rho=real(0.0, low_open=True),
+         q0=unchecked("an overlap in [0, rho]: checked against rho"))
 def iterate_state_evolution(
     prior,
     channel,
@@ -808,12 +802,6 @@ def iterate_state_evolution(
     Barbier, Krzakala, Macris, Miolane and Zdeborova, PNAS 116, 5451 (2019), arXiv:1708.03395.
     """
 
-    check_interface("prior", prior, "se_overlap")
-    check_interface("channel", channel, "se_mhat_factor")
-    alpha = check_nonnegative("alpha", alpha)
-    rho = check_nonnegative("rho", rho)
-    if rho == 0:
-        raise InvalidParameterError("rho must be a finite number > 0, got 0")
     q0 = check_in_range("q0", q0, 0.0, rho)
 
     def update(x):
@@ -823,4 +811,4 @@ def iterate_state_evolution(
         return float(prior.se_overlap(mhat)), mhat
 
     return iterate_fixed_point(update, [q0], damping=damping, tol=tol, max_iter=max_iter, bounds=(0.0, rho),
-                               what=f"state evolution (alpha = {alpha:g})", warn=warn, stacklevel=4)
+                               what=f"state evolution (alpha = {alpha:g})", warn=warn)

@@ -74,6 +74,7 @@ from .dataset import Dataset as _BaseDataset
 from .domains import (VOCABULARY, Domain, array, choice, declare, instance, integer, interface, optional, real,
                       seed)
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
+from .errors import warn as warn_user
 from .results import record
 from .rie import WishartRIEDenoiser, symmetric_error, symmetric_rie_mmse
 from .validation import (
@@ -917,7 +918,7 @@ def hardmax_state_evolution(alpha: float, rho: float, *, start: float | None = N
         return np.array([2.0 * mmse]), (mmse, qhat)
 
     fp = iterate_fixed_point(update, [2.0 * m0], damping=damping, tol=tol, max_iter=max_iter, warn=warn,
-                             what=f"hardmax state evolution (alpha = {alpha:g}, rho = {rho:g})", stacklevel=3)
+                             what=f"hardmax state evolution (alpha = {alpha:g}, rho = {rho:g})")
     history = np.concatenate([[m0], fp.observed[:, 0]])
     error = float(history[-1])
     return SEResult(error=error, overlap=Q0 - error, history=history, iterations=fp.iterations,
@@ -1153,13 +1154,12 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
     ratio = self_consistency(sensing, channel, y, res.estimate, res.variance)
     if ratio > SELF_CONSISTENCY_MAX:
         if warn:
-            warnings.warn(
+            warn_user(
                 f"GAMP-RIE stopped at a false fixed point after {res.iterations} iterations: its variance "
                 f"C_hat = {float(res.variance):.2e} collapsed below the error its own training residuals show "
                 f"(self-consistency ratio {ratio:.3g} > {SELF_CONSISTENCY_MAX:g}); reported as not converged "
                 f"(use damping > 0, e.g. the default 0.5)",
                 ConvergenceWarning,
-                stacklevel=2,
             )
         res = replace(res, converged=False)
     return res

@@ -31,7 +31,6 @@ singular-value soft thresholding, :func:`soft_threshold_risk`); gradient descent
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import field, replace
 
@@ -46,6 +45,7 @@ from .channels import LinearChannel
 from .dataset import Dataset as _BaseDataset
 from .domains import Domain, array, choice, declare, function, instance, integer, optional, real, seed
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
+from .errors import warn as warn_user
 from .regression import fit_ridge as _fit_ridge_dense
 from .regression import gaussian_linear_mse
 from .results import record
@@ -1002,11 +1002,11 @@ def state_evolution(alpha: float, beta: float, rho: float, delta: float = 0.0, *
     if converged and abs(error - root) > agree:
         converged = False
         if warn:
-            warnings.warn(
+            warn_user(
                 f"BSR state evolution (alpha = {alpha:g}, beta = {beta:g}, rho = {rho:g}, delta = {delta:g}) from "
                 f"start = {start:g} stopped at a fixed point of error {error:.6g}, not at the root {root:.6g} of "
                 f"its equation (a start on the unstable perfect-recovery point q = 1?): reported as not converged",
-                ConvergenceWarning, stacklevel=2)
+                ConvergenceWarning)
     conjugate = alpha * float(channel.se_mhat_factor(q)) if alpha > 0 else 0.0
     return SEResult(error=error, overlap=q, history=1.0 - overlaps, iterations=iterations, converged=converged,
                     conjugate=conjugate, overlap_history=overlaps, root=root)
@@ -1437,9 +1437,9 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
         raise InvalidParameterError(f"data: {err} (n = {n} < dL = {d * L}: the constraints have no unique "
                          "projection)") from None
     if not res.converged and warn:
-        warnings.warn(
+        warn_user(
             f"min_nuclear_norm did not converge in {res.iterations} iterations (residuals {res.primal_residual:.1e}, "
-            f"{res.dual_residual:.1e}; target {tol:.1e})", ConvergenceWarning, stacklevel=2,
+            f"{res.dual_residual:.1e}; target {tol:.1e})", ConvergenceWarning,
         )
     return MNNEResult(estimate=res.estimate, nuclear_norm=res.nuclear_norm, primal_residual=res.primal_residual,
                       dual_residual=res.dual_residual, iterations=res.iterations, converged=res.converged)

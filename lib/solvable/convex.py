@@ -26,13 +26,13 @@ measurements) by ADMM, on NumPy and SciPy only.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import field
 
 import numpy as np
 from scipy import integrate, linalg, optimize
 
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
+from .errors import warn as warn_user
 from .domains import array, declare, real
 from .results import record
 from .validation import check_array
@@ -310,8 +310,8 @@ def _admm(A, y, shape, prox, rho, tol, max_iter, warn, name):
     if not (np.all(np.isfinite(Z)) and np.all(np.isfinite(U))):
         raise DivergenceError(f"{name} produced non-finite iterates at iteration {it}")
     if warn and not converged:
-        warnings.warn(f"{name} did not converge in {it} iterations (primal residual {r:.1e}, "
-                      f"dual residual {s:.1e}, tol {tol:.1e})", ConvergenceWarning, stacklevel=3)
+        warn_user(f"{name} did not converge in {it} iterations (primal residual {r:.1e}, "
+                      f"dual residual {s:.1e}, tol {tol:.1e})", ConvergenceWarning)
     return Z, U, rho, r, s, it, converged
 
 

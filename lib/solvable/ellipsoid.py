@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from dataclasses import field
 
 import numpy as np
@@ -40,6 +39,7 @@ from scipy.special import log_ndtr as _log_ndtr
 
 from .domains import array, declare, integer, real
 from .errors import ConvergenceWarning, InvalidParameterError
+from .errors import warn as warn_user
 from .results import record
 from .validation import check_array, check_size
 
@@ -476,8 +476,8 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
         if not np.all(np.isfinite(S_K)):
             raise ArithmeticError(f"ellipsoid.fit: non-finite iterate at iteration {it}")
     if warn:
-        warnings.warn(f"ellipsoid.fit: no certificate of either answer in {it} iterations (n = {n}, d = {d}, "
-                      f"n/d^2 = {n / d**2:.3f}): reported as undecided", ConvergenceWarning, stacklevel=2)
+        warn_user(f"ellipsoid.fit: no certificate of either answer in {it} iterations (n = {n}, d = {d}, "
+                      f"n/d^2 = {n / d**2:.3f}): reported as undecided", ConvergenceWarning)
     return _scaled_result(X0, c, S_K, "undecided", it, None)
 
 

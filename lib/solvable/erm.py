@@ -25,7 +25,6 @@ thing in theory and in simulation. (Papers that minimise ``(1/n) sum_mu l + (lam
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 from scipy.optimize import brentq, minimize, minimize_scalar
@@ -36,6 +35,7 @@ from scipy.special import log_ndtr
 from .amp import iterate_fixed_point
 from .domains import Domain, array, choice, declare, integer, optional, real
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
+from .errors import warn as warn_user
 from .gardner import hard_margin_weights
 from .integration import (HALF_NORMAL_UPPER, MAX_HERMITE_NODES, MAX_LEGENDRE_NODES, _half_normal_rule, _hermite_rule,
                           _log_phi_pdf, half_normal_rule)
@@ -506,7 +506,7 @@ def erm_state_evolution(
         return np.array([mhat / r, (mhat * mhat + Qhat) / r**2, 1.0 / r]), train
 
     fp = iterate_fixed_point(update, [m, Q, V], damping=damping, tol=tol, max_iter=max_iter, relative=True,
-                             what=f"ERM state evolution ({loss}, alpha={alpha}, lam={lam})", stacklevel=3)
+                             what=f"ERM state evolution ({loss}, alpha={alpha}, lam={lam})")
     m, Q, V = (float(x) for x in fp.state)
     if fp.converged:
         # train loss at the converged point (the last evaluation used the previous iterate)
@@ -985,11 +985,10 @@ def fit_logistic(X, y, lam: float, *, tol: float = 1e-6, max_iter: int = 10_000,
     if not np.all(np.isfinite(res.x)):
         raise DivergenceError(f"logistic fit produced non-finite weights after {res.nit} iterations")
     if grad_max > tol:
-        warnings.warn(
+        warn_user(
             f"fit_logistic did not converge in {res.nit} iterations: max |gradient| = {grad_max:.2e} "
             f"> tol = {tol:.1e} ({res.message})",
             ConvergenceWarning,
-            stacklevel=2,
         )
     return res.x
 
@@ -1114,8 +1113,8 @@ def fit_hinge(X, y, lam: float, *, tol: float = 1e-8, max_iter: int = 10_000) ->
     res = minimize(dual, np.zeros(n), jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * n,
                    options={"maxiter": max_iter, "gtol": tol, "ftol": 0.0, "maxcor": 20})
     if not res.success and res.nit >= max_iter:
-        warnings.warn(f"fit_hinge did not converge in {res.nit} iterations ({res.message})",
-                      ConvergenceWarning, stacklevel=2)
+        warn_user(f"fit_hinge did not converge in {res.nit} iterations ({res.message})",
+                      ConvergenceWarning)
     return Zt @ res.x / lam
 
 

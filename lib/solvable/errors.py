@@ -7,7 +7,11 @@ Nothing returns NaN silently. A bad argument raises :class:`InvalidParameterErro
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning", "DivergenceError", "InvalidParameterError"]
+import os
+import sys
+import warnings
+
+__all__ = ["ConvergenceWarning", "DivergenceError", "InvalidParameterError", "warn"]
 
 
 class ConvergenceWarning(UserWarning):
@@ -35,3 +39,29 @@ class InvalidParameterError(ValueError, TypeError):
     scikit-learn's ``InvalidParameterError``), so that code catching either keeps working. The message names the
     parameter and its domain, e.g. ``alpha must be a number >= 0, got -1.0``.
     """
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str, category: type[Warning] = ConvergenceWarning) -> None:
+    """Emit a warning attributed to the first caller outside the library.
+
+    Parameters
+    ----------
+    message : str
+        What happened, and what to do about it.
+    category : type, optional
+        The warning's class (:class:`ConvergenceWarning` by default).
+
+    Notes
+    -----
+    The library's frames (a declared function's argument check, the fixed-point driver, a model's front end) sit
+    between the user's call and the line that warns, in a number that depends on the path; a fixed ``stacklevel``
+    points into the library on some paths. The level is counted instead, as pandas does: the warning names the
+    user's file and line, so that ``warnings.filterwarnings(..., module=...)`` and the message's location work.
+    """
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
 
 import numpy as np
 from scipy.optimize import brentq, linprog, nnls
@@ -34,6 +33,7 @@ from scipy.stats import binom
 from .amp import iterate_fixed_point
 from .domains import Domain, array, choice, declare, integer, real
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
+from .errors import warn as warn_user
 from .integration import DEFAULT_HERMITE_NODES, _hermite_rule, _legendre_rule, _log_phi_pdf, _mills_ratio
 from .results import record
 from .validation import check_design, check_size
@@ -357,20 +357,18 @@ def _binary_entropy(alpha, gamma, q, damping, tol, max_iter, *, warn):
     q = fp.value
     if q >= _Q_MAX:  # the iteration ran to q -> 1: there is no RS fixed point with q < 1
         if warn:
-            warnings.warn(
+            warn_user(
                 f"{what}: the overlap ran to q -> 1 after {fp.iterations} iterations (no replica-symmetric fixed "
                 "point with q < 1); the RS entropy along that flow is -inf (no solutions): returning -inf",
                 ConvergenceWarning,
-                stacklevel=3,
             )
         return BinaryEntropyResult(entropy=-math.inf, q=1.0, qhat=math.inf, converged=False,
                                    iterations=fp.iterations)
     if not fp.converged and warn:
-        warnings.warn(
+        warn_user(
             f"{what} did not converge in {fp.iterations} iterations: last change {fp.change:.2e}, q = {q:.6f}; "
             "the entropy returned is not meaningful",
             ConvergenceWarning,
-            stacklevel=3,
         )
     qhat = _qhat_of_q(q, alpha, gamma, xi, w)
     entropy = _potential(q, qhat, alpha, gamma)

@@ -60,6 +60,7 @@ import numpy as np
 
 from . import backend
 from .errors import InvalidParameterError, ConvergenceWarning, DivergenceError
+from .errors import warn as warn_user
 from .domains import (VOCABULARY, Domain, choice, declare, function, integer, interface, optional, real, seed,
                       unchecked)
 from .results import record
@@ -804,18 +805,16 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     rel = loss / scale
     converged = rel < tol if not fixed_length else np.zeros(J, dtype=bool)
     if warn and not fixed_length and not converged.all():
-        warnings.warn(
+        warn_user(
             f"gradient descent stopped at its cap of {max_steps} steps with {int((~converged).sum())} of {J} "
             f"runs above tol {tol:.1e} (relative loss up to {rel.max():.2e})",
             ConvergenceWarning,
-            stacklevel=2,
         )
     if max_steps > 0 and np.any(rel > first):
-        warnings.warn(
+        warn_user(
             f"{int(np.sum(rel > first))} of {J} runs ended with a larger training loss than they started with "
             f"(up to {rel.max():.2e} against {first.max():.2e}): the step is too large (lower lr)",
             ConvergenceWarning,
-            stacklevel=2,
         )
     S = objective.matrix(params)
     S = S if S.dtype == xp.float64 else xp.astype(S, xp.float64)

@@ -345,7 +345,7 @@ def _iterate(alpha, P, C, mse0, *, tol, max_iter, damping, warn, what):
 
     x0 = math.log(min(max(mse0, _MSE_FLOOR), P.rho))
     fp = iterate_fixed_point(update, [x0], damping=damping, tol=tol, max_iter=max_iter, bounds=(lo, hi),
-                             what=what, warn=warn, stacklevel=4)
+                             what=what, warn=warn)
     return fp, np.exp(fp.states[:, 0])
 
 

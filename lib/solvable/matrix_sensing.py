@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import sys
-import warnings
 
 import numpy as np
 from scipy.optimize import brentq
@@ -26,6 +25,7 @@ from scipy.optimize import brentq
 from .amp import SEResult, iterate_fixed_point
 from .domains import declare, optional, real
 from .errors import ConvergenceWarning
+from .errors import warn as warn_user
 from .rie import SYMMETRIC_SMALL_NOISE, symmetric_rie_mmse
 
 __all__ = ["KAPPA_MIN", "KAPPA_MAX", "perfect_recovery_threshold", "bayes_optimal_mmse", "state_evolution"]
@@ -245,9 +245,9 @@ def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, start: fl
         # absolute tolerance per step. The stable fixed point, 2 MMSE, lies far above.
         converged = False
         if warn:
-            warnings.warn(f"{what} stopped next to the unstable fixed point V = 0 (V = {fp.value:.1e} after "
+            warn_user(f"{what} stopped next to the unstable fixed point V = 0 (V = {fp.value:.1e} after "
                           f"{fp.iterations} iterations from start = {V0:.1e}): not converged; start from a larger value",
-                          ConvergenceWarning, stacklevel=2)
+                          ConvergenceWarning)
     history = np.concatenate([[V0 / 2.0], fp.observed[:, 0]])
     error = float(history[-1])
     return SEResult(error=error, overlap=1.0 + kappa - error, history=history, iterations=fp.iterations,

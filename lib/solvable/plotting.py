@@ -11,13 +11,13 @@ type to print, legends included, at :data:`MIN_PRINTED_PT` or more (:func:`font_
 
 from __future__ import annotations
 
-import warnings
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 
 from .errors import InvalidParameterError
+from .errors import warn as warn_user
 from .validation import check_positive
 
 __all__ = [
@@ -367,8 +367,8 @@ def finish(ax, xlabel=None, ylabel=None, title=None, legend=True, **legend_kwarg
     if legend:
         ax.legend(**legend_kwargs)
     for first, second in greyscale_twins(ax):
-        warnings.warn(f"the legend entries {first!r} and {second!r} differ by colour only, so a greyscale print "
-                      "shows them alike: give one its own line style, marker or hatch", UserWarning, stacklevel=2)
+        warn_user(f"the legend entries {first!r} and {second!r} differ by colour only, so a greyscale print "
+                      "shows them alike: give one its own line style, marker or hatch", UserWarning)
 
 
 #: Two colours closer than this in grey level (0 black, 1 white) print alike in greyscale.

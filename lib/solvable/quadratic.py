@@ -42,6 +42,7 @@ from .channels import LinearChannel
 from .dataset import Dataset as _BaseDataset
 from .domains import Domain, array, choice, declare, instance, integer, optional, real, seed
 from .errors import ConvergenceWarning, InvalidParameterError
+from .errors import warn as warn_user
 from .results import record
 from .rie import WishartRIEDenoiser, symmetric_error
 from .validation import (
@@ -1163,8 +1164,8 @@ def nuclear_norm_erm(data: Dataset, *, lam: float, tol: float = 1e-7, max_iter: 
             converged = True
             break
     if warn and not converged:
-        warnings.warn(f"nuclear_norm_erm did not converge in {it} iterations (relative change {change:.1e})",
-                      ConvergenceWarning, stacklevel=2)
+        warn_user(f"nuclear_norm_erm did not converge in {it} iterations (relative change {change:.1e})",
+                      ConvergenceWarning)
     residual = M.forward(S) - y
     return NuclearNormResult(estimate=S, train_loss=float(np.mean(residual**2)),
                              nuclear_norm=float(np.trace(S)), iterations=it, converged=converged)

@@ -63,6 +63,7 @@ from .channels import row_softmax
 from .dataset import Dataset as _BaseDataset
 from .domains import VOCABULARY, Domain, array, declare, instance, integer, optional, real, seed
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
+from .errors import warn as warn_user
 from .integration import hermite_rule
 from .results import record
 from .validation import (
@@ -493,7 +494,7 @@ def state_evolution(alpha: float, T: int, *, start: float = 1e-3, n_samples: int
         return np.array([qhat / (1.0 + qhat)]), qhat
 
     fp = iterate_fixed_point(update, [q0], damping=damping, tol=tol, max_iter=max_iter, bounds=(0.0, Q_MAX),
-                             what=f"SMI state evolution (alpha = {alpha:g}, T = {T})", warn=warn, stacklevel=3)
+                             what=f"SMI state evolution (alpha = {alpha:g}, T = {T})", warn=warn)
     overlaps = fp.states[:, 0]
     Q = float(overlaps[-1])
     return SEResult(error=1.0 - Q, overlap=Q, history=1.0 - overlaps, iterations=fp.iterations,
@@ -1227,7 +1228,7 @@ def two_layer_state_evolution(alpha: float, T: int = 2, c: float = 1.0, *, start
 
     fp = iterate_fixed_point(update, start, damping=damping, tol=tol, max_iter=max_iter, bounds=(0.0, Q_MAX),
                              what=f"two-layer SMI state evolution (alpha = {alpha:g}, T = {T}, c = {c:g})",
-                             warn=warn, stacklevel=3)
+                             warn=warn)
     return TwoLayerSEResult(overlap=np.asarray(fp.states[-1], dtype=float), history=np.asarray(fp.states, dtype=float),
                       conjugate=np.asarray(fp.observed[-1], dtype=float), iterations=fp.iterations,
                       converged=fp.converged)
@@ -1442,8 +1443,8 @@ def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = 
             converged = True
             break
     if warn and not converged and tol > 0:
-        warnings.warn(f"two-layer GAMP did not converge in {t} iterations (last change {change:.2e} >= tol "
-                      f"{tol:.1e})", ConvergenceWarning, stacklevel=2)
+        warn_user(f"two-layer GAMP did not converge in {t} iterations (last change {change:.2e} >= tol "
+                      f"{tol:.1e})", ConvergenceWarning)
     return GAMPResult(estimate=w, variance=C, history=np.array(history), iterations=t, converged=converged,
                       overlap=np.array(overlaps), norm=np.array(norms))
 

@@ -37,7 +37,6 @@ bulk, which removes the square-root edge behaviour (64 nodes per piece give abou
 from __future__ import annotations
 
 import math
-import warnings
 from functools import cached_property, lru_cache
 from itertools import pairwise
 
@@ -45,6 +44,7 @@ import numpy as np
 
 from .domains import Domain, choice, declare, function, integer, real, unchecked
 from .errors import ConvergenceWarning, InvalidParameterError
+from .errors import warn as warn_user
 from .integration import legendre_rule
 from .results import record
 from . import validation
@@ -1626,11 +1626,10 @@ def free_convolution_semicircle(stieltjes_S, noise: float, z, *, tol: float = 1e
                 gk = np.where(ok, gn, _call_stieltjes(stieltjes_S, omega))
                 F = omega + noise * gk - zk
         if not converged.all():
-            warnings.warn(
+            warn_user(
                 f"free_convolution_semicircle: {int((~converged).sum())} of {zu.size} points did not reach "
                 f"tol={tol} in {max_iter} iterations",
                 ConvergenceWarning,
-                stacklevel=2,
             )
         if noise >= _DIRECT_NOISE:
             g = (zu - omega) / noise
