@@ -490,3 +490,23 @@ def test_warnings_name_the_callers_line_whatever_the_path():
             call()
         assert seen, f"{path}: no warning at the iteration cap"
         assert all(w.filename == __file__ for w in seen), (path, [(w.filename, w.lineno) for w in seen])
+
+
+def test_a_maps_own_error_is_not_reported_as_a_shape_error():
+    """GAMP reads a NumPy shape error from a map's forward product as a wrong w0; any other error of the user's map
+    reaches the user as it is."""
+    from solvable.errors import InvalidParameterError
+    from solvable.priors import get_prior
+
+    class Broken(amp.DenseLinearMap):
+        def forward(self, w):
+            raise ValueError("the map's own bug")
+
+    X = np.random.default_rng(0).standard_normal((20, 10))
+    y = X @ np.ones(10) / np.sqrt(10)
+    parts = (LinearChannel(delta=0.1), get_prior("gaussian"), y)
+    with pytest.raises(ValueError, match="the map's own bug") as raised:
+        amp.run_gamp(Broken(X), *parts, np.zeros(10), 1.0, max_iter=3)
+    assert not isinstance(raised.value, InvalidParameterError)
+    with pytest.raises(InvalidParameterError, match="w0"):
+        amp.run_gamp(amp.DenseLinearMap(X), *parts, np.zeros(7), 1.0, max_iter=3)

@@ -868,3 +868,13 @@ def test_spiked_top_overlap_has_the_law_of_the_dense_experiment_and_the_bbp_limi
         rie.spiked_top_overlap(1.0, 10, 0.0, rng=0)
     with pytest.raises(TypeError):
         rie.spiked_top_overlap(1.0, 10, 1.0)
+
+
+def test_symmetry_is_checked_relative_to_the_matrix_at_every_scale():
+    """A matrix of entries 1e-9 with an asymmetry of 1e-10 (10 % of it) is not symmetric, as at scale 1; the same
+    matrix rescaled is accepted or refused alike."""
+    Y = np.array([[1.0, 2.0], [2.1, 1.0]])
+    for scale in (1e-9, 1.0, 1e9):
+        with pytest.raises(InvalidParameterError, match="symmetric"):
+            rie.symmetric_rie(scale * Y, 0.5, 0.5)
+        assert rie.symmetric_error(scale * (Y + Y.T), scale * (Y + Y.T)) == 0.0

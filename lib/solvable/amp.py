@@ -380,6 +380,8 @@ def run_gamp(
     try:
         z = np.asarray(linear_map.forward(w))
     except ValueError as e:   # a NumPy shape error from inside the map (matmul's core-dimension message)
+        if not any(word in str(e) for word in ("mismatch", "not aligned", "shape")):
+            raise   # the map's own error, not a shape: reported as it is
         raise InvalidParameterError(f"w0 must have the input shape of the linear map, got shape {w.shape} ({e})") from None
     if z.shape != y.shape:
         raise InvalidParameterError(f"y must have one label per output of the linear map: forward(w0) has shape {z.shape}, "

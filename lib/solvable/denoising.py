@@ -84,9 +84,9 @@ def _check_symmetric(Y, name: str = "Y") -> np.ndarray:
         raise InvalidParameterError(f"{name} must be a non-empty square matrix, got shape {Y.shape}")
     if not all_finite(Y):
         raise InvalidParameterError(f"{name} must have finite entries (no NaN or inf)")
-    scale = max(1.0, float(np.max(np.abs(Y))))
+    scale = float(np.max(np.abs(Y)))  # relative at every scale: a 1e-10 matrix is not symmetric to 1e-8 absolute
     if np.max(np.abs(Y - Y.T)) > 1e-8 * scale:
-        raise InvalidParameterError(f"{name} must be symmetric (max |Y - Y^T| exceeds 1e-8 max(1, max |Y|))")
+        raise InvalidParameterError(f"{name} must be symmetric (max |{name} - {name}^T| exceeds 1e-8 max |{name}|)")
     return 0.5 * (Y + Y.T)
 
 
