@@ -720,7 +720,7 @@ def symmetric_rie_mmse_from_density(noise: float, density, support, n_nodes: int
         If ``density`` is not callable.
     ValueError
         For a malformed argument, a density that is negative, non-finite or of the wrong shape, or whose integral
-        over ``support`` is not 1 within :data:`DENSITY_MASS_TOL` (a support that misses part of the density or
+        over ``support`` is not 1 within ``DENSITY_MASS_TOL`` (1e-6; a support that misses part of the density or
         lists an interval twice, a density that is not normalised).
     ArithmeticError
         If the result leaves ``[0, noise]`` beyond rounding.

@@ -304,7 +304,7 @@ def kolmogorov_distance(samples, density, support, n: int = 2001) -> float:
         If ``density`` is not callable or ``support`` not a sequence of pairs.
     ValueError
         For malformed samples, support or density values, or a density whose integral over ``support`` is not 1
-        within :data:`KOLMOGOROV_MASS_TOL`.
+        within ``KOLMOGOROV_MASS_TOL`` (1e-3).
 
     Notes
     -----
