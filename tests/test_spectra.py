@@ -514,3 +514,16 @@ def test_semicircle_fixed_point_iterates_converge_to_the_closed_form():
     assert np.allclose(spectra.semicircle_stieltjes_iterates(z, 0.7, 3, start=start)[-1], start, rtol=1e-13)
     with pytest.raises(ValueError, match="iterations"):
         spectra.semicircle_stieltjes_iterates(z, 0.7, iterations=-1)
+
+
+@pytest.mark.parametrize("points", [np.array(["2026-01-01", "2026-01-02"], dtype="datetime64[D]"),
+                                    np.array([1, 2], dtype="timedelta64[s]"), np.array([True, False]),
+                                    np.array([0.5, 1.0], dtype=object)])
+def test_points_that_are_not_real_numbers_are_refused(points):
+    """Dates, durations, booleans and object arrays converted to floats silently (a date became ~2e4 days)."""
+    from solvable.errors import InvalidParameterError
+
+    for call in (lambda: spectra.semicircle_density(points), lambda: spectra.marchenko_pastur_density(points, 0.5),
+                 lambda: spectra.semicircle_stieltjes(points)):
+        with pytest.raises(InvalidParameterError):
+            call()

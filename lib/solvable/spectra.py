@@ -111,7 +111,7 @@ def _points(x, name: str = "x"):
         if isinstance(x, (str, bytes, bytearray, memoryview, bool, np.bool_)):   # not numbers (b"1" -> 49.0)
             raise TypeError
         raw = np.asarray(x)
-        if np.iscomplexobj(raw) or raw.dtype == object:   # an object array may hold anything
+        if raw.dtype.kind not in "iuf":   # complex, bool, object (anything), dates and times, strings
             raise TypeError
         arr = raw.astype(float, copy=False)
     except (TypeError, ValueError):
@@ -128,7 +128,7 @@ def _complex_points(z, name: str = "z") -> np.ndarray:
     try:
         if isinstance(z, (str, bytes, bytearray, memoryview, bool, np.bool_)):   # not numbers (b"1" -> 49)
             raise TypeError
-        if np.asarray(z).dtype == object:   # an object array may hold anything
+        if np.asarray(z).dtype.kind not in "iufc":   # bool, object (anything), dates and times, strings
             raise TypeError
         arr = np.asarray(z, dtype=complex)
     except (TypeError, ValueError):
