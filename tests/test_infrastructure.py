@@ -131,6 +131,36 @@ def test_mean_se_against_the_textbook_formula():
         mean_se([1.0, np.nan])
 
 
+def _exact_mean_se(column):
+    """Mean and standard error in exact rational arithmetic (one rounding at the end), independent of mean_se."""
+    from fractions import Fraction
+    xs = [Fraction(float(x)) for x in column]
+    n = len(xs)
+    mean = sum(xs) / n
+    r = sum((x - mean) ** 2 for x in xs) / (n - 1) / n
+    k = (r.denominator.bit_length() - r.numerator.bit_length()) // 2   # sqrt(r 4^k) / 2^k: no underflow
+    return float(mean), math.ldexp(math.sqrt(float(r * Fraction(2) ** (2 * k))), -k) if r else 0.0
+
+
+def test_mean_se_along_an_axis_rescales_each_slice_on_its_own():
+    # columns of scales 1e-12 and 1e12 side by side: the small column keeps its own standard error (a scale common
+    # to the whole array would divide it by 1e24 first, and its spread would vanish)
+    rng = np.random.default_rng(3)
+    v = np.column_stack([1e-12 * rng.standard_normal(6), 1e12 * rng.standard_normal(6),
+                         1e-300 * rng.standard_normal(6), np.zeros(6)])
+    for axis, values in ((0, v), (1, v.T), (-1, v.T)):
+        m, se = mean_se(values, axis=axis)
+        for j in range(v.shape[1]):
+            em, ese = _exact_mean_se(v[:, j])
+            assert m[j] == pytest.approx(em, rel=1e-14, abs=0.0)
+            assert se[j] == pytest.approx(ese, rel=1e-12, abs=0.0), (axis, j, se[j], ese)
+    assert mean_se(v, axis=0)[1][0] > 0 and mean_se(v, axis=0)[1][3] == 0
+    # huge values do not overflow
+    assert mean_se([1e308, -1e308, 1e308]) == pytest.approx(_exact_mean_se([1e308, -1e308, 1e308]), rel=1e-14)
+    with pytest.raises(ValueError, match="axis must be None or an integer"):
+        mean_se(v, axis=2)
+
+
 def test_sweep_keeps_what_each_run_reported():
     class Result:  # a result that reports its iterations and convergence, as GAMP's does
         def __init__(self, error, iterations, converged):

@@ -19,7 +19,7 @@ from dataclasses import field
 import numpy as np
 
 from .errors import InvalidParameterError
-from .results import record
+from .results import adopt, record
 from .validation import all_finite
 
 __all__ = ["Dataset", "check_dataset"]
@@ -55,8 +55,9 @@ class Dataset:
 
     Notes
     -----
-    Arrays are stored as read-only float views (no copy when they are float arrays already); two data sets are
-    equal when every field is equal.
+    Arrays are stored as read-only float arrays that only the data set holds (a private copy of an array the caller
+    may still write to, see :func:`~solvable.results.record`; none from :meth:`adopt`); two data sets are equal when
+    every field is equal.
     """
 
     X: np.ndarray = field(repr=False)
@@ -80,8 +81,8 @@ class Dataset:
         Parameters
         ----------
         **fields
-            The fields of the data set. Every NumPy array among them is made read-only in place: the caller gives up
-            writing to it (a sampler's fresh arrays).
+            The fields of the data set. Every NumPy array among them is made read-only in place: the caller gives
+            up writing to it (a sampler's fresh arrays).
 
         Returns
         -------
@@ -91,12 +92,10 @@ class Dataset:
         Notes
         -----
         Built directly, a data set copies each array that its caller could still write to, so that changing the
-        caller's array never changes the data set; ``adopt`` spares that copy where nobody else holds the array.
+        caller's array never changes the data set; ``adopt`` (:func:`solvable.results.adopt`) spares that copy
+        where nobody else holds the array.
         """
-        for value in fields.values():
-            if isinstance(value, np.ndarray):
-                value.flags.writeable = False
-        return cls(**fields)
+        return adopt(cls, **fields)
 
     def _check(self) -> None:
         """Model-specific checks of the shapes (raise ``ValueError`` naming the field); none in the base."""
@@ -123,11 +122,9 @@ def _real_array(name: str, value) -> np.ndarray:
     a = np.asarray(value)
     if a.dtype.kind not in "biuf":
         raise InvalidParameterError(f"{name} must be an array of real numbers, got dtype {a.dtype}")
+    # no copy here: the record copies an array the caller may still write to (results.record), and keeps one
+    # made here (a conversion to float) or handed over (Dataset.adopt) as it is
     a = a.astype(float, copy=False)
-    if a.flags.writeable and isinstance(value, np.ndarray) and np.shares_memory(a, value):
-        # the caller still holds a writable reference: keep a copy, so that changing the caller's array cannot
-        # change the data set (a sampler hands its fresh arrays over read-only, through Dataset.adopt, with no copy)
-        a = a.copy()
     if a.size and not all_finite(a):
         raise InvalidParameterError(f"{name} must contain finite numbers only (no NaN or inf)")
     return a

@@ -504,7 +504,7 @@ class FeasibilitySweep:
     iterations : numpy.ndarray
         Iterations of each fit, ``(len(ratios), instances)``.
     seconds : float
-        Wall-clock time of the sweep.
+        Wall-clock time of the sweep (not compared by ``==``: two equal sweeps may take different times).
 
     Attributes
     ----------
@@ -531,7 +531,7 @@ class FeasibilitySweep:
     undecided: np.ndarray
     instances: int
     iterations: np.ndarray = field(repr=False)
-    seconds: float
+    seconds: float = field(compare=False)
 
     @property
     def fraction(self) -> np.ndarray:

@@ -70,15 +70,25 @@ def mean_se(values, axis=None):
     Every chapter's figures of theory against experiment.
     """
     v = check_array("values", values, ndim=None)
+    if axis is not None:
+        if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral) \
+                or not -v.ndim <= int(axis) < v.ndim:
+            raise InvalidParameterError(f"axis must be None or an integer in [-{v.ndim}, {v.ndim - 1}] (an axis of "
+                                        f"values, of shape {v.shape}), got {axis!r}")
+        axis = int(axis)
     n = v.size if axis is None else v.shape[axis]
     if n == 0:
         raise InvalidParameterError("values must hold at least one measurement")
-    scale = float(np.max(np.abs(v))) or 1.0   # computed on v / scale: values near the float limit do not overflow
-    mean = v.mean(axis=axis) if scale <= 1.0 else (v / scale).mean(axis=axis) * scale
-    se = (v / scale).std(axis=axis, ddof=1) * (scale / math.sqrt(n)) if n > 1 else np.zeros_like(mean)
+    # computed on v / scale, one scale per slice: values near the float limit do not overflow, and a slice of tiny
+    # values keeps its own spread. The scale is a power of two, so v / scale and the products by it are exact.
+    scale = np.max(np.abs(v), axis=axis, keepdims=True)
+    scale = np.ldexp(1.0, np.frexp(np.where(scale > 0, scale, 1.0))[1] - 1)   # 2^k <= max |v| < 2^(k+1)
+    mean = (v / scale).mean(axis=axis, keepdims=True) * scale
+    se = ((v / scale).std(axis=axis, ddof=1, keepdims=True) / math.sqrt(n) * scale if n > 1
+          else np.zeros_like(mean))
     if axis is None:
-        return float(mean), float(se)
-    return mean, se
+        return float(mean.reshape(())), float(se.reshape(()))
+    return np.squeeze(mean, axis=axis), np.squeeze(se, axis=axis)
 
 
 @record
