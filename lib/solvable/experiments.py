@@ -274,12 +274,18 @@ def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = Non
     return joblib.Parallel(n_jobs=n_jobs)(joblib.delayed(function)(job) for job in jobs)
 
 
-def _timed_run(run, value, rng):
-    """One run of a sweep, in whichever process runs it: ``(error, iterations, converged, seconds)``."""
+def _timed_run(run, value, point, seed, child, rng):
+    """One run of a sweep, in whichever process runs it: ``(error, iterations, converged, seconds)``; a non-finite
+    error raises, naming the run (the value, its index ``point``, the seed and the child of the sweep's rng)."""
     t0 = time.perf_counter()
     outcome = run(value, rng)
     seconds = time.perf_counter() - t0
-    return (*_measure(outcome), seconds)
+    error, iterations, converged = _measure(outcome)
+    if not math.isfinite(error):
+        raise InvalidParameterError(
+            f"run returned a non-finite error ({error!r}) at value = {float(value)!r} (values[{point}]), seed {seed} "
+            f"(child {child} of rng): a sweep averages finite results only")
+    return error, iterations, converged, seconds
 
 
 def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[float], n_seeds: int, *,
@@ -319,7 +325,8 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
         ``n_jobs`` has the wrong type.
     ValueError
         If ``n_seeds`` < 1, ``values`` is not a finite one-dimensional array, the sweep asks for more than
-        :data:`MAX_RUNS` runs, or ``n_jobs`` is 0.
+        :data:`MAX_RUNS` runs, or ``n_jobs`` is 0; or if a run returns a NaN or an infinite error (the message
+        names its value, the index of the value, its seed and its child of ``rng``), instead of averaging it.
 
     Notes
     -----
@@ -356,7 +363,7 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
                          f"more than {MAX_RUNS:.0e}: reduce n_seeds or values")
     # one child at a time, in order: SeedSequence.spawn numbers its children, so these are the children of one
     # rng.spawn(len(values) * n_seeds), without holding all of them (about 1 kB each) at once
-    jobs = ((v, rng.spawn(1)[0]) for v in values for _ in range(n_seeds))
+    jobs = ((v, i, s, i * n_seeds + s, rng.spawn(1)[0]) for i, v in enumerate(values) for s in range(n_seeds))
     out = parallel_map(lambda job: _timed_run(run, *job), jobs, n_jobs=n_jobs)
     shape = (len(values), n_seeds)
     runs = np.array([o[0] for o in out], dtype=float).reshape(shape)
