@@ -10,6 +10,7 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from solvable import bsr, glm
+from solvable.errors import InvalidParameterError
 from solvable.experiments import parallel_map, sweep
 
 
@@ -73,12 +74,16 @@ def test_a_sweep_runs_on_a_local_dask_cluster(sequential):
 def test_parallel_map_refuses_bad_arguments_and_passes_errors_on():
     with pytest.raises(TypeError, match="function must be callable"):
         parallel_map(3, [1])
-    with pytest.raises(TypeError, match="n_jobs"):
-        parallel_map(abs, [1], n_jobs=1.5)
-    with pytest.raises(TypeError, match="n_jobs"):
-        sweep(lambda v, rng: v, [1.0], 1, rng=0, n_jobs=True)
-    with pytest.raises(ValueError, match="n_jobs"):
-        sweep(lambda v, rng: v, [1.0], 1, rng=0, n_jobs=0)
+    cores = os.cpu_count() or 1
+    domain = rf"n_jobs must be -1 \(every core\) or an integer in \[1, {cores}\]"
+    for bad in (0, -2, -(10**9), cores + 1, 10**9, 10**400, 1.5, 2.0, np.float64(2.0), True, np.True_, "2", [2]):
+        with pytest.raises(InvalidParameterError, match=domain):
+            parallel_map(abs, [1], n_jobs=bad)
+        with pytest.raises(InvalidParameterError, match=domain):
+            sweep(lambda v, rng: v, [1.0], 1, rng=0, n_jobs=bad)
+    # the domain's ends and the integers NumPy hands out are accepted (no process starts for an empty job list)
+    for good in (-1, 1, cores, np.int64(cores), np.array(1)):
+        assert parallel_map(abs, [], n_jobs=good) == []
     with pytest.raises(ZeroDivisionError):
         parallel_map(lambda x: 1 / x, [1, 0], n_jobs=2)
     with pytest.raises(TypeError, match="run must return"):

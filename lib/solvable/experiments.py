@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 import joblib
 import numpy as np
 
+from .config import check_jobs
 from .errors import InvalidParameterError
 from .results import record
 from .validation import check_array, check_int, check_rng
@@ -205,15 +206,8 @@ def _measure(outcome):
 
 def _check_jobs(n_jobs):
     """``n_jobs`` as joblib takes it: None (joblib's default, sequential unless a ``parallel_config`` says
-    otherwise), a positive count of workers, or a negative one (-1: every core)."""
-    if n_jobs is None:
-        return None
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (numbers.Integral,)):
-        raise InvalidParameterError(f"n_jobs must be None or an integer, got {n_jobs!r}")
-    if int(n_jobs) == 0:
-        raise InvalidParameterError("n_jobs must be None, a positive number of workers or a negative one (-1: every core), "
-                         "got 0")
-    return int(n_jobs)
+    otherwise), ``-1`` (every core) or ``1 .. os.cpu_count()`` workers (:func:`solvable.config.check_jobs`)."""
+    return None if n_jobs is None else check_jobs("n_jobs", n_jobs)
 
 
 def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = None) -> list:
@@ -232,9 +226,10 @@ def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = Non
         that spawns a child ``rng`` per job gives every job the same child whatever the number of workers.
     n_jobs : int, optional
         Workers: None (the default) runs the jobs one after the other in this process, unless the caller is
-        inside a ``joblib.parallel_config(n_jobs=...)`` block; ``k > 0`` runs ``k`` worker processes, ``-1``
-        one per core. Inside ``joblib.parallel_config(backend="dask")`` the jobs go to the workers of the active
-        ``dask.distributed.Client``.
+        inside a ``joblib.parallel_config(n_jobs=...)`` block; ``k`` in ``1 .. os.cpu_count()`` runs ``k``
+        worker processes, ``-1`` one per core (other values are refused: :func:`solvable.config.check_jobs`).
+        Inside ``joblib.parallel_config(backend="dask")`` the jobs go to the workers of the active
+        ``dask.distributed.Client``: pass ``-1`` there for every worker of the cluster.
 
     Returns
     -------
@@ -246,7 +241,7 @@ def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = Non
     TypeError
         If ``function`` is not callable or ``n_jobs`` is neither None nor an integer.
     ValueError
-        If ``n_jobs`` is 0.
+        If ``n_jobs`` is neither -1 nor in ``1 .. os.cpu_count()``.
 
     Notes
     -----
@@ -310,7 +305,7 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
         The source of every child generator (SPEC 7; None is refused, so that every sweep is reproducible).
     n_jobs : int, optional
         Workers of :func:`parallel_map`: None (default) runs one run after the other in this process, ``-1``
-        uses every core; the results are the same bit for bit.
+        uses every core, ``k`` in ``1 .. os.cpu_count()`` that many; the results are the same bit for bit.
 
     Returns
     -------
@@ -325,8 +320,9 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
         ``n_jobs`` has the wrong type.
     ValueError
         If ``n_seeds`` < 1, ``values`` is not a finite one-dimensional array, the sweep asks for more than
-        :data:`MAX_RUNS` runs, or ``n_jobs`` is 0; or if a run returns a NaN or an infinite error (the message
-        names its value, the index of the value, its seed and its child of ``rng``), instead of averaging it.
+        :data:`MAX_RUNS` runs, or ``n_jobs`` is neither -1 nor in ``1 .. os.cpu_count()``; or if a run
+        returns a NaN or an infinite error (the message names its value, the index of the value, its seed and
+        its child of ``rng``), instead of averaging it.
 
     Notes
     -----
