@@ -254,3 +254,12 @@ def test_sweep_does_not_hold_every_child_generator_at_once():
     finally:
         tracemalloc.stop()
     assert peak < 5 * 2**20
+
+
+def test_classification_errors_at_any_scale_and_no_silent_complex():
+    # m = sqrt(rho Q): the estimate is the teacher up to scale, error 0 (rho Q overflows or underflows as a product)
+    for scale in (1e-200, 1.0, 1e200):
+        assert classification_error(scale, scale, scale) == 0.0
+        assert classification_error(-scale, scale, scale) == 1.0
+    with pytest.raises(TypeError, match="w_hat must be"):
+        angle_error(np.ones(3) + 1j, np.ones(3))   # not cast to its real part

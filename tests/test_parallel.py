@@ -72,7 +72,7 @@ def test_a_sweep_runs_on_a_local_dask_cluster(sequential):
 
 
 def test_parallel_map_refuses_bad_arguments_and_passes_errors_on():
-    with pytest.raises(TypeError, match="function must be callable"):
+    with pytest.raises(TypeError, match="function must be a function"):
         parallel_map(3, [1])
     cores = os.cpu_count() or 1
     domain = rf"n_jobs must be -1 \(every core\) or an integer in \[1, {cores}\]"

@@ -28,17 +28,23 @@ from collections.abc import Callable, Iterable, Sequence
 import joblib
 import numpy as np
 
-from .config import check_jobs
+from .config import check_jobs, max_jobs
+from .domains import Domain, array, declare, function, integer, optional, unchecked
 from .errors import InvalidParameterError
 from .results import record
-from .validation import check_array, check_int, check_rng
 
 __all__ = ["Run", "Sweep", "sweep", "parallel_map", "mean_se", "MAX_RUNS"]
 
 #: The most runs one sweep will start (a figure of the course needs a few hundred).
 MAX_RUNS = 10**6
 
+#: Worker processes: ``-1`` (every core) or ``1 .. os.cpu_count()`` (:func:`solvable.config.check_jobs`), or None
+#: (one after the other in this process, unless a ``joblib.parallel_config`` says otherwise).
+JOBS = optional(Domain(f"-1 (every core) or an integer in [1, {max_jobs()}]", check_jobs, "int",
+                       (-1, max_jobs(), False, False)), "one after the other, in this process")
 
+
+@declare(values=array(), axis=optional(integer(-64, 63), "every axis"))
 def mean_se(values, axis=None):
     """Mean and standard error of the mean, ``std(ddof=1) / sqrt(n)``, over ``axis``.
 
@@ -70,7 +76,7 @@ def mean_se(values, axis=None):
     ----------
     Every chapter's figures of theory against experiment.
     """
-    v = check_array("values", values, ndim=None)
+    v = values
     if axis is not None:
         if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral) \
                 or not -v.ndim <= int(axis) < v.ndim:
@@ -204,12 +210,7 @@ def _measure(outcome):
     raise InvalidParameterError(f"run must return a number or a result with a numeric .error, got {type(outcome).__name__}")
 
 
-def _check_jobs(n_jobs):
-    """``n_jobs`` as joblib takes it: None (joblib's default, sequential unless a ``parallel_config`` says
-    otherwise), ``-1`` (every core) or ``1 .. os.cpu_count()`` workers (:func:`solvable.config.check_jobs`)."""
-    return None if n_jobs is None else check_jobs("n_jobs", n_jobs)
-
-
+@declare(function=function(), jobs=unchecked("an iterable of arguments, consumed in order"), n_jobs=JOBS)
 def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = None) -> list:
     """``[function(job) for job in jobs]``, the jobs run side by side by joblib.
 
@@ -263,9 +264,6 @@ def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = Non
     >>> print([round(e, 4) for e in errors])
     [0.2544, 0.1745, 0.1023]
     """
-    if not callable(function):
-        raise InvalidParameterError(f"function must be callable, got {function!r}")
-    n_jobs = _check_jobs(n_jobs)
     return joblib.Parallel(n_jobs=n_jobs)(joblib.delayed(function)(job) for job in jobs)
 
 
@@ -283,6 +281,7 @@ def _timed_run(run, value, point, seed, child, rng):
     return error, iterations, converged, seconds
 
 
+@declare(run=function(), values=array(1), n_seeds=integer(1), n_jobs=JOBS)
 def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[float], n_seeds: int, *,
           rng, n_jobs: int | None = None) -> Sweep:
     """Evaluate ``run(value, child_rng)`` for every value and ``n_seeds`` independent child generators.
@@ -348,12 +347,6 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
     >>> print(np.round(sw.mean, 2), [round(glm.bayes_gen_error(a), 2) for a in (1.0, 3.0)])
     [0.26 0.13] [0.25, 0.13]
     """
-    if not callable(run):
-        raise InvalidParameterError(f"run must be callable, got {run!r}")
-    rng = check_rng(rng)
-    n_seeds = check_int("n_seeds", n_seeds)
-    values = check_array("values", values, ndim=1)
-    n_jobs = _check_jobs(n_jobs)
     if len(values) * n_seeds > MAX_RUNS:
         raise InvalidParameterError(f"n_seeds = {n_seeds} at {len(values)} values asks for {len(values) * n_seeds:.1e} runs, "
                          f"more than {MAX_RUNS:.0e}: reduce n_seeds or values")
