@@ -110,7 +110,7 @@ def _private(a: np.ndarray, given: list | None) -> np.ndarray:
         return a
     if given is None or id(a) in _ADOPTED.get():
         return _seal(a)
-    if not any(a is g or np.may_share_memory(a, g) for g in given):
+    if not any(a is g for g in given) and not any(np.may_share_memory(a, g) for g in given):
         return _seal(a)   # made by __post_init__ (a conversion, a default): nobody else holds it
     return _seal(np.array(a, copy=True, subok=False))
 
