@@ -315,11 +315,10 @@ TABLE = [
     E("gardner.storage_probability", dict(d=5, alpha=1.0, n_trials=3, rng=0, margin=0.0), check=in01),
     E("gardner.cover_probability", dict(d=10, n=15), check=in01),
     # ---------------------------------------------------------------- metrics, priors, channels, integration
-    E("metrics.classification_error", dict(m=0.5, Q=1.0, rho=1.0), check=in01, m="real", Q="pos", rho="pos"),
-    E("metrics.angle_error", dict(w_hat=W10, w_star=lazy(lambda: W10() + 0.1)), check=in01,
-      w_hat="array", w_star="array"),
-    E("metrics.bayes_classification_error", dict(q=0.5, rho=1.0), check=in01, q="nonneg", rho="pos"),
-    E("metrics.gibbs_classification_error", dict(q=0.5, rho=1.0), check=in01, q="nonneg", rho="pos"),
+    E("metrics.classification_error", dict(m=0.5, Q=1.0, rho=1.0), check=in01),
+    E("metrics.angle_error", dict(w_hat=W10, w_star=lazy(lambda: W10() + 0.1)), check=in01),
+    E("metrics.bayes_classification_error", dict(q=0.5, rho=1.0), check=in01),
+    E("metrics.gibbs_classification_error", dict(q=0.5, rho=1.0), check=in01),
     E("priors.GaussianPrior", dict(rho=1.0)),
     E("priors.RademacherPrior", dict(rho=1.0)),
     E("priors.get_prior", dict(prior="gaussian")),
@@ -343,14 +342,13 @@ TABLE = [
     E("integration.sign_channel_fisher", dict(k=lazy(lambda: np.array([0.0, 1.0, 10.0])))),
     # ---------------------------------------------------------------- amp, gd (the engine)
     E("integration.phi_log_phi_expectation", dict(k=lazy(lambda: np.array([0.0, 1.0, 10.0])))),
-    E("experiments.sweep", dict(run=lambda v, rng: v + rng.standard_normal(), values=[0.1, 0.2], n_seeds=2, rng=0),
-      run="callable", values="array", n_seeds="int", rng="rng"),
-    E("experiments.mean_se", dict(values=[0.1, 0.2, 0.4]), values="array_any"),
+    E("experiments.sweep", dict(run=lambda v, rng: v + rng.standard_normal(), values=[0.1, 0.2], n_seeds=2, rng=0)),
+    E("experiments.mean_se", dict(values=[0.1, 0.2, 0.4])),
     E("amp.DenseLinearMap", dict(X=X_GLM, variance="exact"), X="array", variance="choice"),
     E("amp.run_gamp", dict(linear_map=lazy(lambda: _gamp_parts()[0]), channel=lazy(lambda: _gamp_parts()[1]),
                            denoiser=lazy(lambda: _gamp_parts()[2]), y=Y_SIGN, w0=lazy(lambda: 1e-3 * W10()), c0=1.0,
                            damping=0.0, tol=1e-6, max_iter=20)),
-    E("dataset.check_dataset", dict(data=GLM_DATA, cls=lazy(lambda: _m("glm").Dataset)), data="object"),
+    E("dataset.check_dataset", dict(data=GLM_DATA, cls=lazy(lambda: _m("glm").Dataset))),
     E("amp.relative_change", dict(new=W10, old=lazy(lambda: W10() + 0.1)), check=nonneg_result),
     E("amp.iterate_fixed_point", dict(update=lambda x: 0.5 * x + 0.25, x0=0.1, damping=0.0, tol=1e-10, max_iter=200)),
     E("amp.iterate_state_evolution", dict(prior=lazy(lambda: _m("priors").get_prior("gaussian")),
@@ -848,7 +846,7 @@ def _declared_cases(entry):
 #: The modules whose every public function declares the domain of each of its parameters (solvable.domains).
 DECLARED_MODULES = ("glm", "smi", "gd", "attention", "convex", "matrix_sensing", "ellipsoid", "quadratic", "bsr",
                     "erm", "gardner", "regression", "priors", "integration", "channels", "denoising", "rie", "spectra",
-                    "amp")
+                    "amp", "experiments", "metrics", "dataset")
 
 
 def test_declared_modules_declare_every_parameter():

@@ -1,6 +1,7 @@
 """Size presets, argument validation, experiment sweeps: the plumbing every chapter relies on."""
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -56,12 +57,15 @@ def test_workers_and_device_come_from_the_preset_or_the_environment(monkeypatch)
     assert config.n_jobs() == -1 and config.device() == "cpu"
     monkeypatch.setenv("SOLVABLE_SIZE", "full")
     assert config.device() == "auto" and config.n_jobs("cuda") == 1  # one process drives the GPU
-    monkeypatch.setenv("SOLVABLE_JOBS", "4")
+    monkeypatch.setenv("SOLVABLE_JOBS", "1")
     monkeypatch.setenv("SOLVABLE_DEVICE", "CPU")
-    assert config.n_jobs() == 4 and config.device() == "cpu"
-    for bad in ("0", "two", "1.5"):
+    assert config.n_jobs() == 1 and config.device() == "cpu"
+    cores = os.cpu_count() or 1
+    monkeypatch.setenv("SOLVABLE_JOBS", str(cores))
+    assert config.n_jobs() == cores
+    for bad in ("0", "two", "1.5", "-2", str(cores + 1), "10**9", "True"):
         monkeypatch.setenv("SOLVABLE_JOBS", bad)
-        with pytest.raises(ValueError, match="SOLVABLE_JOBS must be a non-zero integer"):
+        with pytest.raises(ValueError, match=rf"SOLVABLE_JOBS must be -1 \(every core\) or an integer in \[1, {cores}\]"):
             config.n_jobs()
     monkeypatch.setenv("SOLVABLE_DEVICE", "tpu")
     with pytest.raises(ValueError, match="SOLVABLE_DEVICE must be one of 'cpu', 'cuda', 'auto'"):
@@ -250,3 +254,12 @@ def test_sweep_does_not_hold_every_child_generator_at_once():
     finally:
         tracemalloc.stop()
     assert peak < 5 * 2**20
+
+
+def test_classification_errors_at_any_scale_and_no_silent_complex():
+    # m = sqrt(rho Q): the estimate is the teacher up to scale, error 0 (rho Q overflows or underflows as a product)
+    for scale in (1e-200, 1.0, 1e200):
+        assert classification_error(scale, scale, scale) == 0.0
+        assert classification_error(-scale, scale, scale) == 1.0
+    with pytest.raises(TypeError, match="w_hat must be"):
+        angle_error(np.ones(3) + 1j, np.ones(3))   # not cast to its real part

@@ -10,6 +10,7 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from solvable import bsr, glm
+from solvable.errors import InvalidParameterError
 from solvable.experiments import parallel_map, sweep
 
 
@@ -71,16 +72,37 @@ def test_a_sweep_runs_on_a_local_dask_cluster(sequential):
 
 
 def test_parallel_map_refuses_bad_arguments_and_passes_errors_on():
-    with pytest.raises(TypeError, match="function must be callable"):
+    with pytest.raises(TypeError, match="function must be a function"):
         parallel_map(3, [1])
-    with pytest.raises(TypeError, match="n_jobs"):
-        parallel_map(abs, [1], n_jobs=1.5)
-    with pytest.raises(TypeError, match="n_jobs"):
-        sweep(lambda v, rng: v, [1.0], 1, rng=0, n_jobs=True)
-    with pytest.raises(ValueError, match="n_jobs"):
-        sweep(lambda v, rng: v, [1.0], 1, rng=0, n_jobs=0)
+    cores = os.cpu_count() or 1
+    domain = rf"n_jobs must be -1 \(every core\) or an integer in \[1, {cores}\]"
+    for bad in (0, -2, -(10**9), cores + 1, 10**9, 10**400, 1.5, 2.0, np.float64(2.0), True, np.True_, "2", [2]):
+        with pytest.raises(InvalidParameterError, match=domain):
+            parallel_map(abs, [1], n_jobs=bad)
+        with pytest.raises(InvalidParameterError, match=domain):
+            sweep(lambda v, rng: v, [1.0], 1, rng=0, n_jobs=bad)
+    # the domain's ends and the integers NumPy hands out are accepted (no process starts for an empty job list)
+    for good in (-1, 1, cores, np.int64(cores), np.array(1)):
+        assert parallel_map(abs, [], n_jobs=good) == []
     with pytest.raises(ZeroDivisionError):
         parallel_map(lambda x: 1 / x, [1, 0], n_jobs=2)
     with pytest.raises(TypeError, match="run must return"):
         sweep(lambda v, rng: "0.1", [1.0], 2, rng=0, n_jobs=2)
     assert parallel_map(abs, []) == [] and parallel_map(abs, [-2, 3]) == [2, 3]
+
+
+@pytest.mark.parametrize("n_jobs, bad", [(None, np.nan), (None, np.inf), (2, -np.inf)])
+def test_a_sweep_refuses_a_non_finite_run_and_names_it(n_jobs, bad):
+    class Result:  # a result whose error is not finite, as a run that diverged silently would return
+        error, iterations, converged = bad, 3, True
+
+    def run(value, rng):
+        seed_draw = rng.standard_normal()   # every run draws: the failing one is named by its seed, not its draw
+        return Result() if value == 2.0 and seed_draw == target else value + seed_draw
+
+    # the draw of child 4 of rng 0 (value 2.0, seed 1 with 3 seeds per value): computed independently of sweep
+    target = np.random.default_rng(0).spawn(6)[4].standard_normal()
+    with pytest.raises(ValueError, match=r"non-finite error .* value = 2\.0 \(values\[1\]\), seed 1 \(child 4 of rng"):
+        sweep(run, [1.0, 2.0], 3, rng=0, n_jobs=n_jobs)
+    with pytest.raises(ValueError, match=r"value = 1\.0 \(values\[0\]\), seed 0 \(child 0"):
+        sweep(lambda v, rng: bad, [1.0, 2.0], 3, rng=0)

@@ -23,12 +23,16 @@ tolerances computed from the size, so every preset passes, and the results do no
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import os
+
+import numpy as np
 
 from .errors import InvalidParameterError
 from .results import record
 
-__all__ = ["Sizes", "PRESETS", "HARDWARE", "preset_name", "sizes", "n_jobs", "device", "jobs_from_environment"]
+__all__ = ["Sizes", "PRESETS", "HARDWARE", "preset_name", "sizes", "n_jobs", "device", "jobs_from_environment",
+           "check_jobs", "max_jobs"]
 
 ENV_VAR = "SOLVABLE_SIZE"
 JOBS_VAR = "SOLVABLE_JOBS"
@@ -480,16 +484,16 @@ def n_jobs(device: str = "cpu") -> int | None:
     int or None
         The ``n_jobs`` of :func:`solvable.experiments.sweep` and :func:`solvable.experiments.parallel_map`:
         None (one after the other, in the chapter's own process; the ``lecture`` preset, as its committed outputs
-        were made), ``-1`` (every core; ``paper`` and ``full``), or the integer ``SOLVABLE_JOBS`` gives. The
-        results are the same for every value.
+        were made), ``-1`` (every core; ``paper`` and ``full``), or the integer ``SOLVABLE_JOBS`` gives
+        (``-1`` or ``1 .. config.max_jobs()``). The results are the same for every value.
 
     Raises
     ------
     TypeError
         If ``device`` is not a string.
     ValueError
-        If ``device`` names no device, ``SOLVABLE_JOBS`` is not a non-zero integer, or ``SOLVABLE_SIZE`` names no
-        preset.
+        If ``device`` names no device, ``SOLVABLE_JOBS`` is neither ``-1`` nor an integer in
+        ``[1, config.max_jobs()]``, or ``SOLVABLE_SIZE`` names no preset.
     """
     if not isinstance(device, str):
         raise InvalidParameterError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
@@ -498,6 +502,60 @@ def n_jobs(device: str = "cpu") -> int | None:
     if _on_gpu(device.strip().lower()):
         return 1
     return jobs_from_environment(JOBS_VAR, _DEFAULT_JOBS[preset_name()])
+
+
+def max_jobs() -> int:
+    """The most worker processes a run may ask for: the cores of this machine (``os.cpu_count()``), and at least 2.
+
+    Returns
+    -------
+    int
+        ``max(2, os.cpu_count())`` (2 where Python cannot tell): on one core two workers run one after the other in
+        effect (slower, never wrong), as the tests of the parallel runs ask.
+    """
+    return max(2, os.cpu_count() or 1)
+
+
+def _jobs_domain() -> str:
+    return f"-1 (every core) or an integer in [1, {max_jobs()}] (the cores of this machine)"
+
+
+def check_jobs(name: str, value):
+    """Return ``value`` if it is a number of worker processes: ``-1`` (every core) or ``1 .. config.max_jobs()``.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's (or environment variable's) name, for the message.
+    value : object
+        The argument: a Python or NumPy integer (a 0-d integer array counts as its integer).
+
+    Returns
+    -------
+    int
+        ``value`` as a Python int.
+
+    Raises
+    ------
+    InvalidParameterError
+        For anything else (naming ``name`` and the domain): 0, ``-2`` and other negative counts, more workers than
+        cores (:func:`max_jobs`), a float (even ``2.0``), a boolean, a string, None.
+
+    Notes
+    -----
+    joblib also reads ``-2`` as "all cores but one" and accepts any positive count; the library keeps to the two
+    forms a reader can check at a glance, and never starts more processes than there are cores. Inside
+    ``joblib.parallel_config(backend="dask")``, ``-1`` sends the jobs to every worker of the Dask cluster, which
+    may be more than this machine's cores; a positive count is bounded by this machine's cores all the same.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise InvalidParameterError(f"{name} must be {_jobs_domain()}, got {type(value).__name__} {value!r:.60}")
+    jobs = int(value)
+    if jobs != -1 and not 1 <= jobs <= max_jobs():
+        raise InvalidParameterError(f"{name} must be {_jobs_domain()}, got {jobs}")
+    return jobs
 
 
 def jobs_from_environment(variable: str, default: int | None) -> int | None:
@@ -513,12 +571,13 @@ def jobs_from_environment(variable: str, default: int | None) -> int | None:
     Returns
     -------
     int or None
-        The variable's integer (``k > 0`` workers, ``-1`` every core, ``-2`` all but one), or ``default``.
+        The variable's integer (``-1`` every core, or ``1 .. config.max_jobs()`` workers), or ``default``.
 
     Raises
     ------
     ValueError
-        If the variable holds anything but a non-zero integer (the message names the variable).
+        If the variable holds anything else (the message names the variable and the domain): 0, ``-2``, more
+        workers than cores, ``1.5``, ``two`` (:func:`check_jobs`).
     """
     value = os.environ.get(variable, "").strip()
     if not value:
@@ -526,10 +585,8 @@ def jobs_from_environment(variable: str, default: int | None) -> int | None:
     try:
         jobs = int(value)
     except ValueError:
-        jobs = 0
-    if jobs == 0:
-        raise InvalidParameterError(f"{variable} must be a non-zero integer (-1: every core); got {value!r}")
-    return jobs
+        raise InvalidParameterError(f"{variable} must be {_jobs_domain()}, got {value!r}") from None
+    return check_jobs(variable, jobs)
 
 
 def _on_gpu(device: str) -> bool:

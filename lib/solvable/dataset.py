@@ -18,6 +18,7 @@ from dataclasses import field
 
 import numpy as np
 
+from .domains import Domain, declare
 from .errors import InvalidParameterError
 from .results import adopt, record
 from .validation import all_finite
@@ -130,6 +131,22 @@ def _real_array(name: str, value) -> np.ndarray:
     return a
 
 
+def _check_dataset_class(name, value):
+    if not (isinstance(value, type) and issubclass(value, Dataset)):
+        raise InvalidParameterError(f"{name} must be a subclass of solvable.dataset.Dataset (a model's Dataset), got "
+                                    f"{type(value).__name__} {value!r:.60}")
+    return value
+
+
+def _check_name(name, value):
+    if not isinstance(value, str) or not value:
+        raise InvalidParameterError(f"{name} must be a non-empty string (a parameter's name), got {value!r:.60}")
+    return value
+
+
+@declare(data=Domain("an instance of cls (checked by check_dataset, naming `name`)", lambda name, v: v, "object"),
+         cls=Domain("a subclass of solvable.dataset.Dataset", _check_dataset_class, "object"),
+         name=Domain("a non-empty string", _check_name, "any"))
 def check_dataset(data, cls: type, *, name: str = "data"):
     """Return ``data`` if it is an instance of ``cls``, else raise ``TypeError`` naming ``name``.
 

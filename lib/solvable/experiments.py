@@ -28,16 +28,23 @@ from collections.abc import Callable, Iterable, Sequence
 import joblib
 import numpy as np
 
+from .config import check_jobs, max_jobs
+from .domains import Domain, array, declare, function, integer, optional, unchecked
 from .errors import InvalidParameterError
 from .results import record
-from .validation import check_array, check_int, check_rng
 
 __all__ = ["Run", "Sweep", "sweep", "parallel_map", "mean_se", "MAX_RUNS"]
 
 #: The most runs one sweep will start (a figure of the course needs a few hundred).
 MAX_RUNS = 10**6
 
+#: Worker processes: ``-1`` (every core) or ``1 .. config.max_jobs()`` (:func:`solvable.config.check_jobs`), or None
+#: (one after the other in this process, unless a ``joblib.parallel_config`` says otherwise).
+JOBS = optional(Domain(f"-1 (every core) or an integer in [1, {max_jobs()}]", check_jobs, "int",
+                       (-1, max_jobs(), False, False)), "one after the other, in this process")
 
+
+@declare(values=array(), axis=optional(integer(-64, 63), "every axis"))
 def mean_se(values, axis=None):
     """Mean and standard error of the mean, ``std(ddof=1) / sqrt(n)``, over ``axis``.
 
@@ -69,7 +76,7 @@ def mean_se(values, axis=None):
     ----------
     Every chapter's figures of theory against experiment.
     """
-    v = check_array("values", values, ndim=None)
+    v = values
     if axis is not None:
         if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral) \
                 or not -v.ndim <= int(axis) < v.ndim:
@@ -203,19 +210,7 @@ def _measure(outcome):
     raise InvalidParameterError(f"run must return a number or a result with a numeric .error, got {type(outcome).__name__}")
 
 
-def _check_jobs(n_jobs):
-    """``n_jobs`` as joblib takes it: None (joblib's default, sequential unless a ``parallel_config`` says
-    otherwise), a positive count of workers, or a negative one (-1: every core)."""
-    if n_jobs is None:
-        return None
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (numbers.Integral,)):
-        raise InvalidParameterError(f"n_jobs must be None or an integer, got {n_jobs!r}")
-    if int(n_jobs) == 0:
-        raise InvalidParameterError("n_jobs must be None, a positive number of workers or a negative one (-1: every core), "
-                         "got 0")
-    return int(n_jobs)
-
-
+@declare(function=function(), jobs=unchecked("an iterable of arguments, consumed in order"), n_jobs=JOBS)
 def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = None) -> list:
     """``[function(job) for job in jobs]``, the jobs run side by side by joblib.
 
@@ -232,9 +227,10 @@ def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = Non
         that spawns a child ``rng`` per job gives every job the same child whatever the number of workers.
     n_jobs : int, optional
         Workers: None (the default) runs the jobs one after the other in this process, unless the caller is
-        inside a ``joblib.parallel_config(n_jobs=...)`` block; ``k > 0`` runs ``k`` worker processes, ``-1``
-        one per core. Inside ``joblib.parallel_config(backend="dask")`` the jobs go to the workers of the active
-        ``dask.distributed.Client``.
+        inside a ``joblib.parallel_config(n_jobs=...)`` block; ``k`` in ``1 .. config.max_jobs()`` runs ``k``
+        worker processes, ``-1`` one per core (other values are refused: :func:`solvable.config.check_jobs`).
+        Inside ``joblib.parallel_config(backend="dask")`` the jobs go to the workers of the active
+        ``dask.distributed.Client``: pass ``-1`` there for every worker of the cluster.
 
     Returns
     -------
@@ -246,7 +242,7 @@ def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = Non
     TypeError
         If ``function`` is not callable or ``n_jobs`` is neither None nor an integer.
     ValueError
-        If ``n_jobs`` is 0.
+        If ``n_jobs`` is neither -1 nor in ``1 .. config.max_jobs()``.
 
     Notes
     -----
@@ -268,20 +264,24 @@ def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = Non
     >>> print([round(e, 4) for e in errors])
     [0.2544, 0.1745, 0.1023]
     """
-    if not callable(function):
-        raise InvalidParameterError(f"function must be callable, got {function!r}")
-    n_jobs = _check_jobs(n_jobs)
     return joblib.Parallel(n_jobs=n_jobs)(joblib.delayed(function)(job) for job in jobs)
 
 
-def _timed_run(run, value, rng):
-    """One run of a sweep, in whichever process runs it: ``(error, iterations, converged, seconds)``."""
+def _timed_run(run, value, point, seed, child, rng):
+    """One run of a sweep, in whichever process runs it: ``(error, iterations, converged, seconds)``; a non-finite
+    error raises, naming the run (the value, its index ``point``, the seed and the child of the sweep's rng)."""
     t0 = time.perf_counter()
     outcome = run(value, rng)
     seconds = time.perf_counter() - t0
-    return (*_measure(outcome), seconds)
+    error, iterations, converged = _measure(outcome)
+    if not math.isfinite(error):
+        raise InvalidParameterError(
+            f"run returned a non-finite error ({error!r}) at value = {float(value)!r} (values[{point}]), seed {seed} "
+            f"(child {child} of rng): a sweep averages finite results only")
+    return error, iterations, converged, seconds
 
 
+@declare(run=function(), values=array(1), n_seeds=integer(1), n_jobs=JOBS)
 def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[float], n_seeds: int, *,
           rng, n_jobs: int | None = None) -> Sweep:
     """Evaluate ``run(value, child_rng)`` for every value and ``n_seeds`` independent child generators.
@@ -304,7 +304,7 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
         The source of every child generator (SPEC 7; None is refused, so that every sweep is reproducible).
     n_jobs : int, optional
         Workers of :func:`parallel_map`: None (default) runs one run after the other in this process, ``-1``
-        uses every core; the results are the same bit for bit.
+        uses every core, ``k`` in ``1 .. config.max_jobs()`` that many; the results are the same bit for bit.
 
     Returns
     -------
@@ -319,7 +319,9 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
         ``n_jobs`` has the wrong type.
     ValueError
         If ``n_seeds`` < 1, ``values`` is not a finite one-dimensional array, the sweep asks for more than
-        :data:`MAX_RUNS` runs, or ``n_jobs`` is 0.
+        :data:`MAX_RUNS` runs, or ``n_jobs`` is neither -1 nor in ``1 .. config.max_jobs()``; or if a run
+        returns a NaN or an infinite error (the message names its value, the index of the value, its seed and
+        its child of ``rng``), instead of averaging it.
 
     Notes
     -----
@@ -345,18 +347,12 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
     >>> print(np.round(sw.mean, 2), [round(glm.bayes_gen_error(a), 2) for a in (1.0, 3.0)])
     [0.26 0.13] [0.25, 0.13]
     """
-    if not callable(run):
-        raise InvalidParameterError(f"run must be callable, got {run!r}")
-    rng = check_rng(rng)
-    n_seeds = check_int("n_seeds", n_seeds)
-    values = check_array("values", values, ndim=1)
-    n_jobs = _check_jobs(n_jobs)
     if len(values) * n_seeds > MAX_RUNS:
         raise InvalidParameterError(f"n_seeds = {n_seeds} at {len(values)} values asks for {len(values) * n_seeds:.1e} runs, "
                          f"more than {MAX_RUNS:.0e}: reduce n_seeds or values")
     # one child at a time, in order: SeedSequence.spawn numbers its children, so these are the children of one
     # rng.spawn(len(values) * n_seeds), without holding all of them (about 1 kB each) at once
-    jobs = ((v, rng.spawn(1)[0]) for v in values for _ in range(n_seeds))
+    jobs = ((v, i, s, i * n_seeds + s, rng.spawn(1)[0]) for i, v in enumerate(values) for s in range(n_seeds))
     out = parallel_map(lambda job: _timed_run(run, *job), jobs, n_jobs=n_jobs)
     shape = (len(values), n_seeds)
     runs = np.array([o[0] for o in out], dtype=float).reshape(shape)

@@ -4,8 +4,9 @@ For a teacher ``w*`` with ``rho = E w*_i^2`` and an estimator ``w_hat`` with ``m
 ``Q = |w_hat|^2/d``, the probability that ``sign(w_hat . x)`` and ``sign(w* . x)`` disagree on a fresh
 Gaussian input is ``arccos(m / sqrt(rho Q)) / pi`` (Chapter 1, eq. ``eq-bayes-error``).
 
-Arguments are checked (``ValueError`` naming the parameter): ``rho`` and ``Q`` finite and ``> 0``, the overlaps
-finite and inside their ranges (``0 <= q <= rho``, ``|m| <= sqrt(rho Q)`` up to round-off), the vectors finite,
+Arguments are checked (:class:`~solvable.errors.InvalidParameterError` naming the parameter; the domains are
+declared with :func:`solvable.domains.declare`): ``rho`` and ``Q`` finite and ``> 0``, the overlaps finite and
+inside their ranges (``0 <= q <= rho``, ``|m| <= sqrt(rho Q)`` up to round-off), the vectors real, finite,
 non-empty and of one shape.
 """
 
@@ -15,15 +16,23 @@ import math
 
 import numpy as np
 
+from .domains import array, declare, real
 from .errors import InvalidParameterError
-from .validation import check_finite, check_in_range, check_positive
+from .validation import check_in_range
 
 __all__ = ["classification_error", "angle_error", "bayes_classification_error", "gibbs_classification_error"]
+
+#: The teacher's second moment and the squared norm of an estimate: finite numbers > 0 (``rho`` here is not the rank
+#: ratio of the vocabulary).
+_MOMENT = real(0.0, low_open=True)
+#: A vector of the estimate or the teacher: finite real numbers, non-empty (any shape, the same for both).
+_VECTOR = array()
 
 #: Relative round-off tolerated on the Cauchy-Schwarz bound ``|m| <= sqrt(rho Q)`` (clipped within it).
 _CS_ROUNDOFF = 1e-9
 
 
+@declare(m=real(), Q=_MOMENT, rho=_MOMENT)
 def classification_error(m: float, Q: float, rho: float = 1.0) -> float:
     r"""Classification error ``arccos(m / sqrt(rho Q)) / pi`` of an estimator with overlaps ``(m, Q)``.
 
@@ -55,21 +64,18 @@ def classification_error(m: float, Q: float, rho: float = 1.0) -> float:
     ----------
     Chapter 1, Sec. 'The replica free entropy and state evolution'; Engel and Van den Broeck (2001), Ch. 2.
     """
-    m = check_finite("m", m)
-    Q = check_positive("Q", Q)
-    rho = check_positive("rho", rho)
-    cos = m / math.sqrt(rho * Q)
+    cos = m / math.sqrt(rho) / math.sqrt(Q)
     if abs(cos) > 1.0 + _CS_ROUNDOFF:
         raise InvalidParameterError(f"m must satisfy |m| <= sqrt(rho Q) (Cauchy-Schwarz), got m = {m!r}, Q = {Q!r}, rho = {rho!r}")
     return float(np.arccos(min(max(cos, -1.0), 1.0)) / np.pi)
 
 
 def _check_overlap(q, rho) -> tuple[float, float]:
-    rho = check_positive("rho", rho)
-    q = check_in_range("q", q, 0.0, rho)
-    return q, rho
+    """``q`` in ``[0, rho]`` (the declarations check each on its own)."""
+    return check_in_range("q", q, 0.0, rho), rho
 
 
+@declare(q=real(0.0), rho=_MOMENT)
 def bayes_classification_error(q: float, rho: float = 1.0) -> float:
     r"""Bayes-optimal classification error ``arccos(sqrt(q / rho)) / pi``.
 
@@ -103,6 +109,7 @@ def bayes_classification_error(q: float, rho: float = 1.0) -> float:
     return float(np.arccos(math.sqrt(min(q / rho, 1.0))) / np.pi)
 
 
+@declare(q=real(0.0), rho=_MOMENT)
 def gibbs_classification_error(q: float, rho: float = 1.0) -> float:
     r"""Gibbs error ``arccos(q / rho) / pi`` of one random sample of the posterior.
 
@@ -135,6 +142,7 @@ def gibbs_classification_error(q: float, rho: float = 1.0) -> float:
     return float(np.arccos(min(q / rho, 1.0)) / np.pi)
 
 
+@declare(w_hat=_VECTOR, w_star=_VECTOR)
 def angle_error(w_hat, w_star) -> float:
     r"""Finite-size classification error from the sample angle, ``arccos(cos(w_hat, w*)) / pi``.
 
@@ -165,17 +173,8 @@ def angle_error(w_hat, w_star) -> float:
     ----------
     Chapter 1, Sec. 'The algorithm: GAMP follows state evolution'.
     """
-    try:
-        w_hat = np.asarray(w_hat, dtype=float)
-        w_star = np.asarray(w_star, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidParameterError("w_hat and w_star must be arrays of real numbers") from None
     if w_hat.shape != w_star.shape:
         raise InvalidParameterError(f"w_hat and w_star must have the same shape, got {w_hat.shape} and {w_star.shape}")
-    if w_hat.size == 0:
-        raise InvalidParameterError("w_hat and w_star must be non-empty")
-    if not (np.all(np.isfinite(w_hat)) and np.all(np.isfinite(w_star))):
-        raise InvalidParameterError("w_hat and w_star must contain finite numbers only")
     # the angle does not depend on the scales: divide each vector by its largest entry first, so that neither the
     # norms nor the dot product overflow (1e200 times a vector) or underflow (1e-200 times one)
     scale_star = float(np.max(np.abs(w_star)))

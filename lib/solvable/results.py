@@ -8,7 +8,7 @@ their fields are. :func:`record` turns a class into such a value:
   holds (``result.history[0] = 1`` raises ``ValueError``): an array the caller could still write to is copied, so
   that writing the caller's array never changes the record, and an array nobody else holds is kept without a copy
   (see :func:`record` for which);
-* records stay frozen through :mod:`pickle`, :func:`copy.copy`, :func:`copy.deepcopy` and joblib's process workers
+* records stay frozen through ``pickle``, ``copy.copy``, ``copy.deepcopy`` and joblib's process workers
   (its memory-mapped arrays included): the arrays come back read-only, and equal to the original's;
 * ``==`` compares field by field (except those declared ``field(compare=False)``, such as wall-clock times),
   arrays by value (:func:`numpy.array_equal`, NaN equal to NaN), instead of
@@ -110,7 +110,7 @@ def _private(a: np.ndarray, given: list | None) -> np.ndarray:
         return a
     if given is None or id(a) in _ADOPTED.get():
         return _seal(a)
-    if not any(a is g or np.may_share_memory(a, g) for g in given):
+    if not any(a is g for g in given) and not any(np.may_share_memory(a, g) for g in given):
         return _seal(a)   # made by __post_init__ (a conversion, a default): nobody else holds it
     return _seal(np.array(a, copy=True, subok=False))
 
@@ -247,8 +247,8 @@ def record(cls=None, /, **kwargs):
     write to it: an array the caller passed (or a view of one), writeable or not (the owner of a read-only array
     may set it writeable again). It is kept without a copy when nobody else can write to it: an array
     ``__post_init__`` made (a conversion to float, a default), another record's array, a read-only memory map,
-    the arrays of :func:`adopt` (handed over by their caller), and those of a record rebuilt by :mod:`pickle` or
-    :mod:`copy`. The copy costs one ``memcpy`` of each array the caller passed (for a result, a small fraction of
+    the arrays of :func:`adopt` (handed over by their caller), and those of a record rebuilt by ``pickle`` or
+    ``copy``. The copy costs one ``memcpy`` of each array the caller passed (for a result, a small fraction of
     the run that computed it) and, for a moment, twice its memory.
 
     Examples
