@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from solvable import config
-from solvable.experiments import Run, mean_se, sweep
+from solvable.errors import InvalidParameterError
+from solvable.experiments import Run, grid, mean_se, repeat, sweep
 from solvable.metrics import angle_error, classification_error
 from solvable.validation import (check_choice, check_in_range, check_int, check_nonnegative, check_positive,
                                  check_rng)
@@ -241,6 +242,38 @@ def test_sweep_children_are_those_of_one_spawn():
     children = np.random.default_rng(0).spawn(6)
     expected = [v + c.standard_normal() for v, c in zip([0.1, 0.1, 0.1, 0.2, 0.2, 0.2], children)]
     assert np.array_equal(res.runs.ravel(), expected)
+
+
+def test_grid_hands_out_the_children_of_one_spawn_in_order():
+    """Run s at point i gets child n_0 + ... + n_{i-1} + s of rng (the chapters' numbers depend on it), whatever
+    the number of workers; tuple points are unpacked, a generator passed in goes on spawning after the grid."""
+    def run(a, b, rng):
+        return (a, b, rng.standard_normal(2))
+
+    points = [(1, "x"), (2, "y"), (3, "z")]
+    def child(k):  # a fresh copy of child k of default_rng(5)
+        return np.random.default_rng(5).spawn(k + 1)[k]
+
+    for n_sets, starts in ((2, (0, 2, 4)), ([1, 4, 2], (0, 1, 5))):
+        counts = [n_sets] * 3 if isinstance(n_sets, int) else n_sets
+        for n_jobs in (None, 2):
+            out = grid(run, points, n_sets, rng=5, n_jobs=n_jobs)
+            assert [len(runs) for runs in out] == counts
+            for (a, b), runs, start in zip(points, out, starts):
+                for s, (ra, rb, draws) in enumerate(runs):
+                    assert (ra, rb) == (a, b)
+                    assert np.array_equal(draws, child(start + s).standard_normal(2))
+    gen = np.random.default_rng(5)
+    grid(run, points, [1, 4, 2], rng=gen)
+    assert gen.spawn(1)[0].standard_normal() == child(7).standard_normal()   # children 0 .. 6 went to the grid
+    # one non-tuple argument per point, and repeat: grid without parameters
+    assert grid(lambda x, rng: x * 2, [1.5, 2.5], 1, rng=0) == [[3.0], [5.0]]
+    assert repeat(lambda rng: rng.integers(10**9), 4, rng=3) == [c.integers(10**9)
+                                                                 for c in np.random.default_rng(3).spawn(4)]
+    with pytest.raises(InvalidParameterError, match="n_sets: 2 counts for 3 points"):
+        grid(run, points, [1, 2], rng=0)
+    with pytest.raises(InvalidParameterError, match="n_sets must be"):
+        grid(run, points, [1, 0, 2], rng=0)
 
 
 def test_sweep_does_not_hold_every_child_generator_at_once():

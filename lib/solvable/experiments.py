@@ -4,7 +4,10 @@ Every "theory vs algorithm" figure of the course is a :func:`sweep`: a function 
 teacher and data at this value of the parameter, run an algorithm, return its error) repeated over ``values`` and
 ``n_seeds`` independent generators spawned from one ``rng``. Each run is kept as a :class:`Run` record (value,
 seed, error, iterations, converged, seconds), and the sweep is summarised by the mean and the standard error of
-the mean over seeds (:func:`mean_se`).
+the mean over seeds (:func:`mean_se`). Where a run returns more than one number (a whole result, a trajectory, a
+data set), :func:`grid` repeats ``run(*point, rng)`` over any points and keeps what each run returned, and
+:func:`repeat` does the same without a parameter; both hand out the children of ``rng`` in the same order as
+:func:`sweep`.
 
 The runs are independent, so they can run side by side: :func:`parallel_map` (which :func:`sweep` uses) hands them
 to joblib, on the cores of this machine (``n_jobs``) or on a Dask cluster through joblib's Dask backend. Every run
@@ -33,7 +36,7 @@ from .domains import Domain, array, declare, function, integer, optional, unchec
 from .errors import InvalidParameterError
 from .results import record
 
-__all__ = ["Run", "Sweep", "sweep", "parallel_map", "mean_se", "MAX_RUNS"]
+__all__ = ["Run", "Sweep", "sweep", "grid", "repeat", "parallel_map", "mean_se", "MAX_RUNS"]
 
 #: The most runs one sweep will start (a figure of the course needs a few hundred).
 MAX_RUNS = 10**6
@@ -265,6 +268,172 @@ def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = Non
     [0.2544, 0.1745, 0.1023]
     """
     return joblib.Parallel(n_jobs=n_jobs)(joblib.delayed(function)(job) for job in jobs)
+
+
+def _is_count(c) -> bool:
+    return (isinstance(c, (numbers.Integral, np.integer)) and not isinstance(c, (bool, np.bool_))
+            and 1 <= c <= MAX_RUNS)
+
+
+def _check_counts(name: str, value):
+    """An integer >= 1, or a list of them (one per point)."""
+    if _is_count(value):
+        return int(value)
+    if isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) == 1 and len(value) \
+            and all(_is_count(c) for c in value):
+        return [int(c) for c in value]
+    raise InvalidParameterError(f"{name} must be {COUNTS.text}, got {value!r:.60}")
+
+
+#: Runs per point of a :func:`grid`.
+COUNTS = Domain(f"an integer in [1, {MAX_RUNS}], or a list of such integers (one per point)", _check_counts, "int",
+                (1, MAX_RUNS, False, False))
+
+
+def _counts(points: list, n_sets) -> list[int]:
+    """Runs per point: ``n_sets`` repeated, or one count per point."""
+    counts = [n_sets] * len(points) if isinstance(n_sets, int) else n_sets
+    if len(counts) != len(points):
+        raise InvalidParameterError(f"n_sets: {len(counts)} counts for {len(points)} points (one per point, or one "
+                                    "integer for all)")
+    if sum(counts) > MAX_RUNS:
+        raise InvalidParameterError(f"n_sets asks for {sum(counts):.1e} runs at {len(points)} points, more than "
+                                    f"{MAX_RUNS:.0e}: reduce n_sets or points")
+    return counts
+
+
+def _call(run, point, rng):
+    return run(*point, rng) if isinstance(point, tuple) else run(point, rng)
+
+
+def _check_points(name: str, value):
+    """A non-empty sequence (list, tuple, range or array), as a list."""
+    if isinstance(value, (list, tuple, range, np.ndarray)) and np.ndim(value) >= 1 and len(value):
+        return list(value)
+    raise InvalidParameterError(f"{name} must be {POINTS.text}, got {value!r:.60}")
+
+
+#: The points of a :func:`grid`.
+POINTS = Domain("a non-empty list, tuple, range or array of points (a tuple point is unpacked into run's arguments)",
+                _check_points, "object")
+
+
+@declare(run=function(), points=POINTS,
+         n_sets=COUNTS, n_jobs=JOBS)
+def grid(run: Callable, points: Sequence, n_sets, *, rng, n_jobs: int | None = None) -> list[list]:
+    """Run ``run(*point, child_rng)`` ``n_sets`` times at every point, each time with its own child of ``rng``.
+
+    :func:`sweep` for runs that return anything (a result record, a trajectory, several numbers) and points that
+    are tuples of parameters: what each run returned is kept, in order, for the caller to summarise.
+
+    Parameters
+    ----------
+    run : callable
+        ``run(*point, rng)`` if the point is a tuple, ``run(point, rng)`` otherwise: draws its data with the
+        generator ``rng`` (and, from it, whatever else it draws) and returns anything that can travel back from a
+        worker process (picklable).
+    points : sequence
+        The points, in order (a tuple of parameters, a number, a data set, ...).
+    n_sets : int or sequence of int
+        Independent runs per point, >= 1: one integer for every point, or one per point; at most :data:`MAX_RUNS`
+        runs in all.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        The source of every child generator (SPEC 7; None is refused, so that every grid is reproducible). A
+        generator passed in is spawned from (its later children follow the grid's).
+    n_jobs : int, optional
+        Workers of :func:`parallel_map`: None (default) runs one run after the other in this process, ``-1`` every
+        core, ``k`` in ``1 .. config.max_jobs()`` that many; the results are the same bit for bit.
+
+    Returns
+    -------
+    list of list
+        ``out[i][s]`` is what run ``s`` at ``points[i]`` returned (``dict(zip(points, out))`` keys them by point
+        where the points are hashable).
+
+    Raises
+    ------
+    TypeError
+        If ``run`` is not callable, ``rng`` or ``n_jobs`` has the wrong type, or ``n_sets`` is not an integer nor a
+        sequence of them.
+    ValueError
+        If a count is < 1, ``n_sets`` has not one count per point, the grid asks for more than :data:`MAX_RUNS`
+        runs, or ``n_jobs`` is neither -1 nor in ``1 .. config.max_jobs()``.
+
+    Notes
+    -----
+    Run ``s`` at point ``i`` receives child number ``n_0 + ... + n_{i-1} + s`` of ``rng`` (``i * n_sets + s``
+    with one count for all): the children of one ``rng.spawn(total)``, spawned one at a time as the workers need
+    them, as in :func:`sweep`. A run that needs several independent streams spawns them from its own generator.
+
+    References
+    ----------
+    The chapters' figures of theory against experiment, e.g. Chapter 3, Sec. "GAMP-RIE: an algorithm that reaches the Bayes-optimal error".
+
+    Examples
+    --------
+    >>> from solvable import experiments, glm
+    >>> def run(alpha, delta, rng):
+    ...     data = glm.sample(100, alpha, channel="linear", delta=delta, rng=rng)
+    ...     return data.y.var()
+    ...
+    >>> out = experiments.grid(run, [(1.0, 0.0), (2.0, 1.0)], 2, rng=0)
+    >>> [len(runs) for runs in out]
+    [2, 2]
+    >>> import numpy as np
+    >>> child = np.random.default_rng(0).spawn(4)[3]   # run 1 at point 1 gets child 1 * 2 + 1 = 3
+    >>> bool(out[1][1] == run(2.0, 1.0, child))
+    True
+    """
+    counts = _counts(points, n_sets)
+    jobs = ((point, rng.spawn(1)[0]) for point, count in zip(points, counts) for _ in range(count))
+    out = iter(parallel_map(lambda job: _call(run, *job), jobs, n_jobs=n_jobs))
+    return [[next(out) for _ in range(count)] for count in counts]
+
+
+@declare(run=function(), n=integer(1, MAX_RUNS), n_jobs=JOBS)
+def repeat(run: Callable, n: int, *, rng, n_jobs: int | None = None) -> list:
+    """Run ``run(child_rng)`` ``n`` times, each time with its own child of ``rng``.
+
+    Parameters
+    ----------
+    run : callable
+        ``run(rng)``: draws with the generator ``rng`` and returns anything picklable.
+    n : int
+        Independent runs, ``1 .. MAX_RUNS``.
+    rng : numpy.random.Generator, int, SeedSequence or BitGenerator
+        The source of the children (SPEC 7; None is refused); run ``s`` receives child ``s`` of ``rng``.
+    n_jobs : int, optional
+        Workers of :func:`parallel_map` (None: one after the other in this process).
+
+    Returns
+    -------
+    list
+        What each run returned, in order.
+
+    Raises
+    ------
+    TypeError
+        If ``run`` is not callable or ``n``, ``rng`` or ``n_jobs`` has the wrong type.
+    ValueError
+        If ``n`` is outside ``1 .. MAX_RUNS`` or ``n_jobs`` is neither -1 nor in ``1 .. config.max_jobs()``.
+
+    Notes
+    -----
+    :func:`grid` at one point without parameters: the children of ``rng.spawn(n)``, in order.
+
+    References
+    ----------
+    The chapters' figures of theory against experiment, e.g. Chapter 3, Sec. "GAMP-RIE: an algorithm that reaches the Bayes-optimal error".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import experiments
+    >>> draws = experiments.repeat(lambda rng: rng.standard_normal(), 3, rng=0)
+    >>> draws == [g.standard_normal() for g in np.random.default_rng(0).spawn(3)]
+    True
+    """
+    return grid(lambda rng: run(rng), [()], n, rng=rng, n_jobs=n_jobs)[0]
 
 
 def _timed_run(run, value, point, seed, child, rng):
