@@ -266,6 +266,13 @@ def test_grid_hands_out_the_children_of_one_spawn_in_order():
     gen = np.random.default_rng(5)
     grid(run, points, [1, 4, 2], rng=gen)
     assert gen.spawn(1)[0].standard_normal() == child(7).standard_normal()   # children 0 .. 6 went to the grid
+    # nested: child s of child i, so that more runs at one point leave the others unchanged
+    out = grid(run, points, [1, 4, 2], rng=5, nested=True, n_jobs=2)
+    parents = np.random.default_rng(5).spawn(3)
+    expected = [[g.standard_normal(2) for g in parent.spawn(k)] for parent, k in zip(parents, [1, 4, 2])]
+    assert all(np.array_equal(r[2], e) for runs, exp in zip(out, expected) for r, e in zip(runs, exp))
+    more = grid(run, points, [1, 5, 2], rng=5, nested=True)
+    assert np.array_equal(more[2][1][2], out[2][1][2]) and np.array_equal(more[1][3][2], out[1][3][2])
     # one non-tuple argument per point, and repeat: grid without parameters
     assert grid(lambda x, rng: x * 2, [1.5, 2.5], 1, rng=0) == [[3.0], [5.0]]
     assert repeat(lambda rng: rng.integers(10**9), 4, rng=3) == [c.integers(10**9)

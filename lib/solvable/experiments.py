@@ -32,7 +32,7 @@ import joblib
 import numpy as np
 
 from .config import check_jobs, max_jobs
-from .domains import Domain, array, declare, function, integer, optional, unchecked
+from .domains import Domain, array, declare, flag, function, integer, optional, unchecked
 from .errors import InvalidParameterError
 from .results import record
 
@@ -319,8 +319,9 @@ POINTS = Domain("a non-empty list, tuple, range or array of points (a tuple poin
 
 
 @declare(run=function(), points=POINTS,
-         n_sets=COUNTS, n_jobs=JOBS)
-def grid(run: Callable, points: Sequence, n_sets, *, rng, n_jobs: int | None = None) -> list[list]:
+         n_sets=COUNTS, nested=flag(), n_jobs=JOBS)
+def grid(run: Callable, points: Sequence, n_sets, *, rng, nested: bool = False,
+         n_jobs: int | None = None) -> list[list]:
     """Run ``run(*point, child_rng)`` ``n_sets`` times at every point, each time with its own child of ``rng``.
 
     :func:`sweep` for runs that return anything (a result record, a trajectory, several numbers) and points that
@@ -340,6 +341,10 @@ def grid(run: Callable, points: Sequence, n_sets, *, rng, n_jobs: int | None = N
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
         The source of every child generator (SPEC 7; None is refused, so that every grid is reproducible). A
         generator passed in is spawned from (its later children follow the grid's).
+    nested : bool, optional
+        False (default): the runs receive the children of ``rng`` in order (Notes). True: each point receives its
+        own child of ``rng`` and its runs the children of that one, so that adding runs at one point leaves the
+        draws of every other point unchanged.
     n_jobs : int, optional
         Workers of :func:`parallel_map`: None (default) runs one run after the other in this process, ``-1`` every
         core, ``k`` in ``1 .. config.max_jobs()`` that many; the results are the same bit for bit.
@@ -363,7 +368,9 @@ def grid(run: Callable, points: Sequence, n_sets, *, rng, n_jobs: int | None = N
     -----
     Run ``s`` at point ``i`` receives child number ``n_0 + ... + n_{i-1} + s`` of ``rng`` (``i * n_sets + s``
     with one count for all): the children of one ``rng.spawn(total)``, spawned one at a time as the workers need
-    them, as in :func:`sweep`. A run that needs several independent streams spawns them from its own generator.
+    them, as in :func:`sweep`. With ``nested=True`` it receives child ``s`` of child ``i`` of ``rng``
+    (``rng.spawn(len(points))[i].spawn(n_i)[s]``). A run that needs several independent streams spawns them from
+    its own generator.
 
     References
     ----------
@@ -385,7 +392,11 @@ def grid(run: Callable, points: Sequence, n_sets, *, rng, n_jobs: int | None = N
     True
     """
     counts = _counts(points, n_sets)
-    jobs = ((point, rng.spawn(1)[0]) for point, count in zip(points, counts) for _ in range(count))
+    if nested:
+        jobs = ((point, parent.spawn(1)[0]) for point, count in zip(points, counts)
+                for parent in rng.spawn(1) for _ in range(count))
+    else:
+        jobs = ((point, rng.spawn(1)[0]) for point, count in zip(points, counts) for _ in range(count))
     out = iter(parallel_map(lambda job: _call(run, *job), jobs, n_jobs=n_jobs))
     return [[next(out) for _ in range(count)] for count in counts]
 
