@@ -41,12 +41,29 @@ def test_threshold_closed_forms(T):
 def test_sample_and_fisher_factor():
     data = smi.sample(50, 0.4, T=2, rng=np.random.default_rng(8))
     z = data.z
-    assert data.X.shape == (20, 50, 2) and data.alpha == pytest.approx(0.4)
+    assert data.X.shape == (20, 2, 50) and data.alpha == pytest.approx(0.4)
     assert (data.n, data.d, data.T) == (20, 50, 2)
     assert np.allclose(data.y, row_softmax(z[:, :, None] * z[:, None, :]))
     for T in (2, 3):
         mean, se = smi.fisher_factor(T, n_samples=200_000, rng=np.random.default_rng(T))
         assert abs(mean - T * (T + 1)) < 4 * se  # E||z z^T - I||_F^2 = T(T+1): alpha_c = 1/(T(T+1))
+
+
+def test_tokens_are_stored_sample_token_feature_as_in_attention():
+    """Both sequence models store X as (n, T, d): token a of sequence mu is X[mu, a]; the draws are those of the
+    papers' X_mu (d x T), one after the other, after the teacher."""
+    from solvable import attention
+    d, T = 30, 3
+    for data, W in ((smi.sample(d, 1.0, T=T, rng=1), None), (smi.two_layer_sample(d, 1.0, T=T, rng=1), 2)):
+        gen = np.random.default_rng(1)
+        teacher = gen.standard_normal(d if W is None else (d, W))
+        drawn = gen.standard_normal((d, d, T))   # n = alpha d = d sequences
+        assert data.X.shape == (d, T, d) and np.array_equal(data.X, drawn.transpose(0, 2, 1))
+        assert np.array_equal(data.W_star if W else data.w_star, teacher)
+    z = np.array([[token @ data.W_star[:, 0] for token in seq] for seq in data.X]) / np.sqrt(d)
+    assert np.allclose(data.z[..., 0], z)
+    aim = attention.sample(8, 0.5, rho=0.5, T=T, rng=0)
+    assert aim.X.shape == (aim.n, T, 8) and data.X.shape[1:] == (T, d)
 
 
 def test_overlap_curve_shows_weak_and_perfect_recovery():

@@ -113,7 +113,8 @@ class Dataset(_BaseDataset):
     Parameters
     ----------
     X : numpy.ndarray
-        Tokens ``(n, d, T)``: ``T`` columns of dimension ``d``, i.i.d. N(0, 1).
+        Tokens ``(n, T, d)`` (sample, token, feature, as in :mod:`solvable.attention`): sequence ``mu`` holds the
+        ``T`` tokens of dimension ``d``, the columns of the papers' ``X_mu`` (``d x T``), i.i.d. N(0, 1).
     y : numpy.ndarray
         Outputs ``(n, T, T)``, ``row-softmax(z z^T)``.
     w_star : numpy.ndarray
@@ -148,19 +149,19 @@ class Dataset(_BaseDataset):
 
     def _check(self) -> None:
         X, y, w = self.X, self.y, self.w_star
-        if X.ndim != 3 or y.shape != (X.shape[0], X.shape[2], X.shape[2]) or w.shape != (X.shape[1],):
-            raise InvalidParameterError(f"X must be (n, d, T), y (n, T, T) and w_star (d,); "
+        if X.ndim != 3 or y.shape != (X.shape[0], X.shape[1], X.shape[1]) or w.shape != (X.shape[2],):
+            raise InvalidParameterError(f"X must be (n, T, d), y (n, T, T) and w_star (d,); "
                                         f"got {X.shape}, {y.shape}, {w.shape}")
 
     @property
     def d(self) -> int:
-        """Token dimension (the second axis of ``X``)."""
-        return int(self.X.shape[1])
+        """Token dimension (the last axis of ``X``)."""
+        return int(self.X.shape[2])
 
     @property
     def T(self) -> int:
-        """Sequence length."""
-        return int(self.X.shape[2])
+        """Sequence length (the second axis of ``X``)."""
+        return int(self.X.shape[1])
 
     @property
     def alpha(self) -> float:
@@ -170,7 +171,7 @@ class Dataset(_BaseDataset):
     @property
     def z(self) -> np.ndarray:
         """Teacher preactivations ``X^T w/sqrt(d)`` (n, T)."""
-        return np.einsum("ndt,d->nt", self.X, self.w_star) / math.sqrt(self.d)
+        return np.einsum("ntd,d->nt", self.X, self.w_star) / math.sqrt(self.d)
 
 
 @declare(d=integer(2, size=True), alpha=SAMPLE_ALPHA, T=TOKENS)
@@ -191,7 +192,7 @@ def sample(d: int, alpha: float, *, T: int, rng) -> Dataset:
     Returns
     -------
     Dataset
-        ``X`` (n, d, T), ``y`` (n, T, T) and ``w_star`` (d,).
+        ``X`` (n, T, d), ``y`` (n, T, T) and ``w_star`` (d,).
 
     Raises
     ------
@@ -203,7 +204,7 @@ def sample(d: int, alpha: float, *, T: int, rng) -> Dataset:
 
     Notes
     -----
-    Draw order: ``w``, then ``X``; with ``z = X^T w / sqrt(d)``::
+    Draw order: ``w``, then ``X`` (as an ``(n, d, T)`` array, stored ``(n, T, d)``); with ``z = X^T w / sqrt(d)``::
 
         y = row-softmax(z z^T).
 
@@ -216,7 +217,7 @@ def sample(d: int, alpha: float, *, T: int, rng) -> Dataset:
     >>> from solvable import smi
     >>> data = smi.sample(50, 2.0, T=3, rng=0)
     >>> print(data.n, data.d, data.T, data.X.shape, data.y.shape, data.w_star.shape)
-    100 50 3 (100, 50, 3) (100, 3, 3) (50,)
+    100 50 3 (100, 3, 50) (100, 3, 3) (50,)
     """
     if not alpha * d < 2.0**62:
         raise InvalidParameterError(f"alpha d = {alpha * d:.3g} samples is beyond any array: reduce alpha")
@@ -224,13 +225,14 @@ def sample(d: int, alpha: float, *, T: int, rng) -> Dataset:
     if n < 1:
         raise InvalidParameterError(f"alpha d must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, "
                                     f"d = {d}")
-    check_size("the tokens X (n = alpha d, d, T)", n, d, T)
-    # Peak: the tokens, the preactivations and the outputs with the softmax's temporaries.
-    check_size("the arrays of sample (X (n, d, T), z (n, T), outputs and their temporaries (n, T, T) x 4) together",
-               n * d * T + n * T + 4 * n * T * T + d)
+    check_size("the tokens X (n = alpha d, T, d)", n, d, T)
+    # Peak: the tokens as drawn and as stored, the preactivations and the outputs with the softmax's temporaries.
+    check_size("the arrays of sample (X (n, d, T) drawn and (n, T, d) stored, z (n, T), outputs and their "
+               "temporaries (n, T, T) x 4) together", 2 * n * d * T + n * T + 4 * n * T * T + d)
     w = rng.standard_normal(d)
-    X = rng.standard_normal((n, d, T))
-    z = np.einsum("ndt,d->nt", X, w) / math.sqrt(d)
+    drawn = rng.standard_normal((n, d, T))  # the papers' X_mu (d x T), one per sequence
+    z = np.einsum("ndt,d->nt", drawn, w) / math.sqrt(d)
+    X = np.ascontiguousarray(np.swapaxes(drawn, 1, 2))
     return Dataset.adopt(X=X, y=row_softmax(z[:, :, None] * z[:, None, :]), w_star=w)
 
 
@@ -622,7 +624,8 @@ class TwoLayerDataset(_BaseDataset):
     Parameters
     ----------
     X : numpy.ndarray
-        Tokens ``(n, d, T)``: ``T`` columns of dimension ``d``, i.i.d. N(0, 1).
+        Tokens ``(n, T, d)`` (sample, token, feature, as in :mod:`solvable.attention`): sequence ``mu`` holds the
+        ``T`` tokens of dimension ``d``, the columns of the papers' ``X_mu`` (``d x T``), i.i.d. N(0, 1).
     y : numpy.ndarray
         Outputs ``(n, T, T)``, ``row-softmax(z~_2 z~_2^T)``.
     W_star : numpy.ndarray
@@ -661,20 +664,20 @@ class TwoLayerDataset(_BaseDataset):
 
     def _check(self) -> None:
         X, y, W = self.X, self.y, self.W_star
-        if X.ndim != 3 or y.shape != (X.shape[0], X.shape[2], X.shape[2]) or W.shape != (X.shape[1], 2):
-            raise InvalidParameterError(f"X must be (n, d, T), y (n, T, T) and W_star (d, 2); "
+        if X.ndim != 3 or y.shape != (X.shape[0], X.shape[1], X.shape[1]) or W.shape != (X.shape[2], 2):
+            raise InvalidParameterError(f"X must be (n, T, d), y (n, T, T) and W_star (d, 2); "
                                         f"got {X.shape}, {y.shape}, {W.shape}")
         object.__setattr__(self, "c", _check_c(self.c))
 
     @property
     def d(self) -> int:
-        """Token dimension (the second axis of ``X``)."""
-        return int(self.X.shape[1])
+        """Token dimension (the last axis of ``X``)."""
+        return int(self.X.shape[2])
 
     @property
     def T(self) -> int:
-        """Sequence length."""
-        return int(self.X.shape[2])
+        """Sequence length (the second axis of ``X``)."""
+        return int(self.X.shape[1])
 
     @property
     def alpha(self) -> float:
@@ -684,7 +687,7 @@ class TwoLayerDataset(_BaseDataset):
     @property
     def z(self) -> np.ndarray:
         """Teacher preactivations ``X^T W / sqrt(d)`` (n, T, 2)."""
-        return np.einsum("ndt,dl->ntl", self.X, self.W_star) / math.sqrt(self.d)
+        return np.einsum("ntd,dl->ntl", self.X, self.W_star) / math.sqrt(self.d)
 
 
 def _mixing(z1, c):
@@ -1036,7 +1039,7 @@ def two_layer_sample(d: int, alpha: float, *, T: int = 2, c: float = 1.0, rng) -
     Returns
     -------
     TwoLayerDataset
-        ``X`` (n, d, T), ``y`` (n, T, T), ``W_star`` (d, 2) and ``c``.
+        ``X`` (n, T, d), ``y`` (n, T, T), ``W_star`` (d, 2) and ``c``.
 
     Raises
     ------
@@ -1048,7 +1051,8 @@ def two_layer_sample(d: int, alpha: float, *, T: int = 2, c: float = 1.0, rng) -
 
     Notes
     -----
-    Draw order: ``W`` (d, 2), then ``X``. With ``z_l = X^T w_l / sqrt(d)`` (eq-smi-two-layer)::
+    Draw order: ``W`` (d, 2), then ``X`` (as an ``(n, d, T)`` array, stored ``(n, T, d)``). With
+    ``z_l = X^T w_l / sqrt(d)`` (eq-smi-two-layer)::
 
         A_1 = row-softmax(z_1 z_1^T) + c I,     z~_2 = A_1 z_2,     y = row-softmax(z~_2 z~_2^T).
 
@@ -1064,7 +1068,7 @@ def two_layer_sample(d: int, alpha: float, *, T: int = 2, c: float = 1.0, rng) -
     >>> from solvable import smi
     >>> data = smi.two_layer_sample(50, 2.0, T=2, c=1.0, rng=0)
     >>> print(data.n, data.X.shape, data.y.shape, data.W_star.shape)
-    100 (100, 50, 2) (100, 2, 2) (50, 2)
+    100 (100, 2, 50) (100, 2, 2) (50, 2)
     """
     if not alpha * d < 2.0**62:
         raise InvalidParameterError(f"alpha d = {alpha * d:.3g} samples is beyond any array: reduce alpha")
@@ -1072,11 +1076,12 @@ def two_layer_sample(d: int, alpha: float, *, T: int = 2, c: float = 1.0, rng) -
     if n < 1:
         raise InvalidParameterError(f"alpha d must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, "
                                     f"d = {d}")
-    check_size("the arrays of two_layer_sample (X (n, d, T), z (n, T, 2), outputs and temporaries (n, T, T) x 6)",
-               n * d * T + 2 * n * T + 6 * n * T * T + 2 * d)
+    check_size("the arrays of two_layer_sample (X (n, d, T) drawn and (n, T, d) stored, z (n, T, 2), outputs and "
+               "temporaries (n, T, T) x 6)", 2 * n * d * T + 2 * n * T + 6 * n * T * T + 2 * d)
     W = rng.standard_normal((d, 2))
-    X = rng.standard_normal((n, d, T))
-    b = _two_layer_output(np.einsum("ndt,dl->ntl", X, W) / math.sqrt(d), c)
+    drawn = rng.standard_normal((n, d, T))  # the papers' X_mu (d x T), one per sequence
+    b = _two_layer_output(np.einsum("ndt,dl->ntl", drawn, W) / math.sqrt(d), c)
+    X = np.ascontiguousarray(np.swapaxes(drawn, 1, 2))
     return TwoLayerDataset.adopt(X=X, y=row_softmax(b[:, :, None] * b[:, None, :]), W_star=W, c=c)
 
 
@@ -1302,8 +1307,8 @@ class _TokenMap:
     """``W (d, p) -> X^T W / sqrt(d)``, ``(n, T, p)``, on the ``n T`` token rows, and its adjoint."""
 
     def __init__(self, X):
-        self.n, self.d, self.T = X.shape
-        self._F = np.ascontiguousarray(np.swapaxes(X, 1, 2)).reshape(self.n * self.T, self.d) / math.sqrt(self.d)
+        self.n, self.T, self.d = X.shape
+        self._F = np.ascontiguousarray(X).reshape(self.n * self.T, self.d) / math.sqrt(self.d)
 
     def forward(self, w):
         return (self._F @ w).reshape(self.n, self.T, -1)
