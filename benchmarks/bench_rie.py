@@ -28,7 +28,7 @@ import time
 import numpy as np
 from _timing import best_of
 
-from solvable import rie
+from solvable import denoising, rie
 from solvable.spectra import RectangularPlusNoise, WishartPlusNoise
 
 _fresh = itertools.count(1)
@@ -76,16 +76,16 @@ def bench_denoisers():
     print(f"{'problem':<30} {'total [ms]':>11} {'map only [ms]':>14}")
     rng = np.random.default_rng(0)
     for d in (100, 200, 500):
-        S = rie.sample_wishart(d, 0.5, rng=rng)
-        Y = S + np.sqrt(0.6) * rie.sample_goe(d, rng=rng)
+        S = denoising.sample_wishart(d, 0.5, rng=rng)
+        Y = S + np.sqrt(0.6) * denoising.sample_goe(d, rng=rng)
         lam = np.linalg.eigvalsh(Y)
         total = best_of(lambda Y=Y: rie.symmetric_rie(Y, 0.6 + 1e-9 * next(_fresh), 0.5), repeat=3)
         mapping = best_of(lambda lam=lam: rie.symmetric_rie_eigenvalues(lam, 0.6 + 1e-9 * next(_fresh), 0.5),
                           repeat=3)
         print(f"{f'symmetric d={d}':<30} {total * 1e3:>11.2f} {mapping * 1e3:>14.2f}")
     for d, L in ((100, 100), (200, 400), (300, 600)):
-        S = rie.sample_rectangular_signal(d, L, d // 2, rng=rng)
-        Y = S + np.sqrt(0.5) * rie.sample_rectangular_noise(d, L, rng=rng)
+        S = denoising.sample_rectangular_signal(d, L, d // 2, rng=rng)
+        Y = S + np.sqrt(0.5) * denoising.sample_rectangular_noise(d, L, rng=rng)
         sv = np.linalg.svd(Y, compute_uv=False)
         total = best_of(lambda Y=Y: rie.rectangular_rie(Y, 0.5 + 1e-9 * next(_fresh), 0.5), repeat=3)
         mapping = best_of(lambda sv=sv, d=d, L=L: rie.rectangular_rie_singular_values(

@@ -451,10 +451,10 @@ def test_gd_first_adam_step_is_a_sign_step():
     W1 = W0 - 0.1 * grad / (np.abs(grad) + 1e-8)
     S1 = np.matmul(W1, np.swapaxes(W1, -1, -2)) / math.sqrt(data.r * 12)
     assert np.allclose(res.estimates, S1, rtol=1e-10, atol=1e-12)
-    # loss_scale: the uniform prediction's loss; error: (1/d)||S - S*||_F^2 (rie.symmetric_error)
+    # loss_scale: the uniform prediction's loss; error: (1/d)||S - S*||_F^2 (denoising.symmetric_error)
     obj = at.StudentLoss(data.X, data.y, data.r)
     assert obj.loss_scale == pytest.approx(np.sum((data.y - 0.5) ** 2) / 12)
-    from solvable.rie import symmetric_error
+    from solvable.denoising import symmetric_error
     assert res.errors[1] == pytest.approx(symmetric_error(S1[1], data.S_star), rel=1e-9)
     assert res.average_error == pytest.approx(symmetric_error(S1.mean(axis=0), data.S_star), rel=1e-9)
 

@@ -9,7 +9,7 @@ from _reference import reference, reference_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solvable import amp, bsr, convex, dataset, regression, rie
+from solvable import amp, bsr, convex, dataset, denoising, regression, rie
 from solvable.errors import ConvergenceWarning, DivergenceError
 
 REF = "bsr.csv"
@@ -273,7 +273,7 @@ def test_gamp_rie_damping_on_the_estimate():
 def test_rectangular_rie_has_a_tiny_noise_limit():
     """Below RECTANGULAR_TINY_NOISE the RIE is the best rank-r approximation (no spectral law to resolve)."""
     rng = np.random.default_rng(3)
-    S = rie.sample_rectangular_signal(30, 40, 6, rng=rng)
+    S = denoising.sample_rectangular_signal(30, 40, 6, rng=rng)
     Y = S + 1e-11 * rng.standard_normal(S.shape)
     est = rie.rectangular_rie(Y, 1e-21, 0.2)  # R2 = r/min(d, L) = 6/30
     assert np.linalg.matrix_rank(est, tol=1e-8) == 6

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from _reference import reference_rows
 
-from solvable import amp, rie
+from solvable import amp, denoising, rie
 from solvable import quadratic as qn
 from solvable.errors import ConvergenceWarning
 
@@ -165,7 +165,7 @@ def test_nuclear_norm_route():
     data = qn.sample(20, 0.9, kappa=0.5, rng=rng)
     res = qn.nuclear_norm_erm(data, lam=1e-3, max_iter=4000, tol=1e-9)
     assert np.min(np.linalg.eigvalsh(res.estimate)) > -1e-10
-    assert rie.symmetric_error(res.estimate, data.S_star) < 1e-3 and res.train_loss < 1e-5
+    assert denoising.symmetric_error(res.estimate, data.S_star) < 1e-3 and res.train_loss < 1e-5
     heavy = qn.nuclear_norm_erm(data, lam=10.0)
     assert heavy.nuclear_norm < res.nuclear_norm
 
@@ -294,7 +294,7 @@ def test_gamp_rie_returns_the_engine_result_and_its_error():
     data = qn.sample(20, 0.3, kappa=0.5, rng=rng)
     res = qn.gamp_rie(data, max_iter=5, tol=0.0, rng=rng)
     assert isinstance(res, amp.GAMPResult) and res.iterations == 5 and not res.converged
-    assert res.error == pytest.approx(rie.symmetric_error(res.estimate, data.S_star))
+    assert res.error == pytest.approx(denoising.symmetric_error(res.estimate, data.S_star))
     assert res.history.shape == (5,) and np.all(np.isfinite(res.history))
 
 
@@ -501,7 +501,7 @@ def test_nuclear_norm_theory_matches_network_erm_up_to_a_finite_size_gap():
     for child in np.random.default_rng(11).spawn(8):
         data = qn.sample(d, 0.4, kappa=0.5, rng=child)
         r = qn.nuclear_norm_erm(data, lam=1.0 * d, tol=1e-8)
-        errs.append(rie.symmetric_error(r.estimate, data.S_star))
+        errs.append(denoising.symmetric_error(r.estimate, data.S_star))
         train.append(r.train_loss)
     for values, target in ((errs, th.mse), (train, th.train_loss)):
         mean, se = np.mean(values), np.std(values, ddof=1) / math.sqrt(len(values))

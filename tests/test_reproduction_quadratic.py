@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solvable import quadratic
+from solvable import denoising, quadratic
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = ROOT / "reproductions" / "quadratic"
@@ -203,7 +203,7 @@ def test_speedup_keeps_the_results_up_to_rounding():
     gamp = amp.run_gamp(quadratic.QuadraticSensingMap(data.X), channels.LinearChannel(delta=data.delta),
                         rie.WishartRIEDenoiser(data.kappa), data.y, S0, 5.0, damping=0.5, tol=1e-5, max_iter=30,
                         damp="output", precision="empirical", omega0=np.full(data.n, 10.0), V0=10.0,
-                        monitor=lambda S: rie.symmetric_error(S, data.S_star), warn=False)
+                        monitor=lambda S: denoising.symmetric_error(S, data.S_star), warn=False)
     assert gamp.error == pytest.approx(BEFORE["gamp_error_30"], abs=1e-10)
     sp = DATA["speedup"]
     # on the weights: about 2/kappa = 4 times fewer multiply-adds; measured about twice as fast on one thread

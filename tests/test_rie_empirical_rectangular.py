@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from solvable import rie
+from solvable import denoising, rie
 from solvable.spectra import rectangular_plus_noise
 
 BETA, RHO, NOISE = 2.0, 0.2, 1.0
@@ -12,8 +12,8 @@ BETA, RHO, NOISE = 2.0, 0.2, 1.0
 def _draw(d, seed, beta=BETA, rho=RHO, noise=NOISE):
     g = np.random.default_rng(seed)
     L, r = round(beta * d), round(rho * d)
-    S = rie.sample_rectangular_signal(d, L, r, rng=g)
-    return S, S + np.sqrt(noise) * rie.sample_rectangular_noise(d, L, rng=g)
+    S = denoising.sample_rectangular_signal(d, L, r, rng=g)
+    return S, S + np.sqrt(noise) * denoising.sample_rectangular_noise(d, L, rng=g)
 
 
 def test_empirical_v_has_the_normalisation_of_the_limiting_law():

@@ -19,7 +19,7 @@ to a constant, and symmetry leaves one global constant). Hence the Bayes-optimal
 which is the noiseless Wishart-sensing equation at sample ratio ``alpha K``
 (:func:`solvable.matrix_sensing.bayes_optimal_mmse`; here :func:`bayes_optimal_mmse`), and the state evolution
 of GAMP-RIE is :func:`solvable.matrix_sensing.state_evolution` at ``alpha K`` (:func:`state_evolution`).
-Errors are ``m = (1/d)||S_hat - S||_F^2`` (:func:`solvable.rie.symmetric_error`; 1 for the prior mean
+Errors are ``m = (1/d)||S_hat - S||_F^2`` (:func:`solvable.denoising.symmetric_error`; 1 for the prior mean
 ``sqrt(rho) I``, 0 at perfect recovery).
 
 GAMP-RIE (:func:`gamp_rie`) is the shared loop :func:`solvable.amp.run_gamp` with
@@ -76,7 +76,8 @@ from .domains import (VOCABULARY, Domain, array, choice, declare, instance, inte
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 from .errors import warn as warn_user
 from .results import record
-from .rie import WishartRIEDenoiser, symmetric_error, symmetric_rie_mmse
+from .denoising import symmetric_error
+from .rie import WishartRIEDenoiser, symmetric_rie_mmse
 from .validation import (
     check_choice,
     check_in_range,
@@ -1084,7 +1085,7 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
     -------
     solvable.amp.GAMPResult
         ``estimate`` ``S_hat`` (d, d), ``variance`` ``C_hat``, ``history`` the error
-        ``(1/d)||S_hat_t - S*||_F^2`` after each iteration (:func:`solvable.rie.symmetric_error`), ``error`` its
+        ``(1/d)||S_hat_t - S*||_F^2`` after each iteration (:func:`solvable.denoising.symmetric_error`), ``error`` its
         last value, ``iterations``, ``converged``.
 
     Raises

@@ -12,7 +12,7 @@ Baselines: ``S_hat = Y`` (:func:`identity_mse`), the best linear shrinkage (:fun
 truncation (:func:`eigenvalue_truncation`, :func:`truncated_svd`) and the optimal singular-value shrinkage of
 Gavish and Donoho for spikes of fixed rank (:func:`optimal_singular_value_shrinkage`). The rotationally invariant
 estimators themselves, their MMSE and the one-draw experiments that compare them with these baselines are in
-:mod:`solvable.rie` (which also re-exports every public name of this module). Every random draw takes an explicit
+:mod:`solvable.rie`; the names of this module are public here only. Every random draw takes an explicit
 generator, keyword-only (``rng``).
 
 References

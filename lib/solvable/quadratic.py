@@ -22,7 +22,7 @@ the attention-indexed model in :mod:`solvable.matrix_sensing` (:func:`bayes_opti
 shared loop of :mod:`solvable.amp` with the quadratic sensing map (:class:`QuadraticSensingMap`, never storing the
 n x d x d tensor of the ``Z_mu``) and the symmetric RIE (:class:`solvable.rie.WishartRIEDenoiser`) as denoiser; it
 returns the engine's :class:`~solvable.amp.GAMPResult` and the state evolution its :class:`~solvable.amp.SEResult`.
-Errors against the teacher are :func:`solvable.rie.symmetric_error`.
+Errors against the teacher are :func:`solvable.denoising.symmetric_error`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ from .domains import Domain, array, choice, declare, instance, integer, optional
 from .errors import ConvergenceWarning, InvalidParameterError
 from .errors import warn as warn_user
 from .results import record
-from .rie import WishartRIEDenoiser, symmetric_error
+from .denoising import symmetric_error
+from .rie import WishartRIEDenoiser
 from .validation import (
     all_finite,
     check_nonnegative,
@@ -801,7 +802,7 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
     -------
     solvable.amp.GAMPResult
         ``estimate`` ``S_hat`` (d, d), ``variance`` the denoiser's own estimate of its error, ``history[t-1]``
-        the error ``(1/d)||S_hat_t - S*||_F^2`` (:func:`solvable.rie.symmetric_error`) after iteration ``t``,
+        the error ``(1/d)||S_hat_t - S*||_F^2`` (:func:`solvable.denoising.symmetric_error`) after iteration ``t``,
         ``error`` the last one, ``iterations``, ``converged``.
 
     Raises
@@ -1281,7 +1282,7 @@ class NuclearNormTheoryResult:
     Parameters
     ----------
     mse : float
-        ``(1/d)|S_hat - S*|_F^2`` (paper normalisation, as :func:`solvable.rie.symmetric_error`).
+        ``(1/d)|S_hat - S*|_F^2`` (paper normalisation, as :func:`solvable.denoising.symmetric_error`).
     test_error : float
         ``delta + 2 mse`` on a fresh noisy label.
     train_loss : float

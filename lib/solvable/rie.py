@@ -26,8 +26,8 @@ and :class:`WishartRIEDenoiser` / :class:`RectangularRIEDenoiser` are the RIE as
 (:func:`solvable.amp.run_gamp`) and, through ``se_overlap`` / ``se_error``, as the "prior" of its state
 evolution. The one-draw experiments :func:`symmetric_denoising_experiment` and
 :func:`rectangular_denoising_experiment` compare the RIE with the baselines of :mod:`solvable.denoising` (the
-samplers of the signals and noises, the error metrics and the non-RIE estimators), whose public names this module
-re-exports for its callers (``rie.sample_goe`` is ``denoising.sample_goe``).
+samplers of the signals and noises, the error metrics and the non-RIE estimators), which own those names
+(``denoising.sample_goe``, ``denoising.symmetric_error``, ...).
 
 The variance of the Gaussian noise of the denoising problem is called ``noise`` everywhere in this module and
 in :mod:`solvable.spectra` (``delta`` is the label noise of the models). A function that acts on an observation
@@ -53,20 +53,11 @@ from .denoising import (
     DenoisingErrors,
     _finite_array,
     _real_array,
-    eigenvalue_truncation,
-    identity_mse,
     optimal_shrinkage_singular_values,
-    optimal_shrinkage_spike_error,
-    optimal_singular_value_shrinkage,
-    rectangular_error,
     sample_goe,
     sample_rectangular_noise,
     sample_rectangular_signal,
     sample_wishart,
-    scalar_shrinkage,
-    scalar_shrinkage_mse,
-    symmetric_error,
-    truncated_svd,
 )
 from .results import record
 from .spectra import (
@@ -96,45 +87,27 @@ __all__ = [
     "SYMMETRIC_LARGE_NOISE",
     "SYMMETRIC_SMALL_NOISE",
     "EMPIRICAL_BLOCK",
-    "DenoisingErrors",
     "RectangularRIEDenoiser",
     "WishartRIEDenoiser",
-    "eigenvalue_truncation",
     "empirical_rectangular_rie",
     "empirical_rectangular_rie_singular_values",
     "empirical_symmetric_rie",
     "empirical_symmetric_rie_eigenvalues",
-    "identity_mse",
     "ledoit_peche_overlap",
-    "optimal_shrinkage_singular_values",
-    "optimal_shrinkage_spike_error",
-    "optimal_singular_value_shrinkage",
     "rectangular_denoising_experiment",
-    "rectangular_error",
     "rectangular_parameter_fraction",
     "rectangular_rie",
     "rectangular_rie_mmse",
     "rectangular_rie_singular_values",
-    "sample_goe",
-    "sample_rectangular_noise",
-    "sample_rectangular_signal",
-    "sample_wishart",
-    "scalar_shrinkage",
-    "scalar_shrinkage_mse",
     "semicircle_rie_mmse",
     "spiked_top_overlap",
     "symmetric_denoising_experiment",
-    "symmetric_error",
     "symmetric_rie",
     "symmetric_rie_eigenvalues",
     "symmetric_rie_mmse",
     "symmetric_rie_mmse_from_density",
-    "truncated_svd",
     "wishart_parameter_fraction",
 ]
-# Re-exported from solvable.denoising (documented there): DenoisingErrors, eigenvalue_truncation, identity_mse,
-# optimal_shrinkage_*, optimal_singular_value_shrinkage, rectangular_error, sample_*, scalar_shrinkage*,
-# symmetric_error, truncated_svd.
 
 #: Above ``SYMMETRIC_LARGE_NOISE * max(10, 1/kappa)`` (paper normalisation) the symmetric MMSE is its
 #: large-noise expansion to ``O(noise^-3)`` (see :func:`symmetric_rie_mmse`), where the quadrature's
@@ -330,13 +303,13 @@ def symmetric_rie(Y, noise: float, kappa: float | None = None, *, normalisation:
     Examples
     --------
     >>> import numpy as np
-    >>> from solvable import rie
+    >>> from solvable import denoising, rie
     >>> d, kappa, noise = 200, 0.5, 1.0
-    >>> S = rie.sample_wishart(d, kappa, rng=0)
-    >>> Y = S + np.sqrt(noise) * rie.sample_goe(d, rng=1)
+    >>> S = denoising.sample_wishart(d, kappa, rng=0)
+    >>> Y = S + np.sqrt(noise) * denoising.sample_goe(d, rng=1)
     >>> S_hat = rie.symmetric_rie(Y, noise, kappa)
-    >>> print(f"RIE {rie.symmetric_error(S_hat, S):.2f}, theory {rie.symmetric_rie_mmse(noise, kappa):.2f}, "
-    ...       f"no denoising {rie.symmetric_error(Y, S):.2f}")
+    >>> print(f"RIE {denoising.symmetric_error(S_hat, S):.2f}, theory {rie.symmetric_rie_mmse(noise, kappa):.2f}, "
+    ...       f"no denoising {denoising.symmetric_error(Y, S):.2f}")
     RIE 0.39, theory 0.40, no denoising 0.98
     """
     if noise == 0.0:
@@ -448,13 +421,13 @@ def empirical_symmetric_rie(Y, noise: float, *, width: float | None = None) -> n
     Examples
     --------
     >>> import numpy as np
-    >>> from solvable import rie
+    >>> from solvable import denoising, rie
     >>> d, kappa, noise = 200, 0.5, 1.0
-    >>> S = rie.sample_wishart(d, kappa, rng=0)
-    >>> Y = S + np.sqrt(noise) * rie.sample_goe(d, rng=1)
+    >>> S = denoising.sample_wishart(d, kappa, rng=0)
+    >>> Y = S + np.sqrt(noise) * denoising.sample_goe(d, rng=1)
     >>> S_hat = rie.empirical_symmetric_rie(Y, noise)
     >>> theory = rie.symmetric_rie_mmse(noise, kappa)
-    >>> print(f"empirical RIE {rie.symmetric_error(S_hat, S):.2f}, theory {theory:.2f}")
+    >>> print(f"empirical RIE {denoising.symmetric_error(S_hat, S):.2f}, theory {theory:.2f}")
     empirical RIE 0.40, theory 0.40
     """
     if Y.shape[0] < 2:
@@ -666,7 +639,7 @@ def symmetric_rie_mmse(noise: float, kappa: float, normalisation: str = "paper",
 
     Examples
     --------
-    >>> from solvable import rie
+    >>> from solvable import denoising, rie
     >>> print([round(rie.symmetric_rie_mmse(noise, 0.5), 4) for noise in (0.1, 1.0, 10.0)])
     [0.0665, 0.3969, 0.8939]
     """
@@ -737,7 +710,7 @@ def symmetric_rie_mmse_from_density(noise: float, density, support, n_nodes: int
 
     Examples
     --------
-    >>> from solvable import rie, spectra
+    >>> from solvable import denoising, rie, spectra
     >>> density = lambda x: spectra.semicircle_density(x, 2.0)
     >>> edge = 2 * 2.0 ** 0.5
     >>> mmse = rie.symmetric_rie_mmse_from_density(1.0, density, [(-edge, edge)])
@@ -791,7 +764,7 @@ def semicircle_rie_mmse(noise: float, variance: float = 1.0) -> float:
 
     Examples
     --------
-    >>> from solvable import rie
+    >>> from solvable import denoising, rie
     >>> print(f"{rie.semicircle_rie_mmse(1.0):.4f}")
     0.5000
     """
@@ -909,7 +882,7 @@ def rectangular_rie_mmse(noise: float, beta: float, rho: float, n_nodes: int = D
 
     Examples
     --------
-    >>> from solvable import rie
+    >>> from solvable import denoising, rie
     >>> print([round(rie.rectangular_rie_mmse(noise, 1.5, 0.5), 4) for noise in (0.1, 1.0, 10.0)])
     [0.0638, 0.4199, 0.9054]
     """
@@ -1065,13 +1038,13 @@ def rectangular_rie(Y, noise: float, rho: float) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from solvable import rie
+    >>> from solvable import denoising, rie
     >>> d, L, r, noise = 100, 150, 50, 1.0
-    >>> S = rie.sample_rectangular_signal(d, L, r, rng=0)
-    >>> Y = S + np.sqrt(noise) * rie.sample_rectangular_noise(d, L, rng=1)
+    >>> S = denoising.sample_rectangular_signal(d, L, r, rng=0)
+    >>> Y = S + np.sqrt(noise) * denoising.sample_rectangular_noise(d, L, rng=1)
     >>> S_hat = rie.rectangular_rie(Y, noise, r / d)
     >>> theory = rie.rectangular_rie_mmse(noise, L / d, r / d)
-    >>> print(f"RIE {rie.rectangular_error(S_hat, S):.2f}, theory {theory:.2f}")
+    >>> print(f"RIE {denoising.rectangular_error(S_hat, S):.2f}, theory {theory:.2f}")
     RIE 0.42, theory 0.42
     """
     transpose = Y.shape[0] > Y.shape[1]
@@ -1200,13 +1173,13 @@ def empirical_rectangular_rie(Y, noise: float, *, width: float | None = None) ->
     Examples
     --------
     >>> import numpy as np
-    >>> from solvable import rie
+    >>> from solvable import denoising, rie
     >>> d, L, r, noise = 100, 150, 50, 1.0
-    >>> S = rie.sample_rectangular_signal(d, L, r, rng=0)
-    >>> Y = S + np.sqrt(noise) * rie.sample_rectangular_noise(d, L, rng=1)
+    >>> S = denoising.sample_rectangular_signal(d, L, r, rng=0)
+    >>> Y = S + np.sqrt(noise) * denoising.sample_rectangular_noise(d, L, rng=1)
     >>> S_hat = rie.empirical_rectangular_rie(Y, noise)
     >>> theory = rie.rectangular_rie_mmse(noise, L / d, r / d)
-    >>> print(f"empirical RIE {rie.rectangular_error(S_hat, S):.2f}, theory {theory:.2f}")
+    >>> print(f"empirical RIE {denoising.rectangular_error(S_hat, S):.2f}, theory {theory:.2f}")
     empirical RIE 0.42, theory 0.42
     """
     if min(Y.shape) < 2:
