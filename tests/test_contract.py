@@ -312,7 +312,7 @@ TABLE = [
     E("gardner.is_linearly_separable", dict(X=X_GLM, y=Y_SEP, margin=0.0, method="lp")),
     E("gardner.hard_margin_weights", dict(X=X_GLM, y=Y_SEP)),
     E("gardner.max_margin", dict(X=X_GLM, y=Y_SEP)),
-    E("gardner.storage_probability", dict(d=5, alpha=1.0, n_trials=3, rng=0, margin=0.0), check=in01),
+    E("gardner.storage_probability", dict(d=5, alpha=1.0, n_seeds=3, rng=0, margin=0.0), check=in01),
     E("gardner.cover_probability", dict(d=10, n=15), check=in01),
     # ---------------------------------------------------------------- metrics, priors, channels, integration
     E("metrics.classification_error", dict(m=0.5, Q=1.0, rho=1.0), check=in01),
@@ -345,7 +345,7 @@ TABLE = [
     E("experiments.sweep", dict(run=lambda v, rng: v + rng.standard_normal(), values=[0.1, 0.2], n_seeds=2, rng=0)),
     E("experiments.mean_se", dict(values=[0.1, 0.2, 0.4])),
     E("experiments.grid", dict(run=lambda a, b, rng: a + b * rng.standard_normal(), points=[(0.1, 1.0), (0.2, 2.0)],
-                               n_sets=2, rng=0)),
+                               n_seeds=2, rng=0)),
     E("experiments.repeat", dict(run=lambda rng: rng.standard_normal(), n=3, rng=0)),
     E("amp.DenseLinearMap", dict(X=X_GLM, variance="exact"), X="array", variance="choice"),
     E("amp.run_gamp", dict(linear_map=lazy(lambda: _gamp_parts()[0]), channel=lazy(lambda: _gamp_parts()[1]),

@@ -107,13 +107,13 @@ def test_cover_formula():
 def test_storage_probability_matches_cover():
     """Monte Carlo at d = 40 against Cover's exact formula (Gaussian inputs are in general position).
 
-    Tolerance: 4 binomial standard errors sqrt(P (1 - P) / n_trials) plus 1/n_trials.
+    Tolerance: 4 binomial standard errors sqrt(P (1 - P) / n_seeds) plus 1/n_seeds.
     """
     d = 40
-    for alpha, n_trials, method in [(2.0, 300, "lp"), (1.5, 300, "nnls"), (2.5, 300, "nnls")]:
+    for alpha, n_seeds, method in [(2.0, 300, "lp"), (1.5, 300, "nnls"), (2.5, 300, "nnls")]:
         p_exact = gardner.cover_probability(d, round(alpha * d))
-        p_mc = gardner.storage_probability(d, alpha, n_trials, method=method, rng=np.random.default_rng(7))
-        tol = 4 * math.sqrt(p_exact * (1 - p_exact) / n_trials) + 1 / n_trials
+        p_mc = gardner.storage_probability(d, alpha, n_seeds, method=method, rng=np.random.default_rng(7))
+        tol = 4 * math.sqrt(p_exact * (1 - p_exact) / n_seeds) + 1 / n_seeds
         assert abs(p_mc - p_exact) <= tol, (alpha, p_mc, p_exact)
 
 
@@ -190,7 +190,7 @@ def test_bad_finite_size_arguments_raise():
         gardner.is_linearly_separable(np.ones((2, 2)), np.ones(2), method="simplex")
     with pytest.raises(ValueError, match="rng"):
         gardner.storage_probability(10, 1.0, 5, rng=None)
-    with pytest.raises(ValueError, match="n_trials"):
+    with pytest.raises(ValueError, match="n_seeds"):
         gardner.storage_probability(10, 1.0, 0, rng=0)
     with pytest.raises(ValueError, match="d must be an integer"):
         gardner.cover_probability(0, 5)

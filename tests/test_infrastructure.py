@@ -254,10 +254,10 @@ def test_grid_hands_out_the_children_of_one_spawn_in_order():
     def child(k):  # a fresh copy of child k of default_rng(5)
         return np.random.default_rng(5).spawn(k + 1)[k]
 
-    for n_sets, starts in ((2, (0, 2, 4)), ([1, 4, 2], (0, 1, 5))):
-        counts = [n_sets] * 3 if isinstance(n_sets, int) else n_sets
+    for n_seeds, starts in ((2, (0, 2, 4)), ([1, 4, 2], (0, 1, 5))):
+        counts = [n_seeds] * 3 if isinstance(n_seeds, int) else n_seeds
         for n_jobs in (None, 2):
-            out = grid(run, points, n_sets, rng=5, n_jobs=n_jobs)
+            out = grid(run, points, n_seeds, rng=5, n_jobs=n_jobs)
             assert [len(runs) for runs in out] == counts
             for (a, b), runs, start in zip(points, out, starts):
                 for s, (ra, rb, draws) in enumerate(runs):
@@ -277,9 +277,9 @@ def test_grid_hands_out_the_children_of_one_spawn_in_order():
     assert grid(lambda x, rng: x * 2, [1.5, 2.5], 1, rng=0) == [[3.0], [5.0]]
     assert repeat(lambda rng: rng.integers(10**9), 4, rng=3) == [c.integers(10**9)
                                                                  for c in np.random.default_rng(3).spawn(4)]
-    with pytest.raises(InvalidParameterError, match="n_sets: 2 counts for 3 points"):
+    with pytest.raises(InvalidParameterError, match="n_seeds: 2 counts for 3 points"):
         grid(run, points, [1, 2], rng=0)
-    with pytest.raises(InvalidParameterError, match="n_sets must be"):
+    with pytest.raises(InvalidParameterError, match="n_seeds must be"):
         grid(run, points, [1, 0, 2], rng=0)
 
 

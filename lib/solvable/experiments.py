@@ -290,15 +290,15 @@ COUNTS = Domain(f"an integer in [1, {MAX_RUNS}], or a list of such integers (one
                 (1, MAX_RUNS, False, False))
 
 
-def _counts(points: list, n_sets) -> list[int]:
-    """Runs per point: ``n_sets`` repeated, or one count per point."""
-    counts = [n_sets] * len(points) if isinstance(n_sets, int) else n_sets
+def _counts(points: list, n_seeds) -> list[int]:
+    """Runs per point: ``n_seeds`` repeated, or one count per point."""
+    counts = [n_seeds] * len(points) if isinstance(n_seeds, int) else n_seeds
     if len(counts) != len(points):
-        raise InvalidParameterError(f"n_sets: {len(counts)} counts for {len(points)} points (one per point, or one "
+        raise InvalidParameterError(f"n_seeds: {len(counts)} counts for {len(points)} points (one per point, or one "
                                     "integer for all)")
     if sum(counts) > MAX_RUNS:
-        raise InvalidParameterError(f"n_sets asks for {sum(counts):.1e} runs at {len(points)} points, more than "
-                                    f"{MAX_RUNS:.0e}: reduce n_sets or points")
+        raise InvalidParameterError(f"n_seeds asks for {sum(counts):.1e} runs at {len(points)} points, more than "
+                                    f"{MAX_RUNS:.0e}: reduce n_seeds or points")
     return counts
 
 
@@ -319,10 +319,10 @@ POINTS = Domain("a non-empty list, tuple, range or array of points (a tuple poin
 
 
 @declare(run=function(), points=POINTS,
-         n_sets=COUNTS, nested=flag(), n_jobs=JOBS)
-def grid(run: Callable, points: Sequence, n_sets, *, rng, nested: bool = False,
+         n_seeds=COUNTS, nested=flag(), n_jobs=JOBS)
+def grid(run: Callable, points: Sequence, n_seeds, *, rng, nested: bool = False,
          n_jobs: int | None = None) -> list[list]:
-    """Run ``run(*point, child_rng)`` ``n_sets`` times at every point, each time with its own child of ``rng``.
+    """Run ``run(*point, child_rng)`` ``n_seeds`` times at every point, each time with its own child of ``rng``.
 
     :func:`sweep` for runs that return anything (a result record, a trajectory, several numbers) and points that
     are tuples of parameters: what each run returned is kept, in order, for the caller to summarise.
@@ -335,7 +335,7 @@ def grid(run: Callable, points: Sequence, n_sets, *, rng, nested: bool = False,
         worker process (picklable).
     points : sequence
         The points, in order (a tuple of parameters, a number, a data set, ...).
-    n_sets : int or sequence of int
+    n_seeds : int or sequence of int
         Independent runs per point, >= 1: one integer for every point, or one per point; at most :data:`MAX_RUNS`
         runs in all.
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
@@ -358,15 +358,15 @@ def grid(run: Callable, points: Sequence, n_sets, *, rng, nested: bool = False,
     Raises
     ------
     TypeError
-        If ``run`` is not callable, ``rng`` or ``n_jobs`` has the wrong type, or ``n_sets`` is not an integer nor a
+        If ``run`` is not callable, ``rng`` or ``n_jobs`` has the wrong type, or ``n_seeds`` is not an integer nor a
         sequence of them.
     ValueError
-        If a count is < 1, ``n_sets`` has not one count per point, the grid asks for more than :data:`MAX_RUNS`
+        If a count is < 1, ``n_seeds`` has not one count per point, the grid asks for more than :data:`MAX_RUNS`
         runs, or ``n_jobs`` is neither -1 nor in ``1 .. config.max_jobs()``.
 
     Notes
     -----
-    Run ``s`` at point ``i`` receives child number ``n_0 + ... + n_{i-1} + s`` of ``rng`` (``i * n_sets + s``
+    Run ``s`` at point ``i`` receives child number ``n_0 + ... + n_{i-1} + s`` of ``rng`` (``i * n_seeds + s``
     with one count for all): the children of one ``rng.spawn(total)``, spawned one at a time as the workers need
     them, as in :func:`sweep`. With ``nested=True`` it receives child ``s`` of child ``i`` of ``rng``
     (``rng.spawn(len(points))[i].spawn(n_i)[s]``). A run that needs several independent streams spawns them from
@@ -391,7 +391,7 @@ def grid(run: Callable, points: Sequence, n_sets, *, rng, nested: bool = False,
     >>> bool(out[1][1] == run(2.0, 1.0, child))
     True
     """
-    counts = _counts(points, n_sets)
+    counts = _counts(points, n_seeds)
     if nested:
         jobs = ((point, parent.spawn(1)[0]) for point, count in zip(points, counts)
                 for parent in rng.spawn(1) for _ in range(count))

@@ -698,9 +698,9 @@ def max_margin(X, y) -> float:
     return float(scale * (math.sqrt(d) * achieved / norm))
 
 
-@declare(alpha=SAMPLE_ALPHA, n_trials=integer(1, MAX_TRIALS), margin=MARGIN, method=METHOD)
+@declare(alpha=SAMPLE_ALPHA, n_seeds=integer(1, MAX_TRIALS), margin=MARGIN, method=METHOD)
 def storage_probability(
-    d: int, alpha: float, n_trials: int, *, margin: float = 0.0, method: str = "lp", rng
+    d: int, alpha: float, n_seeds: int, *, margin: float = 0.0, method: str = "lp", rng
 ) -> float:
     r"""Monte Carlo estimate of ``P(n = round(alpha d) random labels are storable)`` at size ``d``.
 
@@ -710,8 +710,8 @@ def storage_probability(
         Dimension.
     alpha : float
         Sample ratio ``> 0``.
-    n_trials : int
-        Number of trials, at most ``MAX_TRIALS``.
+    n_seeds : int
+        Independent trials (a teacher-free data set each), at most ``MAX_TRIALS``.
     margin : float, optional
         Margin ``gamma >= 0``.
     method : {"lp", "nnls"}, optional
@@ -722,7 +722,7 @@ def storage_probability(
     Returns
     -------
     float
-        The fraction of successes; its standard error is ``sqrt(p (1 - p) / n_trials)``.
+        The fraction of successes; its standard error is ``sqrt(p (1 - p) / n_seeds)``.
 
     Raises
     ------
@@ -743,11 +743,11 @@ def storage_probability(
     # the inputs and, in the separability test, the signed, normalised and negated copies and the LP's matrix
     check_size("one trial's inputs X (n = alpha d, d) and the four copies of its separability test", 5 * n * d)
     hits = 0
-    for _ in range(n_trials):  # one small LP / QP per trial
+    for _ in range(n_seeds):  # one small LP / QP per trial
         X = rng.standard_normal((n, d))
         y = rng.choice(np.array([-1.0, 1.0]), size=n)
         hits += is_linearly_separable(X, y, gamma, method=method)
-    return hits / n_trials
+    return hits / n_seeds
 
 
 @declare(n=integer(1))
