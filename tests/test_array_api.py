@@ -77,13 +77,13 @@ def test_run_gd_on_array_api_strict_equals_numpy(case, run):
         kw["error"] = strict_objective.error
     res = gd.run_gd(strict_objective, _strict(*params), optimiser=make_step(lr), tol=tol, **kw)
     if tol > 0:  # runs stopped at different steps: some ran while others were frozen
-        assert ref.converged.any() and len(set(ref.steps.tolist())) > 1
+        assert ref.converged.any() and len(set(ref.iterations.tolist())) > 1
     for name in ("estimates", "average", "errors", "losses", "loss_history", "error_history"):
         value = getattr(res, name)
         assert type(value) is np.ndarray, f"GDResult.{name} is not a NumPy array"
         np.testing.assert_allclose(value, getattr(ref, name), rtol=1e-12, atol=1e-14, err_msg=name)
     assert res.average_error == pytest.approx(ref.average_error, rel=1e-12)
-    assert res.steps.tolist() == ref.steps.tolist() and res.converged.tolist() == ref.converged.tolist()
+    assert res.iterations.tolist() == ref.iterations.tolist() and res.converged.tolist() == ref.converged.tolist()
 
 
 def test_float32_runs_in_float32_on_array_api_strict():

@@ -114,7 +114,7 @@ def test_output_gen_error():
     bayes = at.output_gen_error(0.05, 0.5, 3, n_samples=20000, estimator="bayes", n_inner=32, rng=rng)
     assert plug.mmse == pytest.approx(at.bayes_optimal_mmse(0.05, 0.5, 3)) and plug.overlap == pytest.approx(
         1.5 - plug.mmse)
-    assert 0 < bayes.value < plug.value + 3 * plug.stderr
+    assert 0 < bayes.value < plug.value + 3 * plug.sem
     trivial = at.output_gen_error(0.0, 0.5, 3, n_samples=20000, rng=rng)
     assert trivial.value > plug.value  # learning helps
     assert at.output_gen_error(0.2, 0.5, 2, n_samples=100, rng=rng).value == 0.0  # above alpha_PR
@@ -445,7 +445,7 @@ def test_gd_first_adam_step_is_a_sign_step():
     initialisations are W0 ~ N(0, 1) from rng, one (d, r) block per student."""
     data = at.sample(12, 0.3, rho=0.5, T=2, rng=3)
     res = at.gd(data, n_inits=3, max_steps=1, record_every=1, lr=0.1, rng=4)
-    assert isinstance(res, gd.GDResult) and np.array_equal(res.steps, [1, 1, 1]) and not res.converged.any()
+    assert isinstance(res, gd.GDResult) and np.array_equal(res.iterations, [1, 1, 1]) and not res.converged.any()
     W0 = streams.stream(4, "init").standard_normal((3, 12, data.r))  # an integer seed: its "init" stream
     _, grad = at.student_loss_and_gradient(W0, data.X, data.y)
     W1 = W0 - 0.1 * grad / (np.abs(grad) + 1e-8)

@@ -335,7 +335,7 @@ def test_warn_false_leaves_the_cap_to_the_caller():
         res = bsr.gamp_rie(data, max_iter=3, warn=False, rng=0)
         gd_res = bsr.gd(data, n_inits=2, max_steps=3, warn=False, rng=0)
     assert not res.converged and res.iterations == 3
-    assert not gd_res.converged.any() and np.all(gd_res.steps == 3)
+    assert not gd_res.converged.any() and np.all(gd_res.iterations == 3)
     with pytest.warns(ConvergenceWarning, match="3 steps"):
         bsr.gd(data, n_inits=2, max_steps=3, rng=0)
 

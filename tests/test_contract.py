@@ -412,7 +412,7 @@ TABLE = [
     E("ellipsoid.constraint_values", dict(points=ELL_X, S=ELL_S)),
     E("ellipsoid.project_affine", dict(S=ELL_S, points=ELL_X)),
     E("ellipsoid.fit", dict(points=ELL_X, tol=1e-8, max_iter=200, margin=1e-3, check_every=5, warn=False)),
-    E("ellipsoid.feasibility_sweep", dict(d=5, ratios=ELL_RATIOS, instances=2, rng=0, max_iter=200)),
+    E("ellipsoid.feasibility_sweep", dict(d=5, ratios=ELL_RATIOS, n_seeds=2, rng=0, max_iter=200)),
     E("matrix_sensing.perfect_recovery_threshold", dict(kappa=0.5)),
     E("matrix_sensing.bayes_optimal_mmse", dict(alpha=0.2, kappa=0.5, delta=0.0), check=in01),
     E("matrix_sensing.state_evolution",

@@ -61,8 +61,8 @@ def test_psd_trace_against_a_finite_size_draw():
 
 def test_psd_threshold_is_where_the_interpolating_erm_recovers():
     # the lambda -> 0+ limit of the chapter's ERM theory: error of order one below, ~0 above
-    below = quadratic.nuclear_norm_erm_theory(0.40, 0.5, 0.0).mse
-    above = quadratic.nuclear_norm_erm_theory(0.43, 0.5, 0.0).mse
+    below = quadratic.nuclear_norm_erm_theory(0.40, 0.5, 0.0).error
+    above = quadratic.nuclear_norm_erm_theory(0.43, 0.5, 0.0).error
     assert below > 1e-3 and above < 1e-6
 
 

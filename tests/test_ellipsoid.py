@@ -88,9 +88,9 @@ def test_sweep_validates():
         el.feasibility_sweep(5, [0.1, -0.2], 2, rng=0)
     with pytest.raises(ValueError, match="ratios"):
         el.feasibility_sweep(5, [0.1, 1.5], 2, rng=0)
-    with pytest.raises(ValueError, match="instances"):
+    with pytest.raises(ValueError, match="n_seeds"):
         el.feasibility_sweep(5, [0.1], 0, rng=0)
-    with pytest.raises(ValueError, match="instances"):
+    with pytest.raises(ValueError, match="n_seeds"):
         el.feasibility_sweep(5, [0.1], el.MAX_INSTANCES + 1, rng=0)
 
 
@@ -138,9 +138,9 @@ def test_fits_well_below_the_threshold(seed):
     r = el.fit(X)
     assert r.status == "feasible"
     assert r.residual <= 1e-8
-    w = np.linalg.eigvalsh(r.S)
+    w = np.linalg.eigvalsh(r.estimate)
     assert w[0] >= 0.0 and r.min_eigenvalue == pytest.approx(w[0])
-    np.testing.assert_allclose(el.constraint_values(X, r.S), 1.0, atol=1e-8)
+    np.testing.assert_allclose(el.constraint_values(X, r.estimate), 1.0, atol=1e-8)
     assert r.iterations < 200  # measured 10-30
 
 
@@ -160,8 +160,8 @@ def test_planted_ellipsoids_are_found_beyond_the_threshold(seed, d, ratio):
         warnings.simplefilter("error", ConvergenceWarning)
         r = el.fit(X, max_iter=20_000)
     assert r.status == "feasible"
-    np.testing.assert_allclose(el.constraint_values(X, r.S), 1.0, atol=1e-8)
-    assert np.linalg.eigvalsh(r.S)[0] >= 0.0
+    np.testing.assert_allclose(el.constraint_values(X, r.estimate), 1.0, atol=1e-8)
+    assert np.linalg.eigvalsh(r.estimate)[0] >= 0.0
 
 
 # --------------------------------------------------------------------------- infeasible side
@@ -208,7 +208,7 @@ def test_every_infeasible_claim_carries_a_valid_certificate_near_the_transition(
             if r.status == "infeasible":
                 assert _certifies_infeasibility(X, r.certificate)
             elif r.status == "feasible":
-                assert r.residual <= 1e-8 and np.linalg.eigvalsh(r.S)[0] >= 0.0
+                assert r.residual <= 1e-8 and np.linalg.eigvalsh(r.estimate)[0] >= 0.0
     assert {"feasible", "infeasible"} <= statuses
 
 
@@ -229,7 +229,7 @@ def test_sweep_counts_and_error_bars():
     np.testing.assert_array_equal(sw.n, [10, 50])
     # far from the transition at d = 10 (n = 10 and 50 against d(d+1)/4 = 27.5, window of a few d)
     np.testing.assert_array_equal(sw.fraction, [1.0, 0.0])
-    assert np.all(sw.stderr > 0) and np.all(sw.stderr < 0.2)
+    assert np.all(sw.sem > 0) and np.all(sw.sem < 0.2)
     assert sw.iterations.shape == (2, 6)
 
 
@@ -238,7 +238,7 @@ def _sweep_with_counts(feasible, infeasible, instances, ratios):
     feasible, infeasible = np.asarray(feasible), np.asarray(infeasible)
     return el.FeasibilitySweep(d=20, ratios=ratios, n=np.round(ratios * 400).astype(int), feasible=feasible,
                                infeasible=infeasible, undecided=instances - feasible - infeasible,
-                               instances=instances, iterations=np.zeros((ratios.size, instances), dtype=int),
+                               n_seeds=instances, iterations=np.zeros((ratios.size, instances), dtype=int),
                                seconds=0.0)
 
 
@@ -251,15 +251,15 @@ def test_transition_fit_recovers_a_probit_curve():
     N = 2000
     k = np.random.default_rng(0).binomial(N, norm.cdf((0.26 - ratios) / 0.02))
     t = _sweep_with_counts(k, N - k, N, ratios).transition()
-    assert 2e-4 < t.center_se < 1e-3
-    assert abs(t.center - 0.26) < 5 * t.center_se
+    assert 2e-4 < t.center_sem < 1e-3
+    assert abs(t.center - 0.26) < 5 * t.center_sem
     assert abs(t.width - 0.02) < 0.003  # relative s.e. of the width ~ 3 % at these counts
 
 
 def test_transition_fit_with_a_jump_reports_the_grid_resolution():
     ratios = np.array([0.2, 0.25, 0.3])
     t = _sweep_with_counts([10, 10, 0], [0, 0, 10], 10, ratios).transition()
-    assert 0.25 <= t.center <= 0.3 and t.center_se == pytest.approx(0.025)
+    assert 0.25 <= t.center <= 0.3 and t.center_sem == pytest.approx(0.025)
 
 
 def test_a_gram_matrix_beyond_the_size_limit_is_refused_before_allocating():
@@ -287,7 +287,7 @@ def test_fit_decides_the_same_at_every_scale_of_the_points(scale):
     assert el.fit(pts, warn=False).status == "feasible"
     r = el.fit(scale * pts, warn=False)
     assert r.status == "feasible" and r.residual <= 1e-8
-    assert np.allclose(np.einsum("ij,jk,ik->i", scale * pts, r.S, scale * pts), 1.0, atol=1e-8)
+    assert np.allclose(np.einsum("ij,jk,ik->i", scale * pts, r.estimate, scale * pts), 1.0, atol=1e-8)
     assert r.min_eigenvalue > 0
     with pytest.raises(ValueError, match="points are too"):
         el.fit(1e300 * pts, warn=False)

@@ -187,7 +187,7 @@ def test_adam_matches_its_definition_step_by_step():
         v = 0.999 * v + 0.001 * g * g
         w = w - 0.05 * (m / (1 - 0.9 ** (t + 1))) / (np.sqrt(v / (1 - 0.999 ** (t + 1))) + 1e-8)
     assert np.allclose(res.estimates[:, :, 0], w, rtol=1e-12, atol=1e-14)
-    assert np.all(res.steps == 25) and not res.converged.any()
+    assert np.all(res.iterations == 25) and not res.converged.any()
 
 
 def test_gradient_step_converges_and_freezes_runs_one_by_one():
@@ -200,7 +200,7 @@ def test_gradient_step_converges_and_freezes_runs_one_by_one():
         res = gd.run_gd(obj, (w0,), optimiser=opt, tol=1e-12, max_steps=20000)
         assert res.converged.all() and np.all(res.losses < 1e-12)
         assert np.allclose(res.estimates[:, :, 0], [1.0, -2.0, 0.5], atol=1e-4)
-        assert res.steps[0] != res.steps[1]  # each run stopped on its own
+        assert res.iterations[0] != res.iterations[1]  # each run stopped on its own
 
 
 def test_run_gd_warns_when_training_ends_above_its_initial_loss():
@@ -472,7 +472,7 @@ def test_the_three_gd_front_ends_run_zero_steps_and_silence_every_warning(model,
     with _w.catch_warnings():
         _w.simplefilter("error", ConvergenceWarning)
         res = module.gd(_GD_DATA[model](), n_inits=2, max_steps=0, tol=1e-3, warn=False, rng=0)
-    assert np.array_equal(res.steps, [0, 0]) and res.loss_history.shape == (1, 2)
+    assert np.array_equal(res.iterations, [0, 0]) and res.loss_history.shape == (1, 2)
 
 
 def test_warnings_name_the_callers_line_whatever_the_path():

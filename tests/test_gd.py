@@ -59,13 +59,13 @@ def test_gradients_of_both_parametrisations_match_finite_differences():
 def test_batched_runs_equal_separate_runs():
     data = bsr.sample(8, 0.3, beta=1.25, rho=0.25, rng=3)
     batch = bsr.gd(data, n_inits=3, lr=0.2, rng=7, max_steps=5000)
-    assert batch.converged.all() and len(set(batch.steps)) > 1
+    assert batch.converged.all() and len(set(batch.iterations)) > 1
     rng = streams.stream(7, "init")  # the initialisations of an integer seed
     U0, V0 = rng.standard_normal((3, 8, 2)), rng.standard_normal((3, 10, 2))
     for k in range(3):
         one = gd.run_gd(gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(2), data.y), (U0[k:k + 1], V0[k:k + 1]),
                         lr=0.2, max_steps=5000, target=data.S_star)
-        assert one.steps[0] == batch.steps[k]  # a converged run is frozen: same stopping step as alone
+        assert one.iterations[0] == batch.iterations[k]  # a converged run is frozen: same stopping step as alone
         assert one.estimates[0] == pytest.approx(batch.estimates[k], abs=1e-10)
     assert batch.average == pytest.approx(batch.estimates.mean(axis=0))
     assert batch.average_error == pytest.approx(bsr.mse(batch.average, data))
@@ -82,7 +82,7 @@ def test_averaged_gd_is_closer_to_the_bayes_error_than_single_gd(alpha, seed):
     res = bsr.gd(data, n_inits=32, lr=0.4, tol=1e-6, rng=seed)
     bayes = bsr.bayes_optimal_mmse(alpha, 1.0, 0.2)
     assert res.converged.all() and np.all(res.losses < 1e-6)  # the training loss is really below tolerance
-    assert res.loss_history[0].min() > 0.1 and res.steps.max() < 400
+    assert res.loss_history[0].min() > 0.1 and res.iterations.max() < 400
     assert abs(res.average_error - bayes) < abs(res.error - bayes)
     assert 1.6 < res.error / bayes < 4.0
     assert 0.8 < res.average_error / bayes < 1.6
@@ -95,7 +95,7 @@ def test_error_history_and_single_precision():
     1e-4)."""
     data = bsr.sample(20, 0.1, beta=1.0, rho=0.2, rng=2)
     r64 = bsr.gd(data, n_inits=4, lr=0.4, record_every=1, rng=3)
-    assert r64.error_history.shape == r64.loss_history.shape == (r64.steps.max() + 1, 4)
+    assert r64.error_history.shape == r64.loss_history.shape == (r64.iterations.max() + 1, 4)
     assert r64.error_history[-1] == pytest.approx(r64.errors, rel=1e-12)
     assert r64.error_history[0].min() > r64.errors.max() / 10  # from the prior init, far from any solution
     r32 = bsr.gd(data, n_inits=4, lr=0.4, record_every=1, rng=3, dtype=np.float32)
@@ -113,9 +113,9 @@ def test_gd_warns_at_its_step_cap_and_raises_on_divergence():
     data = bsr.sample(10, 0.3, beta=1.0, rho=0.2, rng=0)
     with pytest.warns(ConvergenceWarning, match="cap of 5 steps"):
         res = bsr.gd(data, n_inits=4, lr=0.1, max_steps=5, rng=0)
-    assert not res.converged.any() and np.all(res.steps == 5) and res.loss_history.shape == (1, 4)
+    assert not res.converged.any() and np.all(res.iterations == 5) and res.loss_history.shape == (1, 4)
     fixed = bsr.gd(data, n_inits=2, lr=0.1, tol=0.0, max_steps=7, record_every=1, rng=0)  # no warning
-    assert np.all(fixed.steps == 7) and fixed.loss_history.shape == (8, 2)
+    assert np.all(fixed.iterations == 7) and fixed.loss_history.shape == (8, 2)
     with pytest.raises(DivergenceError, match="step"):
         bsr.gd(data, n_inits=2, lr=1e3, rng=0)
 

@@ -408,7 +408,7 @@ def test_psd_soft_threshold_stats_match_one_large_draw(kappa, noise, threshold):
     # measured within 1.1e-3 at d = 1500 on these three points. Tolerance 5/d = 5e-3.
     st = qn.psd_soft_threshold_stats(kappa, noise, threshold)
     err, div, rank, trace = _psd_soft_threshold_draw(kappa, noise, threshold, 1000, np.random.default_rng(0))
-    assert st.mse == pytest.approx(err, abs=5e-3)
+    assert st.error == pytest.approx(err, abs=5e-3)
     assert st.divergence == pytest.approx(div, abs=5e-3)
     assert st.rank_fraction == pytest.approx(rank, abs=5e-3)
     assert st.trace == pytest.approx(trace, abs=5e-3)
@@ -417,11 +417,11 @@ def test_psd_soft_threshold_stats_match_one_large_draw(kappa, noise, threshold):
 def test_psd_soft_threshold_stats_limits():
     # Above the top edge nothing survives: the error of S = 0, (1/d) E|S*|^2 = 1 + kappa.
     st = qn.psd_soft_threshold_stats(0.5, 0.3, 50.0)
-    assert (st.mse, st.divergence, st.rank_fraction, st.trace) == (1.5, 0.0, 0.0, 0.0)
+    assert (st.error, st.divergence, st.rank_fraction, st.trace) == (1.5, 0.0, 0.0, 0.0)
     # kappa >> 1 at t = 0: S* is PSD with a spectrum far from 0, the projection does nothing: the identity
     # denoiser, error = noise and divergence 1 (d^2/2 free entries, each of derivative 1, over d^2/2).
     st = qn.psd_soft_threshold_stats(1e3, 0.2, 0.0)
-    assert st.mse == pytest.approx(0.2, rel=1e-6) and st.divergence == pytest.approx(1.0, rel=1e-6)
+    assert st.error == pytest.approx(0.2, rel=1e-6) and st.divergence == pytest.approx(1.0, rel=1e-6)
 
 
 @pytest.mark.parametrize("bad", [{"kappa": 0.0}, {"noise": 0.0}, {"noise": -1.0}, {"threshold": -0.1},
@@ -435,14 +435,14 @@ def test_psd_soft_threshold_stats_rejects(bad):
 def test_nuclear_norm_theory_limits():
     # lambda -> infinity: S_hat = 0, error (1/d) E|S*|^2 = 1 + kappa, test and training error Delta + 2 (1 + kappa).
     big = qn.nuclear_norm_erm_theory(0.3, 0.5, 1e5, delta=0.5)
-    assert big.mse == pytest.approx(1.5, abs=1e-4) and big.rank_fraction == 0.0
+    assert big.error == pytest.approx(1.5, abs=1e-4) and big.rank_fraction == 0.0
     assert big.test_error == pytest.approx(3.5, abs=2e-4) and big.train_loss == pytest.approx(3.5, abs=2e-4)
     # lambda -> 0+, noiseless, above the recovery threshold of the nuclear norm: exact recovery.
     exact = qn.nuclear_norm_erm_theory(0.6, 0.5, 0.0)
-    assert exact.mse < 1e-9 and exact.train_loss < 1e-9 and exact.rank_fraction == 0.5
+    assert exact.error < 1e-9 and exact.train_loss < 1e-9 and exact.rank_fraction == 0.5
     # ... and the limit is continuous: a small penalty is close to lambda = 0+.
     small = qn.nuclear_norm_erm_theory(0.2, 0.5, 1e-6)
-    assert small.mse == pytest.approx(qn.nuclear_norm_erm_theory(0.2, 0.5, 0.0).mse, abs=1e-4)
+    assert small.error == pytest.approx(qn.nuclear_norm_erm_theory(0.2, 0.5, 0.0).error, abs=1e-4)
     assert small.train_loss < 1e-9
 
 
@@ -451,9 +451,9 @@ def test_nuclear_norm_theory_not_below_bayes(alpha, lam, delta):
     # ERM is one estimator among others: it cannot beat the Bayes-optimal error; and it is a convex fit, so its
     # training loss is below its test error (it fits the training labels better than fresh ones).
     th = qn.nuclear_norm_erm_theory(alpha, 0.5, lam, delta)
-    assert th.mse >= qn.bayes_optimal_mmse(alpha, 0.5, delta) - 1e-9
+    assert th.error >= qn.bayes_optimal_mmse(alpha, 0.5, delta) - 1e-9
     assert th.train_loss <= th.test_error + 1e-12
-    assert th.test_error == pytest.approx(delta + 2 * th.mse)
+    assert th.test_error == pytest.approx(delta + 2 * th.error)
 
 
 def _goe_sensing_erm(d, kappa, alpha, lam, rng, iters=3000, tol=1e-8):
@@ -486,7 +486,7 @@ def test_nuclear_norm_theory_matches_gaussian_sensing_erm():
     th = qn.nuclear_norm_erm_theory(0.3, 0.5, 1.0)
     runs = np.array([_goe_sensing_erm(30, 0.5, 0.3, 30.0, child) for child in np.random.default_rng(3).spawn(8)])
     mean, se = runs.mean(axis=0), runs.std(axis=0, ddof=1) / math.sqrt(len(runs))
-    assert abs(mean[0] - th.mse) < 2.5 * se[0]
+    assert abs(mean[0] - th.error) < 2.5 * se[0]
     assert abs(mean[1] - th.train_loss) < 2.5 * se[1] + 0.02
 
 
@@ -503,7 +503,7 @@ def test_nuclear_norm_theory_matches_network_erm_up_to_a_finite_size_gap():
         r = qn.nuclear_norm_erm(data, lam=1.0 * d, tol=1e-8)
         errs.append(denoising.symmetric_error(r.estimate, data.S_star))
         train.append(r.train_loss)
-    for values, target in ((errs, th.mse), (train, th.train_loss)):
+    for values, target in ((errs, th.error), (train, th.train_loss)):
         mean, se = np.mean(values), np.std(values, ddof=1) / math.sqrt(len(values))
         assert -2.5 * se < mean - target < 2.5 * se + 4.0 / d
 

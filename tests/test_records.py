@@ -189,6 +189,6 @@ def test_no_record_compares_wall_clock_times():
 
 
 def test_a_feasibility_sweep_equals_itself_timed_again():
-    a = ellipsoid.feasibility_sweep(6, [0.1], instances=2, max_iter=200, rng=0)
-    b = ellipsoid.feasibility_sweep(6, [0.1], instances=2, max_iter=200, rng=0)
+    a = ellipsoid.feasibility_sweep(6, [0.1], n_seeds=2, max_iter=200, rng=0)
+    b = ellipsoid.feasibility_sweep(6, [0.1], n_seeds=2, max_iter=200, rng=0)
     assert a == dataclasses.replace(b, seconds=b.seconds + 1.0)

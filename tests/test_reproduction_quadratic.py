@@ -195,7 +195,7 @@ def test_speedup_keeps_the_results_up_to_rounding():
     res = quadratic.gd(data, n_inits=4, rng=np.random.default_rng(12), warn=False)
     np.testing.assert_allclose(res.errors, BEFORE["gd_errors"], rtol=0, atol=1e-10)
     assert res.average_error == pytest.approx(BEFORE["gd_average"], abs=1e-10)
-    assert res.steps.tolist() == BEFORE["gd_steps"]
+    assert res.iterations.tolist() == BEFORE["gd_steps"]
     # the loop as it ran then (empirical precision, output damping 1/2), through the engine with the new adjoint
     from solvable import amp, channels, rie
     W0 = np.random.default_rng(13).standard_normal((data.m, data.d))

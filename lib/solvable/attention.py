@@ -705,7 +705,7 @@ class OutputGenError:
     ----------
     value : float
         The estimate of ``E ||y - y_hat||_F^2`` per sample.
-    stderr : float
+    sem : float
         Its Monte-Carlo standard error.
     mmse : float
         The weight error used (:func:`bayes_optimal_mmse`).
@@ -724,7 +724,7 @@ class OutputGenError:
     """
 
     value: float
-    stderr: float
+    sem: float
     mmse: float
     overlap: float
     estimator: str
@@ -756,7 +756,7 @@ def output_gen_error(alpha: float, rho: float, T: int, *, n_samples: int = 20000
       The inner average adds ``B/n_inner`` to the error ``B`` (the inner draws and ``y`` are i.i.d. given
       ``h_hat``), so the estimate is multiplied by ``n_inner/(n_inner + 1)``, which removes that bias.
 
-    The expectation is a Monte Carlo over ``n_samples`` draws of ``(h_hat, xi)`` from ``rng``; ``stderr`` is
+    The expectation is a Monte Carlo over ``n_samples`` draws of ``(h_hat, xi)`` from ``rng``; ``sem`` is
     its standard error. At ``alpha = 0`` (``S_hat = sqrt(rho) I``, ``q = rho``) it is the error of that
     uninformed network; above ``alpha_PR`` it is 0.
 
@@ -821,7 +821,7 @@ def output_gen_error(alpha: float, rho: float, T: int, *, n_samples: int = 20000
     err = np.sum((y - y_hat) ** 2, axis=(1, 2))
     if estimator == "bayes":
         err *= n_inner / (n_inner + 1.0)
-    return OutputGenError(value=float(err.mean()), stderr=float(err.std(ddof=1) / math.sqrt(n_samples)),
+    return OutputGenError(value=float(err.mean()), sem=float(err.std(ddof=1) / math.sqrt(n_samples)),
                           mmse=m, overlap=q, estimator=estimator)
 
 
@@ -1517,7 +1517,7 @@ def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float =
     >>> from solvable import attention
     >>> data = attention.sample(8, 2.0, rho=0.5, T=2, rng=0)
     >>> res = attention.gd(data, n_inits=4, max_steps=800, rng=1)
-    >>> print(res.steps, bool(np.all(res.errors < 1e-8)))
+    >>> print(res.iterations, bool(np.all(res.errors < 1e-8)))
     [800 800 800 800] True
     """
     r = data.r if width is None else width

@@ -294,8 +294,8 @@ class EllipsoidResult:
 
     Parameters
     ----------
-    S : numpy.ndarray
-        The fitted ``(d, d)`` matrix (``"feasible"``) or the last PSD iterate.
+    estimate : numpy.ndarray
+        The fitted ``(d, d)`` matrix ``S`` (``"feasible"``) or the last PSD iterate.
     status : {"feasible", "infeasible", "undecided"}
         ``"feasible"``: ``S`` is PSD, certified, and fits every point to ``tol``; ``"infeasible"``: a Farkas
         certificate proves that no PSD ``S`` fits; ``"undecided"``: the iteration cap came first (neither answer
@@ -326,7 +326,7 @@ class EllipsoidResult:
     Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold', eq-qn-farkas.
     """
 
-    S: np.ndarray = field(repr=False)
+    estimate: np.ndarray = field(repr=False)
     status: str
     residual: float
     min_eigenvalue: float
@@ -499,10 +499,10 @@ class FeasibilitySweep:
         Certified infeasible instances at each ratio.
     undecided : numpy.ndarray
         Undecided instances at each ratio (counted, not guessed).
-    instances : int
+    n_seeds : int
         Point sets per ratio.
     iterations : numpy.ndarray
-        Iterations of each fit, ``(len(ratios), instances)``.
+        Iterations of each fit, ``(len(ratios), n_seeds)``.
     seconds : float
         Wall-clock time of the sweep (not compared by ``==``: two equal sweeps may take different times).
 
@@ -510,7 +510,7 @@ class FeasibilitySweep:
     ----------
     fraction : numpy.ndarray
         Fraction of certified feasible instances at each ratio.
-    stderr : numpy.ndarray
+    sem : numpy.ndarray
         Its binomial standard error.
 
     Notes
@@ -529,21 +529,21 @@ class FeasibilitySweep:
     feasible: np.ndarray
     infeasible: np.ndarray
     undecided: np.ndarray
-    instances: int
+    n_seeds: int
     iterations: np.ndarray = field(repr=False)
     seconds: float = field(compare=False)
 
     @property
     def fraction(self) -> np.ndarray:
         """Fraction of certified feasible instances at each ratio."""
-        return self.feasible / self.instances
+        return self.feasible / self.n_seeds
 
     @property
-    def stderr(self) -> np.ndarray:
+    def sem(self) -> np.ndarray:
         """Binomial standard error ``sqrt(p (1 - p)/N)`` of :attr:`fraction`, with ``p`` shrunk to
         ``(k + 1/2)/(N + 1)`` so that a fraction of 0 or 1 still shows its uncertainty (about ``1/(2 N)``)."""
-        p = (self.feasible + 0.5) / (self.instances + 1.0)
-        return np.sqrt(p * (1.0 - p) / self.instances)
+        p = (self.feasible + 0.5) / (self.n_seeds + 1.0)
+        return np.sqrt(p * (1.0 - p) / self.n_seeds)
 
     def transition(self) -> TransitionResult:
         """Location and width of the transition: maximum-likelihood probit fit of the decided instances.
@@ -584,7 +584,7 @@ class FeasibilitySweep:
             se = math.inf
         if not math.isfinite(se) or se > step:
             se = step / 2
-        return TransitionResult(center=c, width=float(np.exp(logw)), center_se=se)
+        return TransitionResult(center=c, width=float(np.exp(logw)), center_sem=se)
 
 
 @record
@@ -597,7 +597,7 @@ class TransitionResult:
         The ratio ``n/d^2`` where half the instances fit.
     width : float
         The width of the transition, in units of ``n/d^2``.
-    center_se : float
+    center_sem : float
         The standard error of ``center``.
 
     Notes
@@ -611,12 +611,12 @@ class TransitionResult:
 
     center: float
     width: float
-    center_se: float
+    center_sem: float
 
 
-@declare(ratios=array(1), instances=integer(1, MAX_INSTANCES))
-def feasibility_sweep(d: int, ratios, instances: int, *, rng, max_iter: int = 10_000) -> FeasibilitySweep:
-    """Fit ellipsoids to ``instances`` sets of Gaussian points at each ratio, and count the certified answers.
+@declare(ratios=array(1), n_seeds=integer(1, MAX_INSTANCES))
+def feasibility_sweep(d: int, ratios, n_seeds: int, *, rng, max_iter: int = 10_000) -> FeasibilitySweep:
+    """Fit ellipsoids to ``n_seeds`` sets of Gaussian points at each ratio, and count the certified answers.
 
     Parameters
     ----------
@@ -624,7 +624,7 @@ def feasibility_sweep(d: int, ratios, instances: int, *, rng, max_iter: int = 10
         Dimension of the points, ``>= 1``.
     ratios : array_like
         Ratios ``alpha = n/d^2`` in ``(0, 1]`` (``n = round(alpha d^2)`` points per set).
-    instances : int
+    n_seeds : int
         Point sets per ratio, in ``[1, MAX_INSTANCES]``.
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
         Source of the points.
@@ -661,16 +661,16 @@ def feasibility_sweep(d: int, ratios, instances: int, *, rng, max_iter: int = 10
     check_size("the points (max n, d)", int(ns.max()), d)
     _check_gram_size(int(ns.max()), d)
     counts = np.zeros((3, ratios.size), dtype=int)
-    iters = np.zeros((ratios.size, instances), dtype=int)
+    iters = np.zeros((ratios.size, n_seeds), dtype=int)
     start = time.perf_counter()
     index = {"feasible": 0, "infeasible": 1, "undecided": 2}
     for j, n in enumerate(ns):
-        for k in range(instances):
+        for k in range(n_seeds):
             r = fit(sample_points(int(n), d, rng=rng), max_iter=max_iter, warn=False)
             counts[index[r.status], j] += 1
             iters[j, k] = r.iterations
     return FeasibilitySweep(d=d, ratios=ratios, n=ns, feasible=counts[0], infeasible=counts[1],
-                            undecided=counts[2], instances=instances, iterations=iters,
+                            undecided=counts[2], n_seeds=n_seeds, iterations=iters,
                             seconds=time.perf_counter() - start)
 
 
@@ -771,5 +771,5 @@ def _scaled_result(X0, c, S, status, iterations, certificate) -> EllipsoidResult
 
 def _result(X, S, status, iterations, certificate) -> EllipsoidResult:
     residual = float(np.max(np.abs(np.einsum("ij,ij->i", X @ S, X) - 1.0)))
-    return EllipsoidResult(S=S, status=status, residual=residual, min_eigenvalue=float(np.linalg.eigvalsh(S)[0]),
+    return EllipsoidResult(estimate=S, status=status, residual=residual, min_eigenvalue=float(np.linalg.eigvalsh(S)[0]),
                         iterations=iterations, certificate=certificate)

@@ -483,7 +483,7 @@ class GDResult:
     losses : array of shape (J,)
         Final relative training loss ``loss_k / loss_scale`` of each run (for :class:`SquareLoss`,
         the loss over ``sum(y**2)``).
-    steps : array of int, shape (J,)
+    iterations : array of int, shape (J,)
         Steps taken by each run (a run stops once its relative loss is below ``tol``).
     converged : array of bool, shape (J,)
         Whether each run reached ``tol``.
@@ -499,7 +499,7 @@ class GDResult:
     errors: np.ndarray
     average_error: float
     losses: np.ndarray
-    steps: np.ndarray
+    iterations: np.ndarray
     converged: np.ndarray
     loss_history: np.ndarray = field(repr=False)
     error_history: np.ndarray | None = field(default=None, repr=False)
@@ -825,7 +825,7 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     average_error = float(errors_of(xp.expand_dims(average, axis=0))[0]) if target is not None else math.nan
     S, average = backend.to_numpy(S), backend.to_numpy(average)
     return GDResult(estimates=S, average=average, errors=errors, average_error=average_error, losses=rel,
-                    steps=steps, converged=converged, loss_history=np.array(history),
+                    iterations=steps, converged=converged, loss_history=np.array(history),
                     error_history=np.array(error_history))
 
 

@@ -1182,7 +1182,7 @@ class SoftThresholdResult:
 
     Parameters
     ----------
-    mse : float
+    error : float
         The error ``(1/d)|S_hat - S*|_F^2``.
     divergence : float
         ``D = (1/d^2) sum_{i != j} ((lambda_i - tau)_+ - (lambda_j - tau)_+)/(lambda_i - lambda_j)``, ``lambda_i`` the
@@ -1201,7 +1201,7 @@ class SoftThresholdResult:
     Chapter 4, Sec. 'Empirical risk minimisation: the nuclear route', eq-qn-erm-se.
     """
 
-    mse: float
+    error: float
     divergence: float
     rank_fraction: float
     trace: float
@@ -1272,7 +1272,7 @@ def psd_soft_threshold_stats(kappa: float, noise: float, threshold: float) -> So
     """
     i_ff, i_fx, div, rank, trace = _soft_threshold_integrals(kappa, noise, threshold)
     mse = max(i_ff - 2.0 * i_fx + 2.0 * noise * div + 1.0 + kappa, 0.0)
-    return SoftThresholdResult(mse=mse, divergence=div, rank_fraction=rank, trace=trace)
+    return SoftThresholdResult(error=mse, divergence=div, rank_fraction=rank, trace=trace)
 
 
 @record
@@ -1281,7 +1281,7 @@ class NuclearNormTheoryResult:
 
     Parameters
     ----------
-    mse : float
+    error : float
         ``(1/d)|S_hat - S*|_F^2`` (paper normalisation, as :func:`solvable.denoising.symmetric_error`).
     test_error : float
         ``delta + 2 mse`` on a fresh noisy label.
@@ -1307,7 +1307,7 @@ class NuclearNormTheoryResult:
     Chapter 4, Sec. 'Empirical risk minimisation: the nuclear route', eq-qn-erm-se.
     """
 
-    mse: float
+    error: float
     test_error: float
     train_loss: float
     rank_fraction: float
@@ -1409,7 +1409,7 @@ def nuclear_norm_erm_theory(alpha: float, kappa: float, lam_over_d: float, delta
     def residual_gap(log_s):
         s = math.exp(log_s)
         t = _erm_threshold(alpha, kappa, s, lam)
-        return 4.0 * alpha * s - delta - 2.0 * psd_soft_threshold_stats(kappa, s, t).mse
+        return 4.0 * alpha * s - delta - 2.0 * psd_soft_threshold_stats(kappa, s, t).error
 
     s_start = (delta + 2.0 * q0) / (4.0 * alpha) + 1.0  # above the noise of the trivial estimate S = 0
     if s_start > 1e-6 * spectra.NOISE_RANGE[1]:
@@ -1429,10 +1429,10 @@ def nuclear_norm_erm_theory(alpha: float, kappa: float, lam_over_d: float, delta
     s = math.exp(log_s)
     t = _erm_threshold(alpha, kappa, s, lam)
     st = psd_soft_threshold_stats(kappa, s, t)
-    train = (delta + 2.0 * st.mse) * (1.0 - st.divergence / (2.0 * alpha)) ** 2
+    train = (delta + 2.0 * st.error) * (1.0 - st.divergence / (2.0 * alpha)) ** 2
     # At exact recovery (noise at the floor, t = 0) the teacher's null eigenvalues are smeared over +-1e-6, and
     # half of them would count as non-zero: report the teacher's rank instead.
     rank = min(kappa, 1.0) if (log_s == lo and t == 0.0) else st.rank_fraction
-    return NuclearNormTheoryResult(mse=st.mse, test_error=delta + 2.0 * st.mse, train_loss=train,
+    return NuclearNormTheoryResult(error=st.error, test_error=delta + 2.0 * st.error, train_loss=train,
                              rank_fraction=rank, trace=st.trace, noise=s, threshold=t,
                              divergence=st.divergence)

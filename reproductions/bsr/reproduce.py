@@ -260,7 +260,7 @@ def gd_job(job):
     t0 = time.perf_counter()
     data = bsr.sample(D, alpha, beta=1.0, rho=R / D, rng=rng)
     res = bsr.gd(data, rng=rng, warn=False, **GD)
-    return (float(res.errors.mean()), float(res.average_error), int(res.steps.max()), float(res.losses.max()),
+    return (float(res.errors.mean()), float(res.average_error), int(res.iterations.max()), float(res.losses.max()),
             time.perf_counter() - t0)
 
 
@@ -286,7 +286,7 @@ def gd_probe():
     seconds = time.perf_counter() - t0
     # their "train error" is the mean squared residual sum(res^2)/n = 4 loss/n = 4 (relative loss) mean(y^2)
     train = 4.0 * res.loss_history[:, 0] * float(np.mean(data.y ** 2))
-    return np.arange(len(train)), train, res.error_history[:, 0], int(res.steps[0]), seconds / int(res.steps[0])
+    return np.arange(len(train)), train, res.error_history[:, 0], int(res.iterations[0]), seconds / int(res.iterations[0])
 
 
 def _their_se(std, n):

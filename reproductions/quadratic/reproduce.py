@@ -345,7 +345,7 @@ def gd_job(job):
         ad = quadratic.gd(data, optimiser="adam", lr=ADAM_LR, n_inits=ADAM_K, max_steps=ADAM_STEPS, tol=0.0,
                           record_every=1000, dtype=np.float32, rng=rng_for(GD_D, kappa, a, s, 9), warn=False)
         adam = ad.error_history[1].mean(), ad.error_history[-1].mean()
-    return res.errors.mean(), res.average_error, int(res.steps.max()), adam
+    return res.errors.mean(), res.average_error, int(res.iterations.max()), adam
 
 
 C0 = cpu_time()
