@@ -94,10 +94,12 @@ def test_state_evolution_tolerance_is_checked_before_any_step():
 
 
 def test_se_result_refuses_non_finite_numbers_and_names_its_error():
-    res = amp.SEResult(error=0.25, overlap=0.75, history=np.array([1.0, 0.25]), iterations=1, converged=True)
+    res = amp.SEResult(error=0.25, overlap=0.75, history=np.array([1.0, 0.25]), iterations=1, converged=True,
+                       message="converged")
     assert res.gen_error == res.error == 0.25 and res.algorithmic_error == 0.25
     with pytest.raises(DivergenceError, match="non-finite"):
-        amp.SEResult(error=math.nan, overlap=0.5, history=np.array([1.0]), iterations=1, converged=False)
+        amp.SEResult(error=math.nan, overlap=0.5, history=np.array([1.0]), iterations=1, converged=False,
+                     message="stopped")
 
 
 def _linear_problem(n=300, d=100, delta=0.1, seed=0):

@@ -54,7 +54,7 @@ import numpy as np
 from .errors import InvalidParameterError, ConvergenceWarning, DivergenceError
 from .errors import warn as warn_user
 from .results import record
-from .domains import Domain, array, choice, declare, flag, function, integer, interface, optional, real, unchecked
+from .domains import Domain, array, choice, declare, flag, function, instance, integer, interface, optional, real, unchecked
 from .validation import check_array, check_in_range
 
 __all__ = [
@@ -65,6 +65,7 @@ __all__ = [
     "GAMPResult",
     "run_gamp",
     "relative_change",
+    "stop_message",
     "FixedPoint",
     "iterate_fixed_point",
     "SEResult",
@@ -181,6 +182,8 @@ class GAMPResult:
         Number of iterations run.
     converged : bool
         Whether the relative change of the estimate fell below ``tol`` (False when stopped at the cap).
+    message : str
+        Why the run stopped, with its numbers (the change against ``tol``, or the cap), as the warning at a cap.
     overlap, norm : numpy.ndarray
         ``(iterations,)`` ``m_t = <estimate, teacher>/N`` and ``Q_t = |estimate|^2/N`` when the monitor
         returned them (second and third values), else empty.
@@ -195,6 +198,7 @@ class GAMPResult:
     history: np.ndarray
     iterations: int
     converged: bool
+    message: str
     overlap: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
     norm: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
 
@@ -204,6 +208,65 @@ class GAMPResult:
         if self.history.size == 0:
             raise InvalidParameterError("this run had no monitor (teacher unknown): no error history")
         return float(self.history[-1])
+
+
+@declare(what=instance(str, "a string, the loop's name"), converged=flag(),
+         change=real(0.0, allow_inf=True), fixed_length=flag())
+def stop_message(what: str, *, converged: bool, iterations: int, change: float, tol: float, max_iter: int,
+                 fixed_length: bool = False) -> str:
+    """Why an iteration stopped, in words and numbers: the one wording of every loop of the library.
+
+    Parameters
+    ----------
+    what : str
+        The loop's name (``"GAMP"``, ``"state evolution"``, ...).
+    converged : bool
+        Whether it met its tolerance.
+    iterations : int
+        Iterations run.
+    change : float
+        The last change its stop rule measured.
+    tol : float
+        The tolerance.
+    max_iter : int
+        The cap.
+    fixed_length : bool, optional
+        A run of exactly ``max_iter`` iterations (``tol = 0``): no convergence test.
+
+    Returns
+    -------
+    str
+        ``"<what> converged: change <c> < tol <tol> after <t> iterations"``, ``"<what> did not converge in <t>
+        iterations (last change <c> >= tol <tol>)"`` at the cap (the warning's text), or ``"<what> ran its fixed
+        <t> iterations (tol = 0: no convergence test)"``.
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If a number is outside its domain.
+
+    Notes
+    -----
+    Every loop's result carries this text as ``message`` (``GAMPResult``, ``FixedPoint``, ``SEResult``), and a
+    loop stopped at its cap warns with the same text (:class:`~solvable.errors.ConvergenceWarning`).
+
+    References
+    ----------
+    Chapter 1, Sec. "The algorithm: GAMP follows state evolution" (GAMP's stop rule).
+
+    Examples
+    --------
+    >>> from solvable.amp import stop_message
+    >>> stop_message("GAMP", converged=False, iterations=200, change=3e-5, tol=1e-8, max_iter=200)
+    'GAMP did not converge in 200 iterations (last change 3.00e-05 >= tol 1.0e-08)'
+    """
+    if fixed_length:
+        return f"{what} ran its fixed {iterations} iterations (tol = 0: no convergence test)"
+    if converged:
+        return f"{what} converged: change {change:.2e} < tol {tol:.1e} after {iterations} iterations"
+    return f"{what} did not converge in {iterations} iterations (last change {change:.2e} >= tol {tol:.1e})"
 
 
 def _check_variance(name, value):
@@ -426,15 +489,17 @@ def run_gamp(
         if not fixed_length and t >= min_iter and (change < tol or float(np.mean(c)) < collapse_tol):
             converged = True
             break
+    message = stop_message("GAMP", converged=converged, iterations=t, change=change, tol=tol, max_iter=max_iter,
+                           fixed_length=fixed_length)
+    if converged and change >= tol:
+        message = (f"GAMP converged: the posterior collapsed (mean variance {float(np.mean(c)):.2e} < collapse_tol "
+                   f"{collapse_tol:.1e}) after {t} iterations")
     if not converged and warn and not fixed_length:
-        warn_user(
-            f"GAMP did not converge in {t} iterations (last change {change:.2e} >= tol {tol:.1e})",
-            ConvergenceWarning,
-        )
+        warn_user(message, ConvergenceWarning)
     hist = np.array(history, dtype=float) if history else np.empty((0, 1))
     empty = np.empty(0)
     return GAMPResult(
-        estimate=w, variance=c, history=hist[:, 0], iterations=t, converged=converged,
+        estimate=w, variance=c, history=hist[:, 0], iterations=t, converged=converged, message=message,
         overlap=hist[:, 1] if hist.shape[1] > 1 else empty, norm=hist[:, 2] if hist.shape[1] > 2 else empty,
     )
 
@@ -459,6 +524,8 @@ class FixedPoint:
         Whether the last change fell below the tolerance (False at the cap, or with ``tol = 0``).
     change : float
         The last change.
+    message : str
+        Why the iteration stopped, with its numbers (:func:`stop_message`; at the cap, the warning's text).
     """
 
     states: np.ndarray = field(repr=False)
@@ -466,6 +533,7 @@ class FixedPoint:
     iterations: int
     converged: bool
     change: float
+    message: str
 
     @property
     def state(self) -> np.ndarray:
@@ -618,14 +686,14 @@ def iterate_fixed_point(
             observed.extend(observed[-1:] * (max_iter - t))
             t = max_iter
             break
-    if not converged and warn and not fixed_length:
-        warn_user(
-            f"{what} did not converge in {t} iterations (last change {change:.2e} >= tol {tol:.1e}, "
-            f"state {np.array2string(x, precision=6)})",
-            ConvergenceWarning,
-        )
+    message = stop_message(what, converged=converged, iterations=t, change=change, tol=tol, max_iter=max_iter,
+                           fixed_length=fixed_length)
+    if not converged and not fixed_length:
+        message = f"{message[:-1]}, state {np.array2string(x, precision=6)})"
+        if warn:
+            warn_user(message, ConvergenceWarning)
     return FixedPoint(states=np.array(states), observed=np.array(observed, dtype=float), iterations=t,
-                      converged=converged, change=change)
+                      converged=converged, change=change, message=message)
 
 
 def _iterate_scalar(update, x, damping, tol, max_iter, relative, bounds, what, warn) -> FixedPoint:
@@ -666,13 +734,14 @@ def _iterate_scalar(update, x, damping, tol, max_iter, relative, bounds, what, w
             observed.extend(observed[-1:] * (max_iter - t))
             t = max_iter
             break
-    if not converged and warn and not fixed_length:
-        warn_user(
-            f"{what} did not converge in {t} iterations (last change {change:.2e} >= tol {tol:.1e}, state [{x:.6g}])",
-            ConvergenceWarning,
-        )
+    message = stop_message(what, converged=converged, iterations=t, change=change, tol=tol, max_iter=max_iter,
+                           fixed_length=fixed_length)
+    if not converged and not fixed_length:
+        message = f"{message[:-1]}, state [{x:.6g}])"
+        if warn:
+            warn_user(message, ConvergenceWarning)
     return FixedPoint(states=np.array(states, dtype=float)[:, None], observed=np.array(observed, dtype=float),
-                      iterations=t, converged=converged, change=change)
+                      iterations=t, converged=converged, change=change, message=message)
 
 
 @record
@@ -694,6 +763,8 @@ class SEResult:
         Iterations run.
     converged : bool
         Whether the iteration met its tolerance (False at the cap).
+    message : str
+        Why the iteration stopped, with its numbers (:func:`stop_message`; at the cap, the warning's text).
     conjugate : float
         The conjugate order parameter (``mhat``, ``qhat``) at the end, or NaN where the model has none.
     free_entropy : float or None
@@ -723,6 +794,7 @@ class SEResult:
     history: np.ndarray = field(repr=False)
     iterations: int
     converged: bool
+    message: str
     conjugate: float = math.nan
     free_entropy: float | None = None
     branch: str = "uninformed"

@@ -923,7 +923,7 @@ def hardmax_state_evolution(alpha: float, rho: float, *, start: float | None = N
     history = np.concatenate([[m0], fp.observed[:, 0]])
     error = float(history[-1])
     return SEResult(error=error, overlap=Q0 - error, history=history, iterations=fp.iterations,
-                    converged=fp.converged, conjugate=float(fp.observed[-1, 1]))
+                    converged=fp.converged, message=fp.message, conjugate=float(fp.observed[-1, 1]))
 
 
 # =========================================================================== GAMP-RIE

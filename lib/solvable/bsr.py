@@ -992,24 +992,24 @@ def state_evolution(alpha: float, beta: float, rho: float, delta: float = 0.0, *
     channel = LinearChannel(delta)
     if alpha == 0.0:
         overlaps, converged, iterations = np.array([start, 0.0]), True, 1
+        message = "alpha = 0: no data, the prior's error after one step"
     else:
         fp = iterate_state_evolution(rie.RectangularRIEDenoiser(beta, rho), channel, alpha, start, rho=1.0, tol=tol,
                                      max_iter=max_iter, warn=warn)
-        overlaps, converged, iterations = fp.states[:, 0], fp.converged, fp.iterations
+        overlaps, converged, iterations, message = fp.states[:, 0], fp.converged, fp.iterations, fp.message
     q = float(overlaps[-1])
     error = 1.0 - q
     agree = max(1e-6, _AGREE * tol)
     if converged and abs(error - root) > agree:
         converged = False
+        message = (f"BSR state evolution (alpha = {alpha:g}, beta = {beta:g}, rho = {rho:g}, delta = {delta:g}) from "
+                   f"start = {start:g} stopped at a fixed point of error {error:.6g}, not at the root {root:.6g} of "
+                   f"its equation (a start on the unstable perfect-recovery point q = 1?): reported as not converged")
         if warn:
-            warn_user(
-                f"BSR state evolution (alpha = {alpha:g}, beta = {beta:g}, rho = {rho:g}, delta = {delta:g}) from "
-                f"start = {start:g} stopped at a fixed point of error {error:.6g}, not at the root {root:.6g} of "
-                f"its equation (a start on the unstable perfect-recovery point q = 1?): reported as not converged",
-                ConvergenceWarning)
+            warn_user(message, ConvergenceWarning)
     conjugate = alpha * float(channel.se_mhat_factor(q)) if alpha > 0 else 0.0
     return SEResult(error=error, overlap=q, history=1.0 - overlaps, iterations=iterations, converged=converged,
-                    conjugate=conjugate, overlap_history=overlaps, root=root)
+                    message=message, conjugate=conjugate, overlap_history=overlaps, root=root)
 
 
 # --------------------------------------------------------------------------- GAMP-RIE
@@ -1342,6 +1342,8 @@ class MNNEResult:
         Iterations run.
     converged : bool
         Whether both residuals met the target.
+    message : str
+        Why the solver stopped, with its residuals and ``tol`` (at the cap, the warning's text).
     """
 
     estimate: np.ndarray = field(repr=False)
@@ -1350,6 +1352,7 @@ class MNNEResult:
     dual_residual: float
     iterations: int
     converged: bool
+    message: str
 
     def __post_init__(self):
         """Nothing to check (defined so that the record freezes the estimate at construction)."""
@@ -1429,20 +1432,20 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
         S = np.linalg.lstsq(data.design / math.sqrt(d * L), data.y, rcond=None)[0].reshape(d, L)
         s = np.linalg.svd(S, compute_uv=False)
         return MNNEResult(estimate=S, nuclear_norm=float(s.sum()), primal_residual=0.0, dual_residual=0.0,
-                          iterations=0, converged=True)
+                          iterations=0, converged=True,
+                          message=f"n = {n} >= dL = {d * L}: the least-squares solution is the only one (no iteration)")
     try:  # <X_mu, S>/sqrt(dL) = y_mu, i.e. <X_mu, S> = sqrt(dL) y_mu: convex rescales each row anyway
         res = convex.nuclear_norm_minimization(data.X, data.y * math.sqrt(d * L), rho_admm=penalty, tol=tol,
                                                max_iter=max_iter, warn=False)
     except ValueError as err:
         raise InvalidParameterError(f"data: {err} (n = {n} < dL = {d * L}: the constraints have no unique "
                          "projection)") from None
+    message = res.message.replace("nuclear_norm_minimization", "min_nuclear_norm", 1)
     if not res.converged and warn:
-        warn_user(
-            f"min_nuclear_norm did not converge in {res.iterations} iterations (residuals {res.primal_residual:.1e}, "
-            f"{res.dual_residual:.1e}; target {tol:.1e})", ConvergenceWarning,
-        )
+        warn_user(message, ConvergenceWarning)
     return MNNEResult(estimate=res.estimate, nuclear_norm=res.nuclear_norm, primal_residual=res.primal_residual,
-                      dual_residual=res.dual_residual, iterations=res.iterations, converged=res.converged)
+                      dual_residual=res.dual_residual, iterations=res.iterations, converged=res.converged,
+                      message=message)
 
 
 # --------------------------------------------------------------------------- gradient descent

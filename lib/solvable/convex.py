@@ -205,6 +205,8 @@ class TraceMinimizationResult:
         Iterations run.
     converged : bool
         Whether both residuals fell below ``tol`` before ``max_iter``.
+    message : str
+        Why the ADMM stopped, with its residuals and ``tol`` (at the cap, the warning's text).
 
     Notes
     -----
@@ -224,6 +226,7 @@ class TraceMinimizationResult:
     dual_residual: float
     iterations: int
     converged: bool
+    message: str
 
 
 def _check_sensing(sensing, y, *, symmetric: bool = True):
@@ -270,7 +273,7 @@ def _check_sensing(sensing, y, *, symmetric: bool = True):
 def _admm(A, y, shape, prox, rho, tol, max_iter, warn, name):
     """Scaled ADMM for ``min f(S)`` s.t. ``A(S) = y``, ``f`` given by its ``prox(V, t)``; ``y`` of norm 1.
 
-    Returns ``(Z, U, rho, r, s, it, converged)``: the last ``f``-side iterate, the scaled dual, the final penalty,
+    Returns ``(Z, U, rho, r, s, it, converged, message)``: the last ``f``-side iterate, the scaled dual, the final penalty,
     the residuals, the iterations and whether both residuals fell below ``tol``.
     """
     d, L = shape
@@ -309,10 +312,15 @@ def _admm(A, y, shape, prox, rho, tol, max_iter, warn, name):
             rho, U = rho / 2.0, 2.0 * U
     if not (np.all(np.isfinite(Z)) and np.all(np.isfinite(U))):
         raise DivergenceError(f"{name} produced non-finite iterates at iteration {it}")
-    if warn and not converged:
-        warn_user(f"{name} did not converge in {it} iterations (primal residual {r:.1e}, "
-                      f"dual residual {s:.1e}, tol {tol:.1e})", ConvergenceWarning)
-    return Z, U, rho, r, s, it, converged
+    if converged:
+        message = (f"{name} converged: primal residual {r:.1e} and dual residual {s:.1e} < tol {tol:.1e} after "
+                   f"{it} iterations")
+    else:
+        message = (f"{name} did not converge in {it} iterations (primal residual {r:.1e}, dual residual {s:.1e}, "
+                   f"tol {tol:.1e})")
+        if warn:
+            warn_user(message, ConvergenceWarning)
+    return Z, U, rho, r, s, it, converged, message
 
 
 def _scaled_back(norm_y, E, Z, objective):
@@ -421,15 +429,15 @@ def psd_trace_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 
     if norm_y == 0.0:  # S = 0 is feasible and has the smallest trace on the PSD cone
         return TraceMinimizationResult(estimate=np.zeros((d, d)), certificate=np.eye(d), trace=0.0,
                                        feasibility=0.0, primal_residual=0.0, dual_residual=0.0, iterations=0,
-                                       converged=True)
+                                       converged=True, message="y = 0: S = 0 is the solution (no iteration)")
     y = y / norm_y
-    Z, U, rho, r, s, it, converged = _admm(A, y, (d, d), _psd_prox, rho, tol, max_iter, warn,
+    Z, U, rho, r, s, it, converged, message = _admm(A, y, (d, d), _psd_prox, rho, tol, max_iter, warn,
                                            "psd_trace_minimization")
     feasibility = float(np.linalg.norm(A @ Z.ravel() - y))
     estimate, trace = _scaled_back(norm_y, E, Z, float(np.trace(Z)))
     return TraceMinimizationResult(estimate=estimate, certificate=np.eye(d) - rho * U, trace=trace,
                                    feasibility=feasibility, primal_residual=r, dual_residual=s, iterations=it,
-                                   converged=converged)
+                                   converged=converged, message=message)
 
 
 @record
@@ -456,6 +464,8 @@ class NuclearNormMinimizationResult:
         Iterations run.
     converged : bool
         Whether both residuals fell below ``tol`` before ``max_iter``.
+    message : str
+        Why the ADMM stopped, with its residuals and ``tol`` (at the cap, the warning's text).
 
     Notes
     -----
@@ -475,6 +485,7 @@ class NuclearNormMinimizationResult:
     dual_residual: float
     iterations: int
     converged: bool
+    message: str
 
 
 @declare(sensing=SENSING, y=LABELS, rho_admm=PENALTY)
@@ -541,12 +552,13 @@ def nuclear_norm_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float
     if norm_y == 0.0:
         return NuclearNormMinimizationResult(estimate=np.zeros((d, L)), certificate=np.zeros((d, L)),
                                              nuclear_norm=0.0, feasibility=0.0, primal_residual=0.0,
-                                             dual_residual=0.0, iterations=0, converged=True)
+                                             dual_residual=0.0, iterations=0, converged=True,
+                                             message="y = 0: S = 0 is the solution (no iteration)")
     y = y / norm_y
-    Z, U, rho, r, s, it, converged = _admm(A, y, (d, L), _nuclear_prox, rho, tol, max_iter, warn,
+    Z, U, rho, r, s, it, converged, message = _admm(A, y, (d, L), _nuclear_prox, rho, tol, max_iter, warn,
                                            "nuclear_norm_minimization")
     feasibility = float(np.linalg.norm(A @ Z.ravel() - y))
     estimate, value = _scaled_back(norm_y, E, Z, float(np.sum(np.linalg.svd(Z, compute_uv=False))))
     return NuclearNormMinimizationResult(estimate=estimate, certificate=rho * U, nuclear_norm=value,
                                          feasibility=feasibility, primal_residual=r, dual_residual=s,
-                                         iterations=it, converged=converged)
+                                         iterations=it, converged=converged, message=message)

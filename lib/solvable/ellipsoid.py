@@ -306,6 +306,9 @@ class EllipsoidResult:
         The smallest eigenvalue of ``S``.
     iterations : int
         Alternating-projection iterations run.
+    message : str
+        Why the fit stopped, with its numbers (the residual against ``tol``, the certificate's iteration, or the
+        cap: then the warning's text).
     certificate : numpy.ndarray or None, optional
         The Farkas vector ``zeta`` (``"infeasible"``): ``sum_i zeta_i x_i x_i^T`` PSD and ``sum_i zeta_i < 0``.
 
@@ -331,6 +334,7 @@ class EllipsoidResult:
     residual: float
     min_eigenvalue: float
     iterations: int
+    message: str
     certificate: np.ndarray | None = field(default=None, repr=False)
 
     @property
@@ -446,14 +450,18 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
     if np.any(norms == 0.0):
         # a point at the origin: x^T S x = 0 != 1 for every S. Certificate z = -e_i: A*(z) = 0, sum z = -1.
         z = -(norms == 0.0).astype(float)
-        return _scaled_result(X0, c, np.zeros((d, d)), "infeasible", 0, z)
+        return _scaled_result(X0, c, np.zeros((d, d)), "infeasible", 0, z,
+                              f"infeasible: {int((norms == 0.0).sum())} point(s) at the origin, where x^T S x = 0 "
+                              "for every S (no iteration)")
 
     xtx_min = float(np.linalg.eigvalsh(X.T @ X)[0]) if n >= d else 0.0
     factor = _gram_factor(X)
     if factor is None:
         z = _null_space_certificate(X, xtx_min)
         if z is not None:
-            return _scaled_result(X0, c, np.zeros((d, d)), "infeasible", 0, z)
+            return _scaled_result(X0, c, np.zeros((d, d)), "infeasible", 0, z,
+                                  "infeasible: a Farkas certificate in the null space of the constraints' Gram "
+                                  "matrix (no iteration)")
         raise InvalidParameterError("points: the constraint Gram matrix (x_i . x_j)^2 is singular but no "
                                     "certificate of infeasibility was found (degenerate points)")
 
@@ -467,18 +475,22 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
         if w[0] > 1e-12 * max(abs(w[-1]), 1e-300):
             res = float(np.max(np.abs(np.einsum("ij,ij->i", X @ S_L, X) - 1.0)))
             if res <= tol:
-                return _scaled_result(X0, c, S_L, "feasible", it, None)
+                return _scaled_result(X0, c, S_L, "feasible", it, None,
+                                      f"feasible: a PSD fit with residual {res:.1e} <= tol {tol:.1e} after {it} "
+                                      "iterations")
         if xtx_min > 0.0 and (it % check_every == 0 or it == 1):
             certificate = _is_farkas_certificate(X, -y, xtx_min)
             if certificate is not None:
-                return _scaled_result(X0, c, S_K, "infeasible", it, certificate)
+                return _scaled_result(X0, c, S_K, "infeasible", it, certificate,
+                                      f"infeasible: a Farkas certificate found at iteration {it}")
         S_K = (V * np.maximum(w, floor)) @ V.T
         if not np.all(np.isfinite(S_K)):
             raise ArithmeticError(f"ellipsoid.fit: non-finite iterate at iteration {it}")
+    message = (f"ellipsoid.fit: no certificate of either answer in {it} iterations (n = {n}, d = {d}, "
+               f"n/d^2 = {n / d**2:.3f}): reported as undecided")
     if warn:
-        warn_user(f"ellipsoid.fit: no certificate of either answer in {it} iterations (n = {n}, d = {d}, "
-                      f"n/d^2 = {n / d**2:.3f}): reported as undecided", ConvergenceWarning)
-    return _scaled_result(X0, c, S_K, "undecided", it, None)
+        warn_user(message, ConvergenceWarning)
+    return _scaled_result(X0, c, S_K, "undecided", it, None, message)
 
 
 @record
@@ -764,12 +776,12 @@ def _unit_scale(X):
     return X / c, c
 
 
-def _scaled_result(X0, c, S, status, iterations, certificate) -> EllipsoidResult:
+def _scaled_result(X0, c, S, status, iterations, certificate, message) -> EllipsoidResult:
     """The result for the original points ``X0`` from the matrix ``S`` found for ``X0 / c``."""
-    return _result(X0, S / (c * c) if c != 1.0 else S, status, iterations, certificate)
+    return _result(X0, S / (c * c) if c != 1.0 else S, status, iterations, certificate, message)
 
 
-def _result(X, S, status, iterations, certificate) -> EllipsoidResult:
+def _result(X, S, status, iterations, certificate, message) -> EllipsoidResult:
     residual = float(np.max(np.abs(np.einsum("ij,ij->i", X @ S, X) - 1.0)))
     return EllipsoidResult(estimate=S, status=status, residual=residual, min_eigenvalue=float(np.linalg.eigvalsh(S)[0]),
-                        iterations=iterations, certificate=certificate)
+                           iterations=iterations, message=message, certificate=certificate)

@@ -138,6 +138,9 @@ class ERMResult:
         Whether the iteration met its tolerance (True for closed forms).
     iterations : int
         Fixed-point iterations used (0 for a closed form).
+    message : str
+        How the fixed point was found: the iteration's stop (:func:`solvable.amp.stop_message`; at the cap, the
+        warning's text), or which closed form or root-finder gave it.
 
     Raises
     ------
@@ -160,6 +163,7 @@ class ERMResult:
     train_loss: float
     converged: bool
     iterations: int
+    message: str
 
     def __post_init__(self):
         if not (math.isfinite(self.m) and math.isfinite(self.Q) and math.isfinite(self.error)):
@@ -367,6 +371,7 @@ def _ridge_closed_form(alpha: float, lam: float) -> ERMResult:
         train_loss=float(train),
         converged=True,
         iterations=0,
+        message="closed form of the ridge fixed point (no iteration)",
     )
 
 
@@ -521,6 +526,7 @@ def erm_state_evolution(
         train_loss=float(train),
         converged=fp.converged,
         iterations=fp.iterations,
+        message=fp.message,
     )
 
 
@@ -543,7 +549,8 @@ def _hinge_plateau(alpha: float, lam: float) -> ERMResult | None:
         V = v / lam
     if not (v > 0 and math.isfinite(V) and (V - 1.0) / s > 40.0):
         return None
-    return ERMResult(m=mm.m, Q=mm.Q, V=float(V), error=mm.error, train_loss=0.0, converged=True, iterations=0)
+    return ERMResult(m=mm.m, Q=mm.Q, V=float(V), error=mm.error, train_loss=0.0, converged=True, iterations=0,
+                     message=f"no sample inside the margin at this penalty: the max-margin fixed point ({mm.message})")
 
 
 @declare(alpha=SAMPLE_ALPHA, loss=LOSS, lam=LAM)
@@ -650,7 +657,8 @@ def _max_margin_small_alpha(alpha: float) -> ERMResult:
     m = alpha * _SQRT_2_OVER_PI
     s = math.sqrt(alpha * (1.0 - 2.0 * m * _SQRT_2_OVER_PI + m * m) / (1.0 - alpha))
     return ERMResult(m=float(m), Q=float(m * m + s * s), V=math.inf, error=float(0.5 - math.atan2(m, s) / math.pi),
-                     train_loss=0.0, converged=True, iterations=0)
+                     train_loss=0.0, converged=True, iterations=0,
+                     message=f"closed form at alpha < {_MM_ALPHA_SMALL:g}: every sample a support vector (no iteration)")
 
 
 @declare(alpha=MM_ALPHA, xtol=OPEN_TOL)
@@ -722,7 +730,8 @@ def max_margin_state_evolution(alpha: float, *, xtol: float = 1e-13) -> ERMResul
     m = s / r
     Q = m * m + s * s
     return ERMResult(m=float(m), Q=float(Q), V=math.inf, error=float(math.atan(r) / math.pi),
-                     train_loss=0.0, converged=True, iterations=0)
+                     train_loss=0.0, converged=True, iterations=0,
+                     message=f"root of the max-margin equation by Brent's method (u = {u:.6g}, xtol {xtol:.0e})")
 
 
 @declare()

@@ -111,6 +111,8 @@ class BinaryEntropyResult:
         Whether the fixed-point iteration met its tolerance at an overlap ``q < 1``.
     iterations : int
         Iterations used.
+    message : str
+        Why the iteration stopped, with its numbers (the warning's text where it warns).
 
     References
     ----------
@@ -123,6 +125,7 @@ class BinaryEntropyResult:
     qhat: float
     converged: bool
     iterations: int
+    message: str
 
     def __post_init__(self):
         """Freeze the record (its arrays become read-only)."""
@@ -356,26 +359,24 @@ def _binary_entropy(alpha, gamma, q, damping, tol, max_iter, *, warn):
                              what=what, warn=False)
     q = fp.value
     if q >= _Q_MAX:  # the iteration ran to q -> 1: there is no RS fixed point with q < 1
+        message = (f"{what}: the overlap ran to q -> 1 after {fp.iterations} iterations (no replica-symmetric fixed "
+                   "point with q < 1); the RS entropy along that flow is -inf (no solutions): returning -inf")
         if warn:
-            warn_user(
-                f"{what}: the overlap ran to q -> 1 after {fp.iterations} iterations (no replica-symmetric fixed "
-                "point with q < 1); the RS entropy along that flow is -inf (no solutions): returning -inf",
-                ConvergenceWarning,
-            )
+            warn_user(message, ConvergenceWarning)
         return BinaryEntropyResult(entropy=-math.inf, q=1.0, qhat=math.inf, converged=False,
-                                   iterations=fp.iterations)
-    if not fp.converged and warn:
-        warn_user(
-            f"{what} did not converge in {fp.iterations} iterations: last change {fp.change:.2e}, q = {q:.6f}; "
-            "the entropy returned is not meaningful",
-            ConvergenceWarning,
-        )
+                                   iterations=fp.iterations, message=message)
+    message = fp.message
+    if not fp.converged:
+        message = (f"{what} did not converge in {fp.iterations} iterations: last change {fp.change:.2e}, "
+                   f"q = {q:.6f}; the entropy returned is not meaningful")
+        if warn:
+            warn_user(message, ConvergenceWarning)
     qhat = _qhat_of_q(q, alpha, gamma, xi, w)
     entropy = _potential(q, qhat, alpha, gamma)
     if not math.isfinite(entropy):
         raise DivergenceError(f"{what}: the RS entropy is not finite at q = {q}, qhat = {qhat}")
     return BinaryEntropyResult(entropy=entropy, q=float(q), qhat=float(qhat), converged=fp.converged,
-                               iterations=fp.iterations)
+                               iterations=fp.iterations, message=message)
 
 
 @declare(margin=BINARY_MARGIN, xtol=OPEN_TOL)

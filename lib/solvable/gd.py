@@ -487,6 +487,9 @@ class GDResult:
         Steps taken by each run (a run stops once its relative loss is below ``tol``).
     converged : array of bool, shape (J,)
         Whether each run reached ``tol``.
+    message : str
+        Why the runs stopped, with the numbers (``tol``, the cap, the largest final relative loss); at the cap, the
+        warning's text.
     loss_history : array of shape (T, J)
         Relative training loss every ``record_every`` steps (row 0 at step 0).
     error_history : array of shape (T, J) or None
@@ -501,6 +504,7 @@ class GDResult:
     losses: np.ndarray
     iterations: np.ndarray
     converged: np.ndarray
+    message: str
     loss_history: np.ndarray = field(repr=False)
     error_history: np.ndarray | None = field(default=None, repr=False)
 
@@ -804,12 +808,17 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
         step += 1
     rel = loss / scale
     converged = rel < tol if not fixed_length else np.zeros(J, dtype=bool)
-    if warn and not fixed_length and not converged.all():
-        warn_user(
-            f"gradient descent stopped at its cap of {max_steps} steps with {int((~converged).sum())} of {J} "
-            f"runs above tol {tol:.1e} (relative loss up to {rel.max():.2e})",
-            ConvergenceWarning,
-        )
+    if fixed_length:
+        message = (f"gradient descent ran its fixed {max_steps} steps (tol = 0: no stopping test; relative loss up "
+                   f"to {rel.max():.2e})")
+    elif converged.all():
+        message = (f"gradient descent converged: all {J} runs below tol {tol:.1e} in {int(steps.min())} to "
+                   f"{int(steps.max())} steps (relative loss up to {rel.max():.2e})")
+    else:
+        message = (f"gradient descent stopped at its cap of {max_steps} steps with {int((~converged).sum())} of {J} "
+                   f"runs above tol {tol:.1e} (relative loss up to {rel.max():.2e})")
+        if warn:
+            warn_user(message, ConvergenceWarning)
     if max_steps > 0 and np.any(rel > first):
         warn_user(
             f"{int(np.sum(rel > first))} of {J} runs ended with a larger training loss than they started with "
@@ -825,7 +834,7 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     average_error = float(errors_of(xp.expand_dims(average, axis=0))[0]) if target is not None else math.nan
     S, average = backend.to_numpy(S), backend.to_numpy(average)
     return GDResult(estimates=S, average=average, errors=errors, average_error=average_error, losses=rel,
-                    iterations=steps, converged=converged, loss_history=np.array(history),
+                    iterations=steps, converged=converged, message=message, loss_history=np.array(history),
                     error_history=np.array(error_history))
 
 

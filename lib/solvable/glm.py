@@ -529,7 +529,9 @@ def state_evolution(alpha: float, prior="gaussian", channel="sign", delta: float
     q_traj[0] = Q0_UNINFORMED
     return SEResult(
         error=float(_error_of_mse(mse, P, C)), overlap=float(P.rho - mse), history=_error_of_mse(mse_traj, P, C, q_traj),
-        iterations=low.iterations, converged=low.converged, conjugate=float(mhat), free_entropy=float(f),
+        iterations=low.iterations, converged=low.converged,
+        message=low.message if branch == "uninformed" else f"{low.message}; the informed branch kept (larger free entropy)",
+        conjugate=float(mhat), free_entropy=float(f),
         branch=branch, algorithmic_error=float(_error_of_mse(mse_low, P, C)), overlap_history=q_traj,
         root=root,
     )

@@ -237,18 +237,18 @@ def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, start: fl
 
     what = f"GAMP-RIE state evolution (alpha = {alpha:g}, kappa = {kappa:g}, delta = {delta:g})"
     fp = iterate_fixed_point(update, [V0], damping=damping, tol=tol, max_iter=max_iter, warn=warn, what=what)
-    converged = fp.converged
+    converged, message = fp.converged, fp.message
     if (converged and fp.value < _UNSTABLE_V and alpha < perfect_recovery_threshold(kappa)
             and 2.0 * bayes_optimal_mmse(alpha, kappa, delta) > 10.0 * fp.value):
         # V = 0 is a fixed point of the noiseless recursion, unstable below alpha_PR (slope alpha_PR/alpha > 1),
         # and with a tiny delta the recursion still crawls there: a start next to it moves away by less than the
         # absolute tolerance per step. The stable fixed point, 2 MMSE, lies far above.
         converged = False
+        message = (f"{what} stopped next to the unstable fixed point V = 0 (V = {fp.value:.1e} after "
+                   f"{fp.iterations} iterations from start = {V0:.1e}): not converged; start from a larger value")
         if warn:
-            warn_user(f"{what} stopped next to the unstable fixed point V = 0 (V = {fp.value:.1e} after "
-                          f"{fp.iterations} iterations from start = {V0:.1e}): not converged; start from a larger value",
-                          ConvergenceWarning)
+            warn_user(message, ConvergenceWarning)
     history = np.concatenate([[V0 / 2.0], fp.observed[:, 0]])
     error = float(history[-1])
     return SEResult(error=error, overlap=1.0 + kappa - error, history=history, iterations=fp.iterations,
-                    converged=converged, conjugate=float(fp.observed[-1, 1]))
+                    converged=converged, message=message, conjugate=float(fp.observed[-1, 1]))

@@ -37,7 +37,7 @@ from scipy.optimize import brentq
 
 from . import backend, matrix_sensing, spectra
 from . import gd as _gd
-from .amp import GAMPResult, SEResult, run_gamp
+from .amp import GAMPResult, SEResult, run_gamp, stop_message
 from .channels import LinearChannel
 from .dataset import Dataset as _BaseDataset
 from .domains import Domain, array, choice, declare, instance, integer, optional, real, seed
@@ -1049,6 +1049,8 @@ class NuclearNormResult:
         Iterations run.
     converged : bool
         Whether the relative change of ``S`` fell below ``tol``.
+    message : str
+        Why the iteration stopped: the relative change against ``tol``, or the cap (then the warning's text).
 
     Notes
     -----
@@ -1064,6 +1066,7 @@ class NuclearNormResult:
     nuclear_norm: float
     iterations: int
     converged: bool
+    message: str
 
 
 def _psd_soft_threshold(M, threshold):
@@ -1164,12 +1167,13 @@ def nuclear_norm_erm(data: Dataset, *, lam: float, tol: float = 1e-7, max_iter: 
         if change < tol:
             converged = True
             break
+    message = stop_message("nuclear_norm_erm", converged=converged, iterations=it, change=change, tol=tol,
+                           max_iter=max_iter)
     if warn and not converged:
-        warn_user(f"nuclear_norm_erm did not converge in {it} iterations (relative change {change:.1e})",
-                      ConvergenceWarning)
+        warn_user(message, ConvergenceWarning)
     residual = M.forward(S) - y
     return NuclearNormResult(estimate=S, train_loss=float(np.mean(residual**2)),
-                             nuclear_norm=float(np.trace(S)), iterations=it, converged=converged)
+                             nuclear_norm=float(np.trace(S)), iterations=it, converged=converged, message=message)
 
 
 

@@ -58,7 +58,7 @@ from dataclasses import field
 
 import numpy as np
 
-from .amp import GAMPResult, SEResult, iterate_fixed_point, relative_change
+from .amp import GAMPResult, SEResult, iterate_fixed_point, relative_change, stop_message
 from .channels import row_softmax
 from .dataset import Dataset as _BaseDataset
 from .domains import VOCABULARY, Domain, array, declare, instance, integer, optional, real, seed
@@ -500,7 +500,8 @@ def state_evolution(alpha: float, T: int, *, start: float = 1e-3, n_samples: int
     overlaps = fp.states[:, 0]
     Q = float(overlaps[-1])
     return SEResult(error=1.0 - Q, overlap=Q, history=1.0 - overlaps, iterations=fp.iterations,
-                    converged=fp.converged, conjugate=float(fp.observed[-1]), overlap_history=overlaps)
+                    converged=fp.converged, message=fp.message, conjugate=float(fp.observed[-1]),
+                    overlap_history=overlaps)
 
 
 @record
@@ -1101,6 +1102,8 @@ class TwoLayerSEResult:
         Iterations run.
     converged : bool
         Whether ``max |Q_{t+1} - Q_t| < tol`` was met before ``max_iter``.
+    message : str
+        Why the iteration stopped, with its numbers (:func:`solvable.amp.stop_message`).
 
     Notes
     -----
@@ -1117,6 +1120,7 @@ class TwoLayerSEResult:
     conjugate: np.ndarray
     iterations: int
     converged: bool
+    message: str
 
     @property
     def error(self) -> np.ndarray:
@@ -1236,7 +1240,7 @@ def two_layer_state_evolution(alpha: float, T: int = 2, c: float = 1.0, *, start
                              warn=warn)
     return TwoLayerSEResult(overlap=np.asarray(fp.states[-1], dtype=float), history=np.asarray(fp.states, dtype=float),
                       conjugate=np.asarray(fp.observed[-1], dtype=float), iterations=fp.iterations,
-                      converged=fp.converged)
+                      converged=fp.converged, message=fp.message)
 
 
 @declare(T=TWO_LAYER_T, c=SKIP, n_samples=N_SAMPLES, n_nodes=N_NODES)
@@ -1447,10 +1451,12 @@ def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = 
         if tol > 0 and change < tol:
             converged = True
             break
+    message = stop_message("two-layer GAMP", converged=converged, iterations=t, change=change, tol=tol,
+                           max_iter=max_iter, fixed_length=tol == 0)
     if warn and not converged and tol > 0:
-        warn_user(f"two-layer GAMP did not converge in {t} iterations (last change {change:.2e} >= tol "
-                      f"{tol:.1e})", ConvergenceWarning)
+        warn_user(message, ConvergenceWarning)
     return GAMPResult(estimate=w, variance=C, history=np.array(history), iterations=t, converged=converged,
+                      message=message,
                       overlap=np.array(overlaps), norm=np.array(norms))
 
 
