@@ -376,9 +376,9 @@ def _never_raising(**domains):
 
 
 def _caller():
-    """The frame of the cell that called a check (the first one outside this module and its declaration)."""
+    """The frame of the cell that called a check (the first one outside this file: the check and its wrapper)."""
     frame = inspect.currentframe().f_back
-    while frame is not None and frame.f_globals.get("__name__") in (__name__, "solvable.domains"):
+    while frame is not None and frame.f_code.co_filename == __file__:
         frame = frame.f_back
     return frame
 
