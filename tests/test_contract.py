@@ -206,6 +206,32 @@ Z3 = lazy(lambda: np.array([0.5 + 0.1j, -1.0 + 0.2j, 2.0 + 0.1j]))
 GRID = lazy(lambda: np.linspace(-3.0, 3.0, 7))
 
 
+def _axes():
+    import matplotlib
+    matplotlib.use("Agg")
+    return _m("plotting").new_axes(width=2.0, height=1.5)[1]
+
+
+AXES = lazy(_axes)
+SWEEP = lazy(lambda: _m("experiments").sweep(lambda v, rng: v + 0.1 * rng.standard_normal(), [0.1, 0.2], n_seeds=2,
+                                             rng=0))
+PHASE_ROWS = lazy(lambda: _m("plotting").phase_map_rows())
+NUMPY_NS = lazy(lambda: _m("backend").resolve("cpu")[0])
+
+
+def _slider():
+    import ipywidgets
+    return ipywidgets.FloatSlider(value=1.0, min=0.0, max=2.0)
+
+
+def _draw_frame(ax, value=1.0, **values):
+    ax.plot([0.0, 1.0], [0.0, value])
+
+
+def _square(x):
+    return x * x
+
+
 def _square_loss():
     gd, qn = _m("gd"), _m("quadratic")
     data = QN_DATA()
@@ -231,14 +257,22 @@ class Entry:
     kinds: dict
     check: object = None          # callable(result) -> None or a message, for documented ranges
     aliases: tuple = ()           # other words a message may use for a parameter (e.g. "y" for a data set)
+    refused: object = None        # callable(result) -> the refusal's message, or None: for a function that
+                                  # reports a bad argument in its result instead of raising (the exercise checks)
 
     @property
     def id(self):
         return self.names[0]
 
 
-def E(names, call, check=None, aliases=(), **kinds):
-    return Entry(tuple(names.split("|")), call, kinds, check, aliases)
+def E(names, call, check=None, aliases=(), refused=None, **kinds):
+    return Entry(tuple(names.split("|")), call, kinds, check, aliases, refused)
+
+
+def check_error(verdict):
+    """The message of an exercise check's CHECK ERROR verdict (its refusal of a bad argument: a check never
+    raises), or None."""
+    return verdict.message if getattr(verdict, "status", None) == "check error" else None
 
 
 def in01(r):
@@ -507,6 +541,50 @@ TABLE = [
     E("spectra.wishart_plus_goe", dict(kappa=0.5, noise=0.5)),
     E("spectra.rectangular_plus_noise", dict(beta=1.5, rho=0.5, noise=0.5)),
     E("spectra.free_convolution_semicircle", dict(stieltjes_S=lambda z: -1.0 / z, noise=0.5, z=Z3, tol=1e-10, max_iter=60)),
+    # ---------------------------------------------------------------- views: plotting, widgets, quote, exercises
+    E("plotting.printed_size", dict(points=11.0, width=6.4)),
+    E("plotting.font_size", dict(width=6.4)),
+    E("plotting.use_course_style", dict()),
+    E("plotting.new_axes", dict(ncols=1, nrows=1, width=2.0, height=1.5)),
+    E("plotting.theory_curve", dict(x=[0.0, 1.0], y=[0.0, 1.0], label="theory", ax=AXES)),
+    E("plotting.experiment_points", dict(x=[0.5, 1.0], y=[0.5, 0.4], yerr=[0.1, 0.1], label="GAMP", ax=AXES)),
+    E("plotting.sweep_points", dict(sweep=SWEEP, label="sweep", ax=AXES)),
+    E("plotting.threshold_line", dict(x=1.0, label="threshold", ax=AXES)),
+    E("plotting.spectrum_histogram", dict(values=EIG, total=20, bins=10, ax=AXES)),
+    E("plotting.finish", dict(ax=AXES, xlabel="x", ylabel="y", title="a title", legend=True)),
+    E("plotting.greyscale_twins", dict(ax=AXES)),
+    E("plotting.phase_map_rows", dict()),
+    E("plotting.phase_map", dict(rows=PHASE_ROWS, ax=AXES, alpha_range=(0.05, 3.0))),
+    E("widgets.interactive_explorer", dict(draw=_draw_frame, figsize=(2.0, 1.5), value=lazy(_slider))),
+    E("widgets.static_slider", dict(draw=_draw_frame, values=[1.0, 2.0], figsize=(2.0, 1.5), interval=100,
+                                    printed_frame=0)),
+    E("quote.upper_bound", dict(value=0.0184, digits=2)),
+    E("quote.lower_bound", dict(value=16.7, digits=2)),
+    E("quote.quote", dict(gd_students=16, ratio=0.25, name="lecture")),
+    E("exercises.check_function", dict(name="the square", function=_square, reference=lambda x: x**2,
+                                       cases=[dict(x=2.0)], outputs=None, axes=("entry",), rtol=1e-8, atol=1e-12,
+                                       hint="look at the power", mistakes={"the power is 3": lambda x: x**3},
+                                       max_bytes=1e6), refused=check_error),
+    E("exercises.check", dict(name="a value", got=2.0, expected=2.0, rtol=1e-8, atol=1e-12, hint="halve it",
+                              mistakes={"it is doubled": 4.0}), refused=check_error),
+    E("exercises.progress", dict(names=["_square"])),
+    # ---------------------------------------------------------------- base: config, backend, streams
+    E("config.preset_name", dict()),
+    E("config.sizes", dict()),
+    E("config.device", dict()),
+    E("config.n_jobs", dict(device="cpu")),
+    E("config.max_jobs", dict()),
+    E("config.check_jobs", dict(name="n_jobs", value=1)),
+    E("config.jobs_from_environment", dict(variable="SOLVABLE_CONTRACT_UNSET", default=-1)),
+    E("backend.gpu_available", dict()),
+    E("backend.resolve", dict(device="cpu")),
+    E("backend.namespace", dict()),
+    E("backend.is_non_numpy_array", dict(x=W10)),
+    E("backend.asarray", dict(x=W10, xp=NUMPY_NS, dev="cpu", dtype=np.float64)),
+    E("backend.to_numpy", dict(x=W10)),
+    # streams sits below domains (domains draws its seeds from it): its checks are written by hand
+    E("streams.stream", dict(rng=0, purpose="init"), rng="rng"),
+    E("streams.purpose_key", dict(purpose="init")),
 ]
 
 #: (entry id, parameter, category) -> why that value is legitimate: the call may then return (a finite result,
@@ -639,6 +717,8 @@ def _run_case(entry_id, param=None, kind=None, category=None):
         return {"status": "baseline_failed", "message": f"{type(e).__name__}: {str(e)[:400]}"}
     if param is None:   # the valid call itself
         msg = entry.check(result) if entry.check is not None else None
+        if msg is None and entry.refused is not None and entry.refused(result) is not None:
+            msg = f"the valid call was refused: {entry.refused(result)}"
         return {"status": "returned", "call": dotted, "problems": [msg] if msg else [],
                 "nonfinite_by_design": sorted(allowed)}
     kwargs = dict(kwargs)
@@ -656,6 +736,10 @@ def _run_case(entry_id, param=None, kind=None, category=None):
         return {"status": "timeout", "call": call, "message": str(e)}
     except Exception as e:   # noqa: BLE001 - the type is the point of the check
         return _raised(e, call)
+    refusal = entry.refused(result) if entry.refused is not None else None
+    if refusal is not None:   # refused in the result (an exercise check's CHECK ERROR), not raised
+        return {"status": "raised", "call": call, "type": type(result).__name__, "message": refusal[:400],
+                "value_or_type_error": False, "arithmetic": False, "refused": True}
     problems = [p for p in _nonfinite_leaves(result) if p.split(" ")[0] not in allowed]
     if (entry_id, param, category) in ALLOWED:   # an allowed value may be stored as given (R1 = inf)
         problems = [p for p in problems if p.split(" ")[0] != f"result.{param}"]
@@ -758,17 +842,21 @@ def worker():
 BY_ID = {e.id: e for e in TABLE}
 assert len(BY_ID) == len(TABLE), "duplicate entry in TABLE"
 
-#: The modules whose public names the fuzz covers (plotting, widgets and config are presentation, validation and
-#: errors the base that the checks are made of).
+#: The modules whose public names the fuzz covers (validation, errors, domains and results are the base that the
+#: checks and records are made of).
 FUZZED_MODULES = ("amp", "attention", "bsr", "channels", "dataset", "denoising", "ellipsoid", "erm", "experiments",
                   "gardner", "gd", "glm", "integration", "matrix_sensing", "metrics", "priors", "quadratic",
-                  "regression", "rie", "smi", "spectra")
+                  "regression", "rie", "smi", "spectra", "plotting", "widgets", "exercises", "quote", "config",
+                  "backend", "streams")
 
 #: Public callables that are deliberately not in TABLE, with the reason.
 NOT_FUZZED = {
     "gd.fit_students": "the gradient-descent front end that bsr.gd, quadratic.gd and attention.gd configure; its "
                        "controls are theirs and are fuzzed through them",
     "attention.self_consistency": "a diagnostic of the GAMP-RIE loop on its internal objects; exercised by gamp_rie",
+    "config.Sizes": "the record of a size preset: the library builds the three of PRESETS, a user picks one by name",
+    "widgets.StaticExplorer": "the notebook output of static_slider, built by it (the fuzz covers static_slider)",
+    "exercises.Verdict": "the record of a check's outcome, built by check and check_function",
     "experiments.parallel_map": "fuzzing n_jobs with large integers would start that many processes; its arguments "
                                 "and errors are tested in tests/test_parallel.py",
 }
@@ -849,7 +937,8 @@ def _declared_cases(entry):
 #: The modules whose every public function declares the domain of each of its parameters (solvable.domains).
 DECLARED_MODULES = ("glm", "smi", "gd", "attention", "convex", "matrix_sensing", "ellipsoid", "quadratic", "bsr",
                     "erm", "gardner", "regression", "priors", "integration", "channels", "denoising", "rie", "spectra",
-                    "amp", "experiments", "metrics", "dataset")
+                    "amp", "experiments", "metrics", "dataset", "plotting", "widgets", "exercises", "quote",
+                    "config", "backend")
 
 
 def test_declared_modules_declare_every_parameter():
@@ -915,6 +1004,9 @@ def test_bad_value_is_refused_or_harmless(worker, entry_id, param, kind, categor
                     else f"CRASH: {call}: {out['message']}")
     if out["status"] == "raised":
         msg = out["message"]
+        if out.get("refused"):   # a function that never raises reports the refusal in its result
+            assert param in msg, f"OBSCURE: {call} was refused without naming {param!r}: {msg}"
+            return
         if kind == DECLARED and must_raise:   # outside a declared domain: the one error, naming the parameter
             assert out["type"] == "InvalidParameterError" and param in msg, (
                 f"OBSCURE: {call} raised {out['type']} (not InvalidParameterError naming {param!r}): {msg}")

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from solvable import exercises
+from solvable.errors import InvalidParameterError
 
 
 def reference(x, a):
@@ -150,7 +151,8 @@ def test_a_nan_reference_is_a_fault_of_the_check_not_a_pass(expected, capsys):
 def test_tolerances_are_validated(tol, capsys):
     assert exercises.check("x", 1.0, 1.0, rtol=tol).status == "check error"
     assert exercises.check("x", 1.0, 1.0, atol=tol).status == "check error"
-    assert "must be a finite number >= 0" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert out.count("must be a number in [0.0, inf)") == 2 and "rtol" in out and "atol" in out
 
 
 def test_infinite_references_pass_only_when_equal():
@@ -214,3 +216,30 @@ def test_progress_lists_every_exercise(capsys):
     assert state == {"mine": "pass", "never_checked": "not started"}
     assert out.splitlines() == ["Your exercises in this chapter: 1 of 2 pass.", "  PASS         mine",
                                 "  NOT STARTED  never_checked"]
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [
+    (dict(rtol=10**400), "rtol"),          # raised OverflowError: a check never raises
+    (dict(atol=-1.0), "atol"), (dict(max_bytes=np.inf), "max_bytes"), (dict(max_bytes=0), "max_bytes"),
+    (dict(reference="reference"), "reference"), (dict(cases=[{1: 2.0}]), "cases"), (dict(cases=CASES[0]), "cases"),
+    (dict(outputs="f"), "outputs"), (dict(axes=[0]), "axes"), (dict(hint=3), "hint"),
+    (dict(mistakes={"a slip": 2.0}), "mistakes"), (dict(name=None), "name"),
+])
+def test_a_fault_of_the_check_is_a_check_error_naming_the_argument(kwargs, name, capsys):
+    call = dict(name="sin and cos", function=reference, reference=reference, cases=CASES, outputs=("f", "df")) | kwargs
+    verdict = exercises.check_function(**call)
+    out = capsys.readouterr().out
+    assert verdict.status == "check error" and out.startswith("CHECK ERROR") and name in verdict.message
+    if callable(call["reference"]):   # the cells that follow still run, on the reference
+        assert np.array_equal(verdict.function(**CASES[0])[0], reference(**CASES[0])[0])
+
+
+def test_a_fault_of_a_value_check_is_a_check_error():
+    assert exercises.check("x", 1.0, 1.0, mistakes=["a slip"]).status == "check error"
+    assert exercises.check(3, 1.0, 1.0).status == "check error"
+
+
+def test_progress_takes_names():
+    assert exercises.progress("never_checked_name") == {"never_checked_name": "not started"}
+    with pytest.raises(InvalidParameterError, match="names"):
+        exercises.progress([1, 2])

@@ -25,7 +25,7 @@ MODEL = {"glm": "perceptron", "erm": "perceptron", "gardner": "perceptron", "bsr
          "ellipsoid": "ellipsoid"}
 #: Toolboxes of the same layer that build on one another (never in a cycle): rie is built on spectra, priors and
 #: channels on integration, metrics on nothing of its layer; rie is built on denoising (samplers, baselines).
-SAME_LAYER = {("validation", "errors"), ("backend", "errors"), ("config", "errors"), ("domains", "validation"), ("domains", "errors"), ("domains", "results"), ("streams", "validation"), ("streams", "errors"), ("domains", "streams"), ("config", "results"), ("backend", "validation"), ("config", "backend"), ("rie", "spectra"), ("rie", "denoising"), ("denoising", "spectra"),
+SAME_LAYER = {("validation", "errors"), ("backend", "errors"), ("config", "errors"), ("domains", "validation"), ("domains", "errors"), ("domains", "results"), ("streams", "validation"), ("streams", "errors"), ("domains", "streams"), ("config", "results"), ("backend", "validation"), ("config", "backend"), ("config", "domains"), ("backend", "domains"), ("rie", "spectra"), ("rie", "denoising"), ("denoising", "spectra"),
               ("priors", "integration"), ("channels", "integration"), ("widgets", "plotting"),
               ("metrics", "integration"),
               ("spectra", "integration")}

@@ -141,3 +141,45 @@ def test_a_line_style_a_marker_or_a_far_grey_tells_entries_apart():
     ax.fill_between(x, x, x + 1, color="C3", alpha=0.3, hatch="//", label="hatched band")
     assert plot.greyscale_twins(ax) == [] and _finished_warnings(ax) == []
     plt.close(fig)
+
+
+# --------------------------------------------------------------------------- declared domains
+from solvable.errors import InvalidParameterError  # noqa: E402
+
+
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda ax: plot.spectrum_histogram([1.0, 2.0, 3.0], total=2, ax=ax), "total"),   # mass 3/2 was drawn
+    (lambda ax: plot.spectrum_histogram([1.0, 2.0], total=np.nan, ax=ax), "total"),   # NaN heights were drawn
+    (lambda ax: plot.spectrum_histogram([1.0, 2.0], bins=True, ax=ax), "bins"),
+    (lambda ax: plot.spectrum_histogram([1.0, 2.0], bins=10**7, ax=ax), "bins"),
+    (lambda ax: plot.spectrum_histogram([1.0, 2.0], bins=[0.0, 2.0, 1.0], ax=ax), "bins"),
+    (lambda ax: plot.spectrum_histogram([1.0, 2.0], bins="no-such-rule", ax=ax), "bins"),
+    (lambda ax: plot.spectrum_histogram([1.0 + 1j, 2.0], ax=ax), "values"),   # the imaginary part was dropped
+    (lambda ax: plot.threshold_line(np.nan, ax=ax), "x"),                    # drew nothing, silently
+    (lambda ax: plot.threshold_line("1.0", ax=ax), "x"),
+    (lambda ax: plot.theory_curve([0, 1], np.ma.masked_array([0, 1], [0, 1]), ax=ax), "y"),  # mask was dropped
+    (lambda ax: plot.theory_curve([0, 1], [0, 1], label=3, ax=ax), "label"),
+    (lambda ax: plot.experiment_points([0, 1], [0, 1], [0.1j, 0.1], ax=ax), "yerr"),
+    (lambda ax: plot.finish(ax, legend="no"), "legend"),                     # "no" was read as True
+    (lambda ax: plot.finish(None), "ax"),
+    (lambda ax: plot.sweep_points([1.0, 2.0], ax=ax), "sweep"),
+    (lambda ax: plot.phase_map([{"model": "m"}], ax=ax), "rows"),
+    (lambda ax: plot.phase_map(ax=ax, alpha_range=(3.0, 0.05)), "alpha_range"),
+    (lambda ax: plot.new_axes(ncols=0), "ncols"),                            # was blamed on the width
+    (lambda ax: plot.new_axes(height=0.0), "height"),                        # a figure of no height was made
+    (lambda ax: plot.printed_size(np.nan, 6.4), "points"),
+])
+def test_bad_arguments_are_refused_naming_the_parameter(call, name):
+    fig, ax = plot.new_axes()
+    with pytest.raises(InvalidParameterError, match=name):
+        call(ax)
+    plt.close(fig)
+
+
+def test_curves_keep_their_gaps():
+    """NaN in a curve or in measurements is a gap (a formula undefined there, a bin without data): accepted."""
+    fig, ax = plot.new_axes()
+    line = plot.theory_curve([0.0, 1.0, 2.0], [0.0, np.nan, 1.0], "curve", ax=ax)
+    assert np.isnan(line.get_ydata()[1])
+    plot.experiment_points([0.0, 1.0], [np.nan, 1.0], [0.1, np.nan], ax=ax)
+    plt.close(fig)

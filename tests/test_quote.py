@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solvable.quote import lower_bound, upper_bound
+from solvable.errors import InvalidParameterError
+from solvable.quote import lower_bound, quote, upper_bound
 
 
 @pytest.mark.parametrize(("value", "digits", "bound"), [
@@ -45,3 +46,28 @@ def test_bad_values_are_refused(bad):
         upper_bound(bad)
     with pytest.raises(ValueError, match="digits"):
         lower_bound(1.0, digits=0)
+
+
+def test_digits_beyond_a_float_are_refused():
+    """A float has 17 significant digits; beyond 28 Python's decimal rounding raised InvalidOperation."""
+    assert upper_bound(0.1, 17) == 0.1
+    for digits in (18, 29, 40):
+        with pytest.raises(InvalidParameterError, match="digits"):
+            upper_bound(0.1, digits)
+
+
+def test_a_bound_beyond_the_float_range_is_refused_not_inf():
+    with pytest.raises(InvalidParameterError, match="beyond the float range"):
+        upper_bound(1.7e308, 1)   # 2e308 is not a float: the bound was inf
+    with pytest.raises(InvalidParameterError, match="beyond the float range"):
+        lower_bound(-1.7e308, 1)
+    assert upper_bound(-1.7e308, 1) == -1e308 and lower_bound(1.7e308, 1) == 1e308
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, np.float64("nan"), True, np.True_, None, [1.0]])
+def test_quote_refuses_what_the_prose_could_not_print(bad):
+    with pytest.raises(InvalidParameterError, match="students"):
+        quote(students=bad)
+    with pytest.raises(InvalidParameterError, match="at least one"):
+        quote()
+    quote(students=16, ratio=np.float64(0.25), preset="lecture")   # numbers and strings pass

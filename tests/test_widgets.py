@@ -11,6 +11,7 @@ import pytest
 matplotlib.use("Agg")
 
 from solvable import widgets  # noqa: E402
+from solvable.errors import InvalidParameterError  # noqa: E402
 
 
 def draw_line(ax, slope):
@@ -64,3 +65,20 @@ def test_live_explorer_sliders_update_on_release():
     widgets.interactive_explorer(lambda ax, **values: ax.plot([0, 1]), **controls)
     sliders = [c for c in controls.values() if c.has_trait("continuous_update")]
     assert len(sliders) == 4 and not any(c.continuous_update for c in sliders)
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [
+    (dict(draw="draw_line"), "draw"), (dict(values="abc"), "values"), (dict(values=[]), "values"),
+    (dict(values=range(201)), "values"), (dict(figsize=(7.0,)), "figsize"), (dict(figsize=(7.0, 0.0)), "figsize"),
+    (dict(interval=0), "interval"), (dict(interval=1.5), "interval"), (dict(printed_frame=True), "printed_frame"),
+])
+def test_static_explorer_arguments_are_declared(kwargs, name):
+    """Each argument is checked before a frame is drawn (interval 0 divided by zero in matplotlib, 1.5 passed)."""
+    call = dict(draw=draw_line, values=[1.0, 2.0]) | kwargs
+    with pytest.raises(InvalidParameterError, match=name):
+        widgets.static_slider(**call)
+
+
+def test_a_live_explorer_control_must_be_a_widget():
+    with pytest.raises(InvalidParameterError, match="slope"):
+        widgets.interactive_explorer(draw_line, slope=1.0)   # was an AttributeError (has_trait) from inside

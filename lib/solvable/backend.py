@@ -27,8 +27,8 @@ import array_api_compat
 import array_api_compat.numpy as _numpy_namespace
 import numpy as np
 
+from .domains import Domain, choice, declare, interface, optional, unchecked
 from .errors import InvalidParameterError
-from .validation import check_choice
 
 __all__ = ["DEVICES", "asarray", "gpu_available", "is_non_numpy_array", "namespace", "resolve", "to_numpy"]
 
@@ -68,6 +68,23 @@ def _cuda():
     return "; ".join(reasons)
 
 
+def _check_dtype(name, dtype):
+    if dtype is None or isinstance(dtype, (bool, np.bool_)):
+        raise InvalidParameterError(f"{name} must be numpy.float32 or numpy.float64, got {dtype!r}")
+    try:
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{name} must be numpy.float32 or numpy.float64, got {dtype!r:.60}") from None
+    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise InvalidParameterError(f"{name} must be numpy.float32 or numpy.float64, got {dt}")
+    return dt
+
+
+_DTYPE = optional(Domain("numpy.float32 or numpy.float64", _check_dtype, "dtype"), "the type of x")
+_ANYTHING = unchecked("any object: the function says what it is")
+
+
+@declare()
 def gpu_available() -> bool:
     """Whether ``device="cuda"`` can run here.
 
@@ -79,6 +96,7 @@ def gpu_available() -> bool:
     return not isinstance(_cuda(), str)
 
 
+@declare(device=choice(*DEVICES))
 def resolve(device: str):
     """The array namespace and the device that a ``device`` argument names.
 
@@ -108,7 +126,6 @@ def resolve(device: str):
     The NumPy namespace is ``array_api_compat.numpy``, whose functions return plain NumPy arrays and call the
     same NumPy routines as NumPy's own names: a run on ``"cpu"`` gives the numbers NumPy gives.
     """
-    device = check_choice("device", device, DEVICES)
     if device != "cpu":
         found = _cuda()
         if not isinstance(found, str):
@@ -119,6 +136,7 @@ def resolve(device: str):
     return _numpy_namespace, "cpu"
 
 
+@declare()
 def namespace(*arrays):
     """The array-API namespace of ``arrays`` (``array_api_compat.array_namespace``).
 
@@ -142,6 +160,7 @@ def namespace(*arrays):
     return array_api_compat.array_namespace(*arrays)
 
 
+@declare(x=_ANYTHING)
 def is_non_numpy_array(x) -> bool:
     """Whether ``x`` is an array of an array-API library other than NumPy (PyTorch, CuPy, ``array_api_strict``).
 
@@ -158,14 +177,9 @@ def is_non_numpy_array(x) -> bool:
     return not isinstance(x, (np.ndarray, np.generic)) and array_api_compat.is_array_api_obj(x)
 
 
-def _dtype(xp, dtype):
-    """The namespace's floating dtype of the same name as the NumPy ``dtype`` (``float32`` or ``float64``)."""
-    name = np.dtype(dtype).name
-    if name not in ("float32", "float64"):
-        raise InvalidParameterError(f"dtype must be float32 or float64, got {name}")
-    return getattr(xp, name)
-
-
+@declare(x=unchecked("a host array, or anything numpy.asarray reads; its type is kept unless dtype is given"),
+         xp=interface("asarray"), dev=unchecked("a device of xp (as resolve returns it): xp.asarray checks it"),
+         dtype=_DTYPE)
 def asarray(x, xp, dev, dtype=None):
     """A host (NumPy) array as an array of the namespace ``xp`` on the device ``dev``.
 
@@ -192,10 +206,11 @@ def asarray(x, xp, dev, dtype=None):
     """
     x = np.asarray(x)
     if dtype is not None:
-        return xp.asarray(x, dtype=_dtype(xp, dtype), device=dev)
+        return xp.asarray(x, dtype=getattr(xp, dtype.name), device=dev)
     return xp.asarray(x, device=dev)
 
 
+@declare(x=unchecked("any array of any library, or anything numpy.asarray reads"))
 def to_numpy(x) -> np.ndarray:
     """Any array, on any device, as a NumPy array on the host.
 

@@ -28,6 +28,7 @@ import os
 
 import numpy as np
 
+from .domains import Domain, choice, declare, optional, unchecked
 from .errors import InvalidParameterError
 from .results import record
 
@@ -412,6 +413,7 @@ _DEFAULT_JOBS = {"lecture": None, "paper": -1, "full": -1}
 _DEFAULT_DEVICE = {"lecture": "cpu", "paper": "cpu", "full": "auto"}
 
 
+@declare()
 def preset_name() -> str:
     """The name of the active preset: the value of the environment variable ``SOLVABLE_SIZE``.
 
@@ -431,6 +433,7 @@ def preset_name() -> str:
     return name
 
 
+@declare()
 def sizes() -> Sizes:
     """The sizes of the active preset.
 
@@ -447,6 +450,7 @@ def sizes() -> Sizes:
     return PRESETS[preset_name()]
 
 
+@declare()
 def device() -> str:
     """Where the chapters run gradient descent: the environment variable ``SOLVABLE_DEVICE``, or the preset's.
 
@@ -470,6 +474,7 @@ def device() -> str:
     return value
 
 
+@declare(device=choice(*DEVICES))
 def n_jobs(device: str = "cpu") -> int | None:
     """Worker processes for a chapter's independent runs: ``SOLVABLE_JOBS``, or the preset's.
 
@@ -489,21 +494,18 @@ def n_jobs(device: str = "cpu") -> int | None:
 
     Raises
     ------
-    TypeError
-        If ``device`` is not a string.
+    InvalidParameterError
+        If ``device`` is not one of ``"cpu"``, ``"cuda"``, ``"auto"`` (in any case).
     ValueError
-        If ``device`` names no device, ``SOLVABLE_JOBS`` is neither ``-1`` nor an integer in
+        If ``SOLVABLE_JOBS`` is neither ``-1`` nor an integer in
         ``[1, config.max_jobs()]``, or ``SOLVABLE_SIZE`` names no preset.
     """
-    if not isinstance(device, str):
-        raise InvalidParameterError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
-    if device.strip().lower() not in DEVICES:
-        raise InvalidParameterError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
-    if _on_gpu(device.strip().lower()):
+    if _on_gpu(device):
         return 1
     return jobs_from_environment(JOBS_VAR, _DEFAULT_JOBS[preset_name()])
 
 
+@declare()
 def max_jobs() -> int:
     """The most worker processes a run may ask for: the cores of this machine (``os.cpu_count()``), and at least 2.
 
@@ -520,6 +522,17 @@ def _jobs_domain() -> str:
     return f"-1 (every core) or an integer in [1, {max_jobs()}] (the cores of this machine)"
 
 
+def _check_name(name, value):
+    if not isinstance(value, str) or not value:
+        raise InvalidParameterError(f"{name} must be a non-empty string, got {type(value).__name__} {value!r:.60}")
+    return value
+
+
+#: The name of a parameter or of an environment variable.
+_NAME = Domain("a non-empty string", _check_name, "any")
+
+
+@declare(name=_NAME, value=unchecked("any object: this function is the check of a number of workers"))
 def check_jobs(name: str, value):
     """Return ``value`` if it is a number of worker processes: ``-1`` (every core) or ``1 .. config.max_jobs()``.
 
@@ -558,6 +571,8 @@ def check_jobs(name: str, value):
     return jobs
 
 
+@declare(variable=_NAME, default=optional(Domain(_jobs_domain(), check_jobs, "int", (-1, max_jobs(), False, False)),
+                                          "one after the other"))
 def jobs_from_environment(variable: str, default: int | None) -> int | None:
     """A number of worker processes read from an environment variable (joblib's ``n_jobs``).
 
@@ -577,7 +592,8 @@ def jobs_from_environment(variable: str, default: int | None) -> int | None:
     ------
     ValueError
         If the variable holds anything else (the message names the variable and the domain): 0, ``-2``, more
-        workers than cores, ``1.5``, ``two`` (:func:`check_jobs`).
+        workers than cores, ``1.5``, ``two`` (:func:`check_jobs`); or if ``default`` is neither None nor such a
+        number, or ``variable`` is not a non-empty string (:class:`~solvable.errors.InvalidParameterError`).
     """
     value = os.environ.get(variable, "").strip()
     if not value:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
-import math
 import numbers
 import traceback
 import tracemalloc
@@ -34,6 +33,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from .domains import Domain, declare, function, optional, real, unchecked
+from .errors import InvalidParameterError
 from .results import record
 
 __all__ = ["Verdict", "check", "check_function", "progress"]
@@ -266,16 +267,6 @@ def _lookup(name: str, frame) -> Any:
     return _MISSING
 
 
-def _tolerance_fault(rtol, atol, max_bytes) -> str | None:
-    for label, value in (("rtol", rtol), ("atol", atol)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value < 0:
-            return f"{label} must be a finite number >= 0; got {value!r}"
-    if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, numbers.Real)
-                                  or not max_bytes > 0):
-        return f"max_bytes must be None or a number > 0; got {max_bytes!r}"
-    return None
-
-
 def _matches(got, wrong, *, rtol: float, atol: float, kwargs, axes) -> bool:
     problem, fault = _compare("", got, wrong, rtol=max(rtol, 1e-6), atol=max(atol, 1e-9), kwargs=kwargs, axes=axes)
     return problem is None and fault is None
@@ -299,6 +290,102 @@ def _slip(got, mistakes: Mapping[str, Any] | None, kwargs, *, call: bool, output
     return ""
 
 
+# --------------------------------------------------------------------------- the domains of the checks' parameters
+def _check_text(name, value):
+    if not isinstance(value, str):
+        raise InvalidParameterError(f"{name} must be a string, got {type(value).__name__} {value!r:.60}")
+    return value
+
+
+def _check_cases(name, value):
+    if (isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence) or not value
+            or not all(isinstance(c, Mapping) and all(isinstance(k, str) for k in c) for c in value)):
+        raise InvalidParameterError(f"{name} must be a non-empty sequence of mappings of keyword arguments, got "
+                                    f"{type(value).__name__} {value!r:.60}")
+    return value
+
+
+def _check_names(name, value):
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or not value or not all(
+            isinstance(v, str) for v in value):
+        raise InvalidParameterError(f"{name} must be a non-empty sequence of strings, got {type(value).__name__} "
+                                    f"{value!r:.60}")
+    return tuple(value)
+
+
+def _mistakes(callables: bool) -> Domain:
+    words = "a mapping of descriptions (str) to " + ("functions" if callables else "values")
+
+    def check(name, value):
+        if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value) or (
+                callables and not all(callable(v) and not isinstance(v, type) for v in value.values())):
+            raise InvalidParameterError(f"{name} must be {words}, got {type(value).__name__} {value!r:.60}")
+        return value
+
+    return optional(Domain(words, check, "any"), "no known slips")
+
+
+_TEXT = Domain("a string", _check_text, "any")
+_TOLERANCE = real(0.0)
+_CHECK_DOMAINS = {
+    "name": _TEXT,
+    "reference": function(),
+    "cases": Domain("a non-empty sequence of mappings of keyword arguments", _check_cases, "any"),
+    "outputs": optional(Domain("a non-empty sequence of strings", _check_names, "any"), "one output"),
+    "axes": optional(Domain("a non-empty sequence of strings", _check_names, "any"), "entries named by index"),
+    "rtol": _TOLERANCE,
+    "atol": _TOLERANCE,
+    "hint": optional(_TEXT, "no hint"),
+    "max_bytes": optional(real(0.0, low_open=True), "no limit"),
+}
+
+
+def _never_raising(**domains):
+    """:func:`~solvable.domains.declare` for a check: a value outside its domain is a fault of the check, printed as
+    CHECK ERROR (with the declaration's message, naming the parameter) and returned, never raised."""
+    def wrap(f):
+        declared = declare(**domains)(f)
+        table, sig = declared.__domains__, inspect.signature(f)
+
+        @functools.wraps(f)
+        def checked(*args, **kwargs):
+            bound = sig.bind(*args, **kwargs)   # a missing or unexpected argument: Python's own TypeError
+            arguments = bound.arguments
+            try:
+                for key, value in arguments.items():
+                    arguments[key] = table[key](key, value)
+            except InvalidParameterError as fault:
+                name = arguments.get("name")
+                label = name if isinstance(name, str) else "this check"
+                if "function" in arguments:   # check_function: the reader's function, or its name
+                    function = arguments["function"]
+                    key = function if isinstance(function, str) else getattr(function, "__name__", "your function")
+                else:   # check: the reader's variable's name, or the check's
+                    key = arguments.get("got") if isinstance(arguments.get("got"), str) else label
+                reference = arguments.get("reference")
+                stand_in = _stand_in(reference, key) if callable(reference) else None
+                return _finish(key, _ERROR, f"{label}: {fault} (a fault of this check, not of your answer).",
+                               stand_in)
+            return f(*bound.args, **bound.kwargs)
+
+        checked.__domains__ = table
+        checked.__signature__ = sig
+        return checked
+
+    return wrap
+
+
+def _caller():
+    """The frame of the cell that called a check (the first one outside this file: the check and its wrapper)."""
+    frame = inspect.currentframe().f_back
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    return frame
+
+
+@_never_raising(function=unchecked("the reader's function or its name: anything else is the reader's answer, "
+                                   "reported NOT YET"),
+                mistakes=_mistakes(True), **_CHECK_DOMAINS)
 def check_function(name: str, function: Callable | str, reference: Callable,
                    cases: Sequence[Mapping[str, Any]], *, outputs: Sequence[str] | None = None,
                    axes: Sequence[str] | None = None, rtol: float = 1e-8, atol: float = 1e-12,
@@ -367,18 +454,10 @@ def check_function(name: str, function: Callable | str, reference: Callable,
     >>> verdict.passed
     True
     """
-    caller = inspect.currentframe().f_back
+    caller = _caller()
     fname = function if isinstance(function, str) else getattr(function, "__name__", "your function")
     key = fname
-    fault = _tolerance_fault(rtol, atol, max_bytes)
-    if fault is None and not callable(reference):
-        fault = "reference must be callable"
-    if fault is None and (isinstance(cases, (str, Mapping)) or not isinstance(cases, Sequence) or not cases
-                          or not all(isinstance(c, Mapping) for c in cases)):
-        fault = "cases must be a non-empty sequence of mappings of keyword arguments"
-    stand_in = _stand_in(reference, fname) if callable(reference) else None
-    if fault is not None:
-        return _finish(key, _ERROR, f"{name}: {fault} (a fault of this check, not of your answer).", stand_in)
+    stand_in = _stand_in(reference, fname)
     if isinstance(function, str):
         function = _lookup(fname, caller)
         if function is _MISSING:
@@ -445,6 +524,10 @@ def check_function(name: str, function: Callable | str, reference: Callable,
                    f"{'case' if len(cases) == 1 else 'cases'} (to {rtol:g} relative)", function)
 
 
+@_never_raising(name=_TEXT, got=unchecked("the reader's value or its name: anything else is the reader's answer"),
+                expected=unchecked("the reference: real or complex numbers (one that is not, or holds NaN, is "
+                                   "reported CHECK ERROR)"),
+                rtol=_TOLERANCE, atol=_TOLERANCE, hint=_CHECK_DOMAINS["hint"], mistakes=_mistakes(False))
 def check(name: str, got, expected, *, rtol: float = 1e-8, atol: float = 1e-12,
           hint: str | None = None, mistakes: Mapping[str, Any] | None = None) -> Verdict:
     """Compare a value the reader computed with the reference and print the verdict.
@@ -484,11 +567,8 @@ def check(name: str, got, expected, *, rtol: float = 1e-8, atol: float = 1e-12,
     >>> verdict = check("Gardner's capacity at zero margin", "my_capacity", 2.0)
     PASS: Gardner's capacity at zero margin agrees with the reference (to 1e-08 relative)
     """
-    caller = inspect.currentframe().f_back
+    caller = _caller()
     key = got if isinstance(got, str) else name
-    fault = _tolerance_fault(rtol, atol, None)
-    if fault is not None:
-        return _finish(key, _ERROR, f"{name}: {fault} (a fault of this check, not of your answer).")
     if isinstance(got, str):
         got = _lookup(key, caller)
         if got is _MISSING:
@@ -506,6 +586,11 @@ def check(name: str, got, expected, *, rtol: float = 1e-8, atol: float = 1e-12,
     return _finish(key, _PASS, f"{name} agrees with the reference (to {rtol:g} relative)")
 
 
+def _check_progress_names(name, value):
+    return [value] if isinstance(value, str) else list(_check_names(name, value))
+
+
+@declare(names=Domain("a name, or a non-empty sequence of names (strings)", _check_progress_names, "any"))
 def progress(names: Sequence[str]) -> dict[str, str]:
     """Print where the reader stands on the checked exercises of a chapter, in this kernel.
 
@@ -526,7 +611,6 @@ def progress(names: Sequence[str]) -> dict[str, str]:
     Your exercises in this chapter: 0 of 1 pass.
       NOT STARTED  a_name_never_checked
     """
-    names = [str(n) for n in names] if not isinstance(names, str) else [names]
     state = {n: _LAST.get(n, _NOT_STARTED) for n in names}
     done = sum(s == _PASS for s in state.values())
     lines = [f"Your exercises in this chapter: {done} of {len(names)} pass."]

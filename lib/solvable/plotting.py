@@ -11,14 +11,18 @@ type to print, legends included, at :data:`MIN_PRINTED_PT` or more (:func:`font_
 
 from __future__ import annotations
 
+import math
+import numbers
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.axes import Axes
 
+from .domains import Domain, array, declare, flag, instance, integer, optional, real
 from .errors import InvalidParameterError
 from .errors import warn as warn_user
-from .validation import check_positive
+from .validation import check_int
 
 __all__ = [
     "BASE_PT",
@@ -41,6 +45,101 @@ __all__ = [
     "use_course_style",
 ]
 
+# --------------------------------------------------------------------------- the domains of the parameters
+def _check_text(name, value):
+    if not isinstance(value, str):
+        raise InvalidParameterError(f"{name} must be a string, got {type(value).__name__} {value!r:.60}")
+    return value
+
+
+#: A size in inches (or in points, for text): a finite number > 0.
+_LENGTH = real(0.0, low_open=True)
+#: The width or height of one panel, in inches (a figure larger than 100 in could not be drawn: Agg stops at
+#: 2**16 pixels).
+_INCHES = real(0.0, 100.0, low_open=True)
+#: An axes to draw on; None is the current axes.
+_AXES = optional(instance(Axes, "a matplotlib.axes.Axes"), "the current axes")
+#: A legend entry, an axis label or a title.
+_TEXT = Domain("a string", _check_text, "any")
+_LABEL = optional(_TEXT, "no legend entry")
+#: The points of a curve or of measurements: NaN is a gap (a curve undefined there, a bin without a measurement).
+_POINTS = array(finite=False, nonempty=False)
+
+#: The most bins a histogram draws (more would allocate without bound, and print as a grey block).
+_MAX_BINS = 10**6
+#: The most rows or columns of axes in one figure.
+_MAX_PANELS = 64
+_ESTIMATORS = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
+
+
+def _check_bins(name, value):
+    if isinstance(value, str):
+        if value not in _ESTIMATORS:
+            raise InvalidParameterError(f"{name} must be an integer in [1, {_MAX_BINS}], an increasing 1-d array of "
+                                        f"bin edges or one of {', '.join(map(repr, _ESTIMATORS))}; got {value!r:.60}")
+        return value
+    if isinstance(value, (numbers.Integral, np.integer)) or (isinstance(value, np.ndarray) and value.ndim == 0):
+        k = check_int(name, value, minimum=1)
+        if k > _MAX_BINS:
+            raise InvalidParameterError(f"{name} must be an integer in [1, {_MAX_BINS}], got {k}")
+        return k
+    edges = array(1)(name, value)
+    if edges.size < 2 or not np.all(np.diff(edges) > 0):
+        raise InvalidParameterError(f"{name} must be at least two strictly increasing bin edges, got {edges!r:.60}")
+    return edges
+
+
+_BINS = Domain(f"an integer in [1, {_MAX_BINS}], an increasing 1-d array of bin edges or the name of one of "
+               "numpy.histogram_bin_edges' estimators", _check_bins, "int", (1, _MAX_BINS, False, False))
+
+
+def _check_sweep(name, value):
+    if isinstance(value, type) or not all(hasattr(value, field) for field in ("values", "mean", "sem")):
+        raise InvalidParameterError(f"{name} must be a solvable.experiments.Sweep (values, mean and sem), got "
+                                    f"{type(value).__name__} {value!r:.60}")
+    return value
+
+
+_SWEEP = Domain("a solvable.experiments.Sweep (an object with values, mean and sem)", _check_sweep, "object")
+
+
+def _check_rows(name, value):
+    keys = ("model", "chapter", "ratio", "goal", "thresholds", "phases", "markers")
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)) or not value or not all(
+            isinstance(row, dict) and all(k in row for k in keys) for row in value):
+        raise InvalidParameterError(f"{name} must be a non-empty list of dicts with the keys {', '.join(keys)} (as "
+                                    f"phase_map_rows returns them), got {type(value).__name__} {value!r:.60}")
+    for row in value:
+        for start, end, phase in row["phases"]:
+            if phase not in PHASE_STYLE:
+                raise InvalidParameterError(f"{name}: phase {phase!r} of {row['model']!r} is not one of "
+                                            f"{', '.join(map(repr, PHASE_STYLE))}")
+        for threshold, x in row["thresholds"].items():
+            if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x) or x <= 0:
+                raise InvalidParameterError(f"{name}: threshold {threshold} of {row['model']!r} must be a finite "
+                                            f"number > 0 (the axis is logarithmic), got {x!r:.60}")
+    return value
+
+
+_ROWS = optional(Domain("a non-empty list of dicts as phase_map_rows returns them", _check_rows, "any"),
+                 "phase_map_rows()")
+
+
+def _check_range(name, value):
+    try:
+        low, high = value
+        low, high = _LENGTH(name, low), _LENGTH(name, high)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{name} must be a pair (low, high) of finite numbers with 0 < low < high, got "
+                                    f"{value!r:.60}") from None
+    if not low < high:
+        raise InvalidParameterError(f"{name} must be a pair (low, high) with low < high, got {value!r:.60}")
+    return (low, high)
+
+
+_RANGE = Domain("a pair (low, high) of finite numbers with 0 < low < high", _check_range, "any")
+
+
 #: Width in inches that a figure's type is sized for: A4 paper (8.27 in) less two margins of 1 in. The PDF's text
 #: block is wider (margins of 0.85 in, ``_config.yml``), so a figure shrunk to it prints its type slightly larger.
 PRINT_WIDTH_IN = 8.27 - 2.0
@@ -55,6 +154,7 @@ _PAPER_PER_FIGURE_IN = 75 / 72
 _SAVED_PAD_IN = 2 * 0.1
 
 
+@declare(points=_LENGTH, width=_LENGTH)
 def printed_size(points: float, width: float) -> float:
     """The size in points at which text of ``points`` points prints in a figure ``width`` inches wide.
 
@@ -78,10 +178,10 @@ def printed_size(points: float, width: float) -> float:
     ValueError
         If ``width`` is not positive and finite.
     """
-    width = check_positive("width", width)
     return points * min(_PAPER_PER_FIGURE_IN, PRINT_WIDTH_IN / width)
 
 
+@declare(width=_LENGTH)
 def font_size(width: float) -> float:
     """The text size, in points, of a figure ``width`` inches wide: :data:`BASE_PT`, or larger for a figure
     wider than the text block, so that it prints at :data:`MIN_PRINTED_PT` or more.
@@ -104,7 +204,6 @@ def font_size(width: float) -> float:
     ValueError
         If ``width`` is not positive and finite.
     """
-    width = check_positive("width", width)
     return max(BASE_PT, np.ceil(2 * MIN_PRINTED_PT * (width + _SAVED_PAD_IN) / PRINT_WIDTH_IN) / 2)
 
 
@@ -132,6 +231,7 @@ COURSE_STYLE = {
 }
 
 
+@declare()
 def use_course_style() -> None:
     """Apply the course's matplotlib style: opaque white figures, light grid, no top or right spines.
 
@@ -155,6 +255,7 @@ def _inline_figures_at_double_resolution() -> None:
     set_matplotlib_formats("retina")
 
 
+@declare(ncols=integer(1, _MAX_PANELS), nrows=integer(1, _MAX_PANELS), width=_INCHES, height=_INCHES)
 def new_axes(ncols: int = 1, nrows: int = 1, width: float = 6.4, height: float = 4.0, **kwargs):
     """A figure with ``nrows x ncols`` axes in the course style.
 
@@ -180,8 +281,9 @@ def new_axes(ncols: int = 1, nrows: int = 1, width: float = 6.4, height: float =
 
     Raises
     ------
-    ValueError
-        If the figure's width is not positive.
+    InvalidParameterError
+        If ``ncols`` or ``nrows`` is not an integer in ``[1, 64]``, or ``width`` or ``height`` not a number in
+        ``(0, 100]``.
 
     Notes
     -----
@@ -194,6 +296,7 @@ def new_axes(ncols: int = 1, nrows: int = 1, width: float = 6.4, height: float =
     return fig, axes
 
 
+@declare(x=_POINTS, y=_POINTS, label=_LABEL, ax=_AXES)
 def theory_curve(x, y, label=None, ax=None, **kwargs):
     """A theory prediction: a solid line.
 
@@ -217,6 +320,7 @@ def theory_curve(x, y, label=None, ax=None, **kwargs):
     return ax.plot(np.asarray(x), np.asarray(y), label=label, **kwargs)[0]
 
 
+@declare(x=_POINTS, y=_POINTS, yerr=optional(_POINTS, "no error bars"), label=_LABEL, ax=_AXES)
 def experiment_points(x, y, yerr=None, label=None, ax=None, **kwargs):
     """Finite-size measurements: markers, with error bars if ``yerr`` is given.
 
@@ -248,6 +352,7 @@ def experiment_points(x, y, yerr=None, label=None, ax=None, **kwargs):
     return ax.errorbar(np.asarray(x), np.asarray(y), yerr=yerr, label=label, **kwargs)
 
 
+@declare(sweep=_SWEEP, label=_LABEL, ax=_AXES)
 def sweep_points(sweep, label=None, ax=None, **kwargs):
     """A :class:`~solvable.experiments.Sweep` as points: the mean over seeds with its standard error.
 
@@ -272,11 +377,10 @@ def sweep_points(sweep, label=None, ax=None, **kwargs):
     TypeError
         If ``sweep`` has no ``values``, ``mean`` and ``sem``.
     """
-    if not all(hasattr(sweep, name) for name in ("values", "mean", "sem")):
-        raise InvalidParameterError(f"sweep must be a solvable.experiments.Sweep, got {type(sweep).__name__}")
     return experiment_points(sweep.values, sweep.mean, sweep.sem, label=label, ax=ax, **kwargs)
 
 
+@declare(x=real(), label=_LABEL, ax=_AXES)
 def threshold_line(x, label=None, ax=None, **kwargs):
     """A threshold: a dotted vertical line.
 
@@ -303,6 +407,7 @@ def threshold_line(x, label=None, ax=None, **kwargs):
     return ax.axvline(x, label=label, **kwargs)
 
 
+@declare(values=array(), total=optional(integer(1), "len(values)"), bins=_BINS, ax=_AXES)
 def spectrum_histogram(values, total=None, bins=60, ax=None, **kwargs):
     """Finite-size eigenvalues (or singular values): a light histogram on the scale of the limiting law.
 
@@ -328,19 +433,30 @@ def spectrum_histogram(values, total=None, bins=60, ax=None, **kwargs):
     ndarray
         The bin edges.
 
+    Raises
+    ------
+    InvalidParameterError
+        If ``values`` is not a non-empty array of finite numbers, ``total`` is below ``len(values)``, or ``bins`` is
+        neither an integer in ``[1, 10**6]``, nor increasing bin edges, nor the name of an estimator.
+
     References
     ----------
     Chapter 2, Sec. "Three spectral laws".
     """
     ax = ax if ax is not None else plt.gca()
-    values = np.asarray(values, dtype=float).ravel()
+    values = values.ravel()
     total = values.size if total is None else total
+    if total < values.size:
+        raise InvalidParameterError(f"total must be >= len(values) = {values.size} (the number of values the density "
+                                    f"is normalised by), got {total}")
     edges = np.histogram_bin_edges(values, bins=bins)
     kwargs.setdefault("color", "0.75")
     ax.hist(values, bins=edges, weights=np.full(values.size, 1.0 / (total * np.diff(edges)[0])), **kwargs)
     return edges
 
 
+@declare(ax=instance(Axes, "a matplotlib.axes.Axes"), xlabel=optional(_TEXT, "unchanged"),
+         ylabel=optional(_TEXT, "unchanged"), title=optional(_TEXT, "unchanged"), legend=flag())
 def finish(ax, xlabel=None, ylabel=None, title=None, legend=True, **legend_kwargs) -> None:
     """Label the axes and add a legend.
 
@@ -409,6 +525,7 @@ def _look(handle):
     return None
 
 
+@declare(ax=instance(Axes, "a matplotlib.axes.Axes"))
 def greyscale_twins(ax) -> list[tuple[str, str]]:
     """The pairs of legend entries of ``ax`` that a greyscale print cannot tell apart.
 
@@ -442,6 +559,7 @@ PHASE_STYLE = {
 }
 
 
+@declare()
 def phase_map_rows() -> list[dict]:
     """The five models of the book on the classic phase picture, with the thresholds the chapters compute.
 
@@ -500,6 +618,7 @@ _SYMBOL = {"alpha_IT": r"$\alpha_{\rm IT}$", "alpha_alg": r"$\alpha_{\rm alg}$",
            "alpha_MNNE": r"$\alpha_{\rm MNNE}$", "alpha_c": r"$\alpha_c$"}
 
 
+@declare(rows=_ROWS, ax=_AXES, alpha_range=_RANGE)
 def phase_map(rows=None, ax=None, alpha_range=(0.05, 3.0)):
     """Draw the classic phase picture of :func:`phase_map_rows`: one band per model, on a logarithmic sample ratio.
 

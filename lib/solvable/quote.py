@@ -18,15 +18,19 @@ import math
 import numbers
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
+import numpy as np
+
+from .domains import declare, integer, real
 from .errors import InvalidParameterError
-from .validation import check_finite, check_int
 
 __all__ = ["quote", "upper_bound", "lower_bound"]
 
+#: A float has at most 17 significant decimal digits: more would ask the decimal rounding for digits that do not
+#: exist (and beyond 28, Python's decimal context refuses the rounding).
+_DIGITS = integer(1, 17)
+
 
 def _outward(value, digits, rounding) -> float:
-    value = check_finite("value", value)
-    digits = check_int("digits", digits, minimum=1)
     if value == 0:
         return 0.0
     exact = Decimal(repr(value))  # the shortest decimal that reads back as value (6.1e-6 stays 6.1e-6)
@@ -37,9 +41,13 @@ def _outward(value, digits, rounding) -> float:
         bound = math.nextafter(bound, math.inf)
     if rounding == ROUND_FLOOR and bound > value:
         bound = math.nextafter(bound, -math.inf)
+    if not math.isfinite(bound):
+        raise InvalidParameterError(f"value: its bound with {digits} significant digits lies beyond the float range "
+                                    f"(value = {value!r}); quote fewer digits or a rescaled value")
     return bound
 
 
+@declare(value=real(), digits=_DIGITS)
 def upper_bound(value: float, digits: int = 2) -> float:
     """The number of ``digits`` significant digits to quote as "at most" (or "below") ``value``: rounded up.
 
@@ -58,9 +66,9 @@ def upper_bound(value: float, digits: int = 2) -> float:
 
     Raises
     ------
-    ValueError
-        If ``value`` is not finite or ``digits`` is below 1 (an :class:`~solvable.errors.InvalidParameterError` if
-        either is not a number).
+    InvalidParameterError
+        If ``value`` is not a finite number, ``digits`` is not an integer in ``[1, 17]`` (a float has no more
+        significant digits), or the bound lies beyond the float range (``1.7e308`` to one digit).
 
     Notes
     -----
@@ -80,6 +88,7 @@ def upper_bound(value: float, digits: int = 2) -> float:
     return _outward(value, digits, ROUND_CEILING)
 
 
+@declare(value=real(), digits=_DIGITS)
 def lower_bound(value: float, digits: int = 2) -> float:
     """The number of ``digits`` significant digits to quote as "at least" (or "above") ``value``: rounded down.
 
@@ -97,9 +106,9 @@ def lower_bound(value: float, digits: int = 2) -> float:
 
     Raises
     ------
-    ValueError
-        If ``value`` is not finite or ``digits`` is below 1 (an :class:`~solvable.errors.InvalidParameterError` if
-        either is not a number).
+    InvalidParameterError
+        If ``value`` is not a finite number, ``digits`` is not an integer in ``[1, 17]`` (a float has no more
+        significant digits), or the bound lies beyond the float range (``1.7e308`` to one digit).
 
     Notes
     -----
@@ -117,6 +126,7 @@ def lower_bound(value: float, digits: int = 2) -> float:
     return _outward(value, digits, ROUND_FLOOR)
 
 
+@declare()
 def quote(**values) -> None:
     """Store numbers (or short strings) under names, for the prose of the page to quote.
 
@@ -132,10 +142,9 @@ def quote(**values) -> None:
 
     Raises
     ------
-    TypeError
-        If a value is not a real number or a string (a bool is refused too).
-    ValueError
-        If no value is given.
+    InvalidParameterError
+        If a value is not a finite real number or a string (a bool, NaN and inf are refused too: the prose would
+        print them as they are), or if no value is given.
 
     Notes
     -----
@@ -145,8 +154,11 @@ def quote(**values) -> None:
     if not values:
         raise InvalidParameterError("values: give at least one name=value to quote")
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, (numbers.Real, str)):
-            raise InvalidParameterError(f"{name} must be a real number or a string, got {type(value).__name__}")
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, str)):
+            raise InvalidParameterError(f"{name} must be a finite real number or a string, got "
+                                        f"{type(value).__name__} {value!r:.60}")
+        if not isinstance(value, str) and not math.isfinite(value):
+            raise InvalidParameterError(f"{name} must be a finite real number or a string, got {value!r}")
     try:
         from myst_nb import glue
     except ImportError:  # outside the book's toolchain: nothing to store values for

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 import matplotlib.pyplot as plt
 from matplotlib.animation import FuncAnimation
 
+from .domains import Domain, declare, function, integer, optional, real
 from .errors import InvalidParameterError
 from .plotting import new_axes
 
@@ -29,6 +30,41 @@ __all__ = ["interactive_explorer", "static_slider", "StaticExplorer", "LIVE_EXPL
 LIVE_EXPLORER_TEXT = "Live explorer: needs a Python kernel (Jupyter, Binder, Colab). The static explorer below shows the same sweep."
 
 
+_INCHES = real(0.0, 100.0, low_open=True)
+
+
+def _check_figsize(name, value):
+    try:
+        width, height = value
+        return (_INCHES(name, width), _INCHES(name, height))
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{name} must be a pair (width, height) of numbers in (0, 100] (inches), got "
+                                    f"{value!r:.60}") from None
+
+
+#: A figure's (width, height) in inches.
+FIGSIZE = Domain("a pair (width, height) of numbers in (0, 100] (inches)", _check_figsize, "any")
+
+
+def _check_frames(name, value):
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) and not hasattr(value, "__array__"):
+        raise InvalidParameterError(f"{name} must be a non-empty sequence of values, one per frame, got "
+                                    f"{type(value).__name__} {value!r:.60}")
+    values = list(value)
+    if not values:
+        raise InvalidParameterError(f"{name}: a static explorer needs at least one frame")
+    if len(values) > MAX_FRAMES:
+        raise InvalidParameterError(f"{name}: at most {MAX_FRAMES} frames (each is drawn and stored in the page), "
+                                    f"got {len(values)}")
+    return values
+
+
+#: The most frames of a static explorer (each is drawn and embedded in the page as an image).
+MAX_FRAMES = 200
+FRAMES = Domain(f"a non-empty sequence of at most {MAX_FRAMES} values (one per frame)", _check_frames, "any")
+
+
+@declare(draw=function(), figsize=FIGSIZE)
 def interactive_explorer(draw: Callable, figsize=(7.0, 4.2), **controls):
     """A live explorer: ipywidgets controls that redraw a figure on every change.
 
@@ -52,9 +88,19 @@ def interactive_explorer(draw: Callable, figsize=(7.0, 4.2), **controls):
     -------
     ipywidgets.VBox
         The controls and the output area, to display.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``draw`` is not a function, ``figsize`` not a pair of sizes in (0, 100] inches, or a control is not an
+        ipywidgets widget.
     """
     import ipywidgets as widgets
 
+    for key, control in controls.items():
+        if not isinstance(control, widgets.ValueWidget):
+            raise InvalidParameterError(f"{key} must be an ipywidgets control (a widget with a value, e.g. "
+                                        f"FloatSlider), got {type(control).__name__} {control!r:.60}")
     for control in controls.values():
         if control.has_trait("continuous_update"):
             control.continuous_update = False
@@ -102,6 +148,8 @@ class StaticExplorer:
         }
 
 
+@declare(draw=function(), values=FRAMES, figsize=FIGSIZE, interval=integer(1, 60_000),
+         printed_frame=optional(integer(0), "the middle frame"))
 def static_slider(draw: Callable, values: Sequence, figsize=(7.0, 4.2), interval: int = 600,
                   printed_frame: int | None = None):
     """The static twin of a live explorer: an HTML animation with one frame per value.
@@ -127,14 +175,13 @@ def static_slider(draw: Callable, values: Sequence, figsize=(7.0, 4.2), interval
 
     Raises
     ------
-    ValueError
-        If ``values`` is empty or ``printed_frame`` is not a frame index.
+    InvalidParameterError
+        If ``draw`` is not a function, ``values`` is not a non-empty sequence of at most 200 values, ``figsize`` not
+        a pair of sizes in (0, 100] inches, ``interval`` not an integer in [1, 60000], or ``printed_frame`` not a
+        frame index.
     """
-    values = list(values)
-    if not values:
-        raise InvalidParameterError("values: a static explorer needs at least one frame")
     shown = len(values) // 2 if printed_frame is None else printed_frame
-    if isinstance(shown, bool) or not isinstance(shown, int) or not 0 <= shown < len(values):
+    if not shown < len(values):
         raise InvalidParameterError(f"printed_frame must be an integer frame index in [0, {len(values)}), got {printed_frame!r}")
 
     fig, ax = new_axes(width=figsize[0], height=figsize[1])
