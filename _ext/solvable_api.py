@@ -39,8 +39,22 @@ from sphinx.application import Sphinx
 
 #: The section names of the numpydoc standard (numpydoc.docscrape.NumpyDocString.sections).
 SECTIONS = (
-    "Parameters", "Returns", "Yields", "Receives", "Raises", "Warns", "Other Parameters", "Attributes", "Methods",
-    "See Also", "Notes", "Warnings", "References", "Examples", "Summary", "Extended Summary",
+    "Parameters",
+    "Returns",
+    "Yields",
+    "Receives",
+    "Raises",
+    "Warns",
+    "Other Parameters",
+    "Attributes",
+    "Methods",
+    "See Also",
+    "Notes",
+    "Warnings",
+    "References",
+    "Examples",
+    "Summary",
+    "Extended Summary",
 )
 UNDERLINE = re.compile(r"^-{3,}\s*$")
 
@@ -88,7 +102,10 @@ def alias_reexports(app: Sphinx, what: str, name: str, obj, options, lines: list
         return  # a method or attribute of a class, or an object from outside the package
     if defined_in != parent:
         role = "func" if what == "function" else "class"
-        lines[:] = [f"Re-exported from :mod:`{defined_in}`: see :{role}:`{defined_in}.{obj.__qualname__}`.", ""]
+        lines[:] = [
+            f"Re-exported from :mod:`{defined_in}`: see :{role}:`{defined_in}.{obj.__qualname__}`.",
+            "",
+        ]
 
 
 NUMPYDOC_LABEL = re.compile(r"^R[0-9a-f]+-(\d+)$")
@@ -117,8 +134,10 @@ def citation_numbers(app: Sphinx, doctree: nodes.document) -> None:
 
 API = "api/"
 #: An equation label of the book in a docstring: ``eq-gamp``, (eq-gamp), (``eq-gamp``) or eq-gamp in the text.
-EQ_LABEL = re.compile(r"\(\s*(``)?(eq-[a-z0-9]+(?:-[a-z0-9]+)*)(``)?\s*\)|``(eq-[a-z0-9]+(?:-[a-z0-9]+)*)``|"
-                      r"(?<![\w`-])(eq-[a-z0-9]+(?:-[a-z0-9]+)*)(?![\w`-])")
+EQ_LABEL = re.compile(
+    r"\(\s*(``)?(eq-[a-z0-9]+(?:-[a-z0-9]+)*)(``)?\s*\)|``(eq-[a-z0-9]+(?:-[a-z0-9]+)*)``|"
+    r"(?<![\w`-])(eq-[a-z0-9]+(?:-[a-z0-9]+)*)(?![\w`-])"
+)
 
 
 def equation_labels_as_references(app: Sphinx, what: str, name: str, obj, options, lines: list[str]) -> None:
@@ -161,7 +180,11 @@ def _book_equation_labels(app: Sphinx) -> set[str]:
 
         cached = set()
         srcdir = Path(app.srcdir)
-        for path in [*srcdir.glob("chapters/*.ipynb"), *srcdir.glob("*.md"), *srcdir.glob("reproductions/**/*.md")]:
+        for path in [
+            *srcdir.glob("chapters/*.ipynb"),
+            *srcdir.glob("*.md"),
+            *srcdir.glob("reproductions/**/*.md"),
+        ]:
             for dollars, directive in LABEL_IN_SOURCE.findall(path.read_text(encoding="utf-8")):
                 cached.add(dollars or directive)
         app._solvable_equation_labels = cached

@@ -91,12 +91,18 @@ PRINT_REMOVE_CELL = "print-remove-cell"
 CHAPTERS = "chapters/"  # docnames of the chapters, whose solutions move to their end
 API = "api/"  # docnames of the API reference, whose index entries stay on the website
 SOLUTIONS_TITLE = "Solutions"
-SHORT_ANSWER_TITLE = "Short answer"  # a derivation's answer to compare with (item 2): in print, the solution holds it
+SHORT_ANSWER_TITLE = (
+    "Short answer"  # a derivation's answer to compare with (item 2): in print, the solution holds it
+)
 FIRST_NUMBERED_PAGE = "notation"  # the one page before the numbered chapters (item 6)
 BIBLIOGRAPHY_PAGE = "bibliography"
 FRONT_MATTER_HEAD = "About this book"
 LECTURE_PLAN_PAGE = "lecture_plan"  # opens the tutor's booklet (item 9), out of the lecture notes
-REFERENCE_PAGES = ("symbols", "reproductions/index", "api/index")  # the reference part (item 9), in this order
+REFERENCE_PAGES = (
+    "symbols",
+    "reproductions/index",
+    "api/index",
+)  # the reference part (item 9), in this order
 HINT_TITLE = re.compile(r"^Hint \d+$")
 PROBLEM_SHEETS_TITLE = "Problem sheets"
 TUTORS_BOOKLET_TITLE = "Tutor's booklet"
@@ -116,9 +122,18 @@ def handout_pdf(number: int) -> str:
 
 
 def _latex_escape(text: str) -> str:
-    for char, escaped in (("\\", "\\textbackslash{}"), ("&", "\\&"), ("%", "\\%"), ("$", "\\$"), ("#", "\\#"),
-                          ("_", "\\_"), ("{", "\\{"), ("}", "\\}"), ("~", "\\textasciitilde{}"),
-                          ("^", "\\textasciicircum{}")):
+    for char, escaped in (
+        ("\\", "\\textbackslash{}"),
+        ("&", "\\&"),
+        ("%", "\\%"),
+        ("$", "\\$"),
+        ("#", "\\#"),
+        ("_", "\\_"),
+        ("{", "\\{"),
+        ("}", "\\}"),
+        ("~", "\\textasciitilde{}"),
+        ("^", "\\textasciicircum{}"),
+    ):
         text = text.replace(char, escaped)
     return text
 
@@ -127,7 +142,9 @@ def website(config) -> str:
     """The website's address (html.baseurl in _config.yml), ending with a slash."""
     base = (config.html_baseurl or "").rstrip("/")
     if not base:
-        raise ExtensionError("html.baseurl in _config.yml is empty: the printed set prints the website's address")
+        raise ExtensionError(
+            "html.baseurl in _config.yml is empty: the printed set prints the website's address"
+        )
     return base + "/"
 
 
@@ -142,9 +159,11 @@ def chapter_links(config, docname: str) -> dict[str, str]:
     lab = "lab/tree" if launch.get("notebook_interface") == "jupyterlab" else "tree"
     binder = launch.get("binderhub_url", "https://mybinder.org").rstrip("/")
     colab = launch.get("colab_url", "https://colab.research.google.com").rstrip("/")
-    return {"On the website": f"{website(config)}{docname}.html",
-            "On Binder": f"{binder}/v2/gh/{repo}/{branch}?urlpath={lab}/{notebook}",
-            "On Colab": f"{colab}/github/{repo}/blob/{branch}/{notebook}"}
+    return {
+        "On the website": f"{website(config)}{docname}.html",
+        "On Binder": f"{binder}/v2/gh/{repo}/{branch}?urlpath={lab}/{notebook}",
+        "On Colab": f"{colab}/github/{repo}/blob/{branch}/{notebook}",
+    }
 
 
 def _tagged(node: nodes.Element, tag: str) -> bool:
@@ -228,7 +247,9 @@ class PrintEdition(SphinxPostTransform):
         for name, url in links.items():
             lines += nodes.line("", "", nodes.strong("", f"{name}: "), nodes.reference(url, url, refuri=url))
         at = chapter.index(chapter.next_node(nodes.title)) + 1
-        chapter.insert(at, nodes.raw("", f"\\solvablecut{{chapter:{docname}}}\\begingroup\\small\n", format="latex"))
+        chapter.insert(
+            at, nodes.raw("", f"\\solvablecut{{chapter:{docname}}}\\begingroup\\small\n", format="latex")
+        )
         chapter.insert(at + 1, lines)
         chapter.insert(at + 2, nodes.raw("", "\\endgroup\n", format="latex"))
 
@@ -253,7 +274,8 @@ class PrintEdition(SphinxPostTransform):
             boxes.append(box)
             sibling = exercise.next_node(descend=False, siblings=True)
             while isinstance(sibling, nodes.admonition) and HINT_TITLE.match(
-                    next(iter(sibling.findall(nodes.title)), nodes.title()).astext().strip()):
+                next(iter(sibling.findall(nodes.title)), nodes.title()).astext().strip()
+            ):
                 boxes.append(sibling.deepcopy())
                 sibling = sibling.next_node(descend=False, siblings=True)
         if not boxes:
@@ -264,12 +286,21 @@ class PrintEdition(SphinxPostTransform):
         section = addnodes.start_of_file(docname=docname)
         title = f"Problem sheet {number}: {heading}" if number else f"Problem sheet: {heading}"
         tex_title = _latex_escape(title)
-        section += nodes.raw("", f"\\chapter*{{{tex_title}}}\\solvablecut{{sheet:{docname}}}"
-                                 f"\\pdfbookmark[0]{{{tex_title}}}{{sheet:{docname}}}"
-                                 f"\\markboth{{{tex_title}}}{{{tex_title}}}\n", format="latex")
+        section += nodes.raw(
+            "",
+            f"\\chapter*{{{tex_title}}}\\solvablecut{{sheet:{docname}}}"
+            f"\\pdfbookmark[0]{{{tex_title}}}{{sheet:{docname}}}"
+            f"\\markboth{{{tex_title}}}{{{tex_title}}}\n",
+            format="latex",
+        )
         url = chapter_links(self.config, docname)["On the website"]
-        section += nodes.paragraph("", "", nodes.Text(f"Chapter {number} of the lecture notes, online at "),
-                                   nodes.reference(url, url, refuri=url), nodes.Text("."))
+        section += nodes.paragraph(
+            "",
+            "",
+            nodes.Text(f"Chapter {number} of the lecture notes, online at "),
+            nodes.reference(url, url, refuri=url),
+            nodes.Text("."),
+        )
         for box in boxes:
             for node in list(box.findall(lambda n: isinstance(n, (addnodes.index, nodes.target)))):
                 node.parent.remove(node)
@@ -305,7 +336,9 @@ class PrintEdition(SphinxPostTransform):
         block = nodes.container("", ids=list(solution["ids"]), classes=["solvable-solution"])
         for child in solution.children:
             if isinstance(child, nodes.title):
-                block += nodes.paragraph("", "", nodes.strong("", "", *[c.deepcopy() for c in child.children]))
+                block += nodes.paragraph(
+                    "", "", nodes.strong("", "", *[c.deepcopy() for c in child.children])
+                )
             elif not isinstance(child, nodes.subtitle):
                 block += child.deepcopy()
         return block
@@ -350,7 +383,9 @@ def edit_tex(app: Sphinx, exception: Exception | None) -> None:
 VERBATIM_SIZES = ((93, None), (105, r"\scriptsize"), (113, r"\fontsize{6.5}{7.5}\selectfont"))
 _VERBATIM = re.compile(r"\\begin\{sphinxVerbatim\}(\[[^\]\n]*\])?\n(.*?)\\end\{sphinxVerbatim\}", re.S)
 _PYGMENTS_OPEN = re.compile(r"\\PYG\{[^}]*\}\{")
-_ONE_CHARACTER = re.compile(r"\\(?:PYGZ\w+|sphinxhyphen|textbackslash|textasciitilde|textasciicircum)\{\}|\\[{}%$&#_ ]")
+_ONE_CHARACTER = re.compile(
+    r"\\(?:PYGZ\w+|sphinxhyphen|textbackslash|textasciitilde|textasciicircum)\{\}|\\[{}%$&#_ ]"
+)
 
 
 def verbatim_width(line: str) -> int:
@@ -362,6 +397,7 @@ def verbatim_width(line: str) -> int:
 
 def _fit_verbatim(text: str) -> str:
     """Item 11: a block whose longest line is too wide at the code size prints one or two sizes smaller."""
+
     def fit(match: re.Match) -> str:
         widest = max(verbatim_width(line) for line in match.group(2).split("\n"))
         for limit, size in VERBATIM_SIZES:
@@ -376,20 +412,33 @@ def _fit_verbatim(text: str) -> str:
 
 #: Item 10: symbols that index entries name in words, and how they print.
 INDEX_SYMBOLS = {
-    r"alpha\\_PR": r"\(\alpha_{\rm PR}\)", r"alpha\\_cvx": r"\(\alpha_{\rm cvx}\)",
-    r"alpha\\_IT": r"\(\alpha_{\rm IT}\)", r"alpha\\_alg": r"\(\alpha_{\rm alg}\)",
-    "alpha": r"\(\alpha\)", "beta": r"\(\beta\)", "kappa": r"\(\kappa\)", "rho": r"\(\rho\)",
-    "Delta": r"\(\Delta\)", "lambda": r"\(\lambda\)", "sigma": r"\(\sigma\)", "gamma": r"\(\gamma\)",
+    r"alpha\\_PR": r"\(\alpha_{\rm PR}\)",
+    r"alpha\\_cvx": r"\(\alpha_{\rm cvx}\)",
+    r"alpha\\_IT": r"\(\alpha_{\rm IT}\)",
+    r"alpha\\_alg": r"\(\alpha_{\rm alg}\)",
+    "alpha": r"\(\alpha\)",
+    "beta": r"\(\beta\)",
+    "kappa": r"\(\kappa\)",
+    "rho": r"\(\rho\)",
+    "Delta": r"\(\Delta\)",
+    "lambda": r"\(\lambda\)",
+    "sigma": r"\(\sigma\)",
+    "gamma": r"\(\gamma\)",
 }
-_INDEX_WORD = re.compile(r"(?<![A-Za-z\\])(" + "|".join(sorted(INDEX_SYMBOLS, key=len, reverse=True)) + r")(?![A-Za-z])")
+_INDEX_WORD = re.compile(
+    r"(?<![A-Za-z\\])(" + "|".join(sorted(INDEX_SYMBOLS, key=len, reverse=True)) + r")(?![A-Za-z])"
+)
 
 
 def _index_symbols(text: str) -> str:
     """Item 10: in the printed form (\\spxentry, \\spxextra) of every \\index entry, symbols instead of their names."""
 
     def entry(match: re.Match) -> str:
-        return match.group(1) + _INDEX_WORD.sub(lambda m: INDEX_SYMBOLS[m.group(1).replace("\\", "\\\\")],
-                                                match.group(2)) + "}"
+        return (
+            match.group(1)
+            + _INDEX_WORD.sub(lambda m: INDEX_SYMBOLS[m.group(1).replace("\\", "\\\\")], match.group(2))
+            + "}"
+        )
 
     def index(match: re.Match) -> str:
         return re.sub(r"(\\spx(?:entry|extra)\{)((?:[^{}]|\{\})*)\}", entry, match.group(0))
@@ -411,7 +460,9 @@ def _chunk(text: str, docname: str, tex_name: str, end_docname: str | None = Non
     if end_docname is not None:
         end = _cut_page(text, end_docname, tex_name)[0]
     else:
-        found = re.search(r"^\\chapter\*?\{|^\\begin\{sphinxthebibliography\}", text[labels_end:], re.MULTILINE)
+        found = re.search(
+            r"^\\chapter\*?\{|^\\begin\{sphinxthebibliography\}", text[labels_end:], re.MULTILINE
+        )
         end = labels_end + found.start() if found else len(text)
     return start, end
 
@@ -419,7 +470,9 @@ def _chunk(text: str, docname: str, tex_name: str, end_docname: str | None = Non
 def _printed_set_layout(text: str, tex_name: str) -> str:
     """Item 9: lecture notes (to the index), problem sheets, the lecture plan, the reference; the cut marks."""
     if "\\begin{document}" not in text or "\\printindex" not in text:
-        raise ExtensionError(f"{tex_name}: no \\begin{{document}} or \\printindex (see _ext/solvable_print.py)")
+        raise ExtensionError(
+            f"{tex_name}: no \\begin{{document}} or \\printindex (see _ext/solvable_print.py)"
+        )
     text = text.replace("\\begin{document}", "\\begin{document}" + CUTS_PREAMBLE, 1)
     sheets = ""
     if SHEETS_BEGIN in text:
@@ -438,9 +491,13 @@ def _printed_set_layout(text: str, tex_name: str) -> str:
     plan, *reference = moved
     if plan:  # unnumbered: it opens the tutor's booklet
         heading_end = plan.index("}", plan.index("\\chapter{")) + 1
-        title = plan[len("\\chapter{"):heading_end - 1]
-        plan = (f"\\chapter*{{{title}}}\\pdfbookmark[0]{{{title}}}{{lecture-plan}}\\markboth{{{title}}}{{{title}}}"
-                + plan[heading_end:].replace("\\section{", "\\section*{").replace("\\subsection{", "\\subsection*{"))
+        title = plan[len("\\chapter{") : heading_end - 1]
+        plan = (
+            f"\\chapter*{{{title}}}\\pdfbookmark[0]{{{title}}}{{lecture-plan}}\\markboth{{{title}}}{{{title}}}"
+            + plan[heading_end:]
+            .replace("\\section{", "\\section*{")
+            .replace("\\subsection{", "\\subsection*{")
+        )
     bibliography = text.index("\\begin{sphinxthebibliography}")
     opening_end = text.index("\n", bibliography) + 1
     text = text[:opening_end] + "\\solvablecut{bibliography}\n" + text[opening_end:]
@@ -448,8 +505,12 @@ def _printed_set_layout(text: str, tex_name: str) -> str:
     after_index = index + len("\\printindex")
     rest = (  # after the lecture notes: not in their printed contents
         "\n\\clearpage\\addtocontents{toc}{\\protect\\setcounter{tocdepth}{-1}}\n"
-        + sheets.replace(SHEETS_BEGIN, "").replace(SHEETS_END, "") + "\n\\clearpage\n" + plan
-        + "\n\\clearpage\n" + "".join(reference))
+        + sheets.replace(SHEETS_BEGIN, "").replace(SHEETS_END, "")
+        + "\n\\clearpage\n"
+        + plan
+        + "\n\\clearpage\n"
+        + "".join(reference)
+    )
     return text[:after_index] + rest + text[after_index:]
 
 
@@ -470,7 +531,9 @@ def _cut_after_latexmk(outdir: Path) -> None:
             handle.write(PRINTED_SET.format(python=sys.executable, script=Path(__file__).resolve()))
 
 
-_EXERCISE_LABEL = re.compile(r"\\label\{exercise:([^}]+)\}[^\n]*\n\s*\\begin\{sphinxadmonition\}\{note\}\{Exercise (\d+\.\d+)")
+_EXERCISE_LABEL = re.compile(
+    r"\\label\{exercise:([^}]+)\}[^\n]*\n\s*\\begin\{sphinxadmonition\}\{note\}\{Exercise (\d+\.\d+)"
+)
 
 
 def _exercise_numbers(text: str) -> str:
@@ -488,10 +551,13 @@ def _unnumbered_notation(text: str, tex_name: str) -> str:
     start, labels_end = _cut_page(text, FIRST_NUMBERED_PAGE, tex_name)
     end = text.find("\\chapter{", labels_end)
     heading_end = text.find("}", start) + 1  # titles of this page hold no braces
-    title = text[start + len("\\chapter{"):heading_end - 1]
-    body = text[heading_end:end].replace("\\section{", "\\section*{").replace("\\subsection{", "\\subsection*{")
-    heading = (f"\\chapter*{{{title}}}\\addcontentsline{{toc}}{{chapter}}{{{title}}}"
-               f"\\markboth{{{title}}}{{{title}}}")
+    title = text[start + len("\\chapter{") : heading_end - 1]
+    body = (
+        text[heading_end:end].replace("\\section{", "\\section*{").replace("\\subsection{", "\\subsection*{")
+    )
+    heading = (
+        f"\\chapter*{{{title}}}\\addcontentsline{{toc}}{{chapter}}{{{title}}}\\markboth{{{title}}}{{{title}}}"
+    )
     return text[:start] + heading + body + text[end:]
 
 
@@ -499,9 +565,11 @@ def _one_bibliography_chapter(text: str, tex_name: str) -> str:
     start, labels_end = _cut_page(text, BIBLIOGRAPHY_PAGE, tex_name)
     begin = text.find("\\begin{sphinxthebibliography}", labels_end)
     if begin < 0:
-        raise ExtensionError(f"{tex_name}: the bibliography page holds no bibliography (see _ext/solvable_print.py)")
+        raise ExtensionError(
+            f"{tex_name}: the bibliography page holds no bibliography (see _ext/solvable_print.py)"
+        )
     opening_end = text.find("\n", begin) + 1
-    labels = text[text.find("\\label{", start):labels_end]
+    labels = text[text.find("\\label{", start) : labels_end]
     return text[:start] + text[begin:opening_end] + labels + "\n" + text[opening_end:]
 
 
@@ -517,7 +585,9 @@ def read_cuts(path: Path) -> dict[str, int]:
 
 def printed_set_ranges(cuts: dict[str, int], n_pages: int) -> dict[str, dict]:
     """File name -> {"title", "kind", "ranges": [(first, last), ...] (1-based, inclusive)} of the printed set."""
-    chapters = sorted((page, name.split(":", 1)[1]) for name, page in cuts.items() if name.startswith("chapter:"))
+    chapters = sorted(
+        (page, name.split(":", 1)[1]) for name, page in cuts.items() if name.startswith("chapter:")
+    )
     sheets = sorted(page for name, page in cuts.items() if name.startswith("sheet:"))
     plan = cuts.get(f"page:{LECTURE_PLAN_PAGE}")
     reference = next((cuts[f"page:{page}"] for page in REFERENCE_PAGES if f"page:{page}" in cuts), None)
@@ -530,18 +600,29 @@ def printed_set_ranges(cuts: dict[str, int], n_pages: int) -> dict[str, dict]:
     for k, (start, docname) in enumerate(chapters):
         following = chapters[k + 1][0] if k + 1 < len(chapters) else cuts["bibliography"]
         answers = cuts.get(f"solutions:{docname}")
-        out[handout_pdf(k + 1)] = {"title": f"Chapter {k + 1}: handout", "kind": "handout", "docname": docname,
-                                   "ranges": [(start, (answers or following) - 1)]}
+        out[handout_pdf(k + 1)] = {
+            "title": f"Chapter {k + 1}: handout",
+            "kind": "handout",
+            "docname": docname,
+            "ranges": [(start, (answers or following) - 1)],
+        }
         if answers:
             solutions.append((answers, following - 1))
     if sheets:
-        out[SHEETS_PDF] = {"title": PROBLEM_SHEETS_TITLE, "kind": "sheets", "ranges": [(sheets[0], after_sheets - 1)]}
+        out[SHEETS_PDF] = {
+            "title": PROBLEM_SHEETS_TITLE,
+            "kind": "sheets",
+            "ranges": [(sheets[0], after_sheets - 1)],
+        }
     booklet = ([(plan, (reference or n_pages + 1) - 1)] if plan else []) + solutions
     if booklet:
         out[BOOKLET_PDF] = {"title": TUTORS_BOOKLET_TITLE, "kind": "booklet", "ranges": booklet}
     if reference:
-        out[REFERENCE_PDF] = {"title": "Symbols, reproductions and API reference", "kind": "reference",
-                              "ranges": [(reference, n_pages)]}
+        out[REFERENCE_PDF] = {
+            "title": "Symbols, reproductions and API reference",
+            "kind": "reference",
+            "ranges": [(reference, n_pages)],
+        }
     for name, part in out.items():
         part["pages"] = sum(last - first + 1 for first, last in part["ranges"])
         if any(last < first for first, last in part["ranges"]) or not part["pages"]:
@@ -568,7 +649,9 @@ def cut_printed_set(latex_dir: Path) -> dict[str, dict]:
             writer.add_metadata({"/Title": f"{book_title}: {part['title']}"})
             with open(target / name, "wb") as handle:
                 writer.write(handle)
-            print(f"{PRINTED_DIR}/{name}: {part['title']}, {part['pages']} pages (of {pdf.name}: {part['ranges']})")
+            print(
+                f"{PRINTED_DIR}/{name}: {part['title']}, {part['pages']} pages (of {pdf.name}: {part['ranges']})"
+            )
         manifest.update(parts)
         (target / PRINTED_MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     return manifest

@@ -84,7 +84,9 @@ MATHJAX_ENTRY = "tex-mml-chtml.js"  # Sphinx's default component, here served lo
 MATHJAX_PARTS = (MATHJAX_ENTRY, "input", "output/chtml", "ui", "a11y", "sre", "adaptors")
 
 # matplotlib/_animation_data.py: <link rel="stylesheet" href="https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/...">
-CDN_FONT_AWESOME = re.compile(r"""<link\b[^>]*\bhref=["']https?://[^"']*font-awesome[^"']*\.css["'][^>]*>\s*""", re.IGNORECASE)
+CDN_FONT_AWESOME = re.compile(
+    r"""<link\b[^>]*\bhref=["']https?://[^"']*font-awesome[^"']*\.css["'][^>]*>\s*""", re.IGNORECASE
+)
 
 WIDGET_OFFLINE_CLASS = "solvable-widget-offline"
 # Registered before myst-nb's widget-manager scripts (priority 400 < 500), so that it hears their load errors.
@@ -161,7 +163,9 @@ def tidy_page(app: Sphinx, pagename: str, templatename: str, context: dict, doct
 
     scripts = context.get("script_files", [])
     if any("html-manager" in str(getattr(js, "filename", "") or "") for js in scripts):
-        app.builder.add_js_file("", body=WIDGET_FALLBACK_JS, priority=400)  # appended to this page's script_files
+        app.builder.add_js_file(
+            "", body=WIDGET_FALLBACK_JS, priority=400
+        )  # appended to this page's script_files
 
     seen, unique = set(), []
     for js in context.get("script_files", []):
@@ -193,7 +197,9 @@ def launch_reader_notebook(app: Sphinx, pagename: str, templatename: str, contex
                     button["url"] = url[: -len(source)] + target
 
 
-FONT_AWESOME_SCRIPT = re.compile(r"""[ \t]*<script\b[^>]*\bsrc=["'][^"']*_static/scripts/fontawesome\.js[^"']*["'][^>]*>\s*</script>\n?""")
+FONT_AWESOME_SCRIPT = re.compile(
+    r"""[ \t]*<script\b[^>]*\bsrc=["'][^"']*_static/scripts/fontawesome\.js[^"']*["'][^>]*>\s*</script>\n?"""
+)
 
 
 def lighten_site(app: Sphinx, exception: Exception | None) -> None:
@@ -230,7 +236,9 @@ def _palette_png(path: Path) -> None:
         image.load()
         if image.mode not in ("RGB", "RGBA") or (image.mode == "RGBA" and image.getextrema()[3][0] < 255):
             return  # palette images, or transparency a palette would lose
-        palette = image.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        palette = image.convert("RGB").quantize(
+            colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+        )
     buffer = io.BytesIO()
     palette.save(buffer, format="PNG", optimize=True)
     if buffer.tell() < path.stat().st_size:
@@ -269,7 +277,9 @@ class PrintedSetDirective(SphinxDirective):
         if not manifest:
             paragraph = nodes.paragraph("", "The printed set is built by ")
             paragraph += nodes.literal("", "jupyter-book build . --builder pdflatex")
-            paragraph += nodes.Text(" before the website (README, \"For a lecturer\"), which then lists it here.")
+            paragraph += nodes.Text(
+                ' before the website (README, "For a lecturer"), which then lists it here.'
+            )
             return [paragraph]
         prefix = "../" * self.env.docname.count("/")
         items = nodes.bullet_list(classes=["solvable-printed-set"])
@@ -312,7 +322,9 @@ def setup(app: Sphinx) -> dict:
     app.add_js_file("solvable_site.js")
     app.connect("config-inited", use_local_mathjax, priority=900)
     app.connect("html-page-context", tidy_page, priority=900)  # after myst-nb and sphinx.ext.mathjax (500)
-    app.connect("html-page-context", launch_reader_notebook, priority=900)  # after sphinx-book-theme's buttons (501)
+    app.connect(
+        "html-page-context", launch_reader_notebook, priority=900
+    )  # after sphinx-book-theme's buttons (501)
     app.connect("build-finished", copy_mathjax)
     app.connect("build-finished", lighten_site)
     app.connect("build-finished", publish_pdf)

@@ -53,6 +53,7 @@ class _Timed:
             out = f(*args, **kwargs)
             self.seconds += time.perf_counter() - t0
             return out
+
         return timed
 
     def __getattr__(self, name):
@@ -71,8 +72,21 @@ def run_once(data):
     W0 = rng.standard_normal((data.d, data.r))
     S0 = W0 @ W0.T / np.sqrt(data.r * data.d)
     t0 = time.perf_counter()
-    run_gamp(M, ch, den, y, S0, 10.0, damping=0.5, tol=0.0, max_iter=ITERATIONS, damp="output",
-             precision="empirical", omega0=np.full(y.shape, 10.0), V0=10.0)
+    run_gamp(
+        M,
+        ch,
+        den,
+        y,
+        S0,
+        10.0,
+        damping=0.5,
+        tol=0.0,
+        max_iter=ITERATIONS,
+        damp="output",
+        precision="empirical",
+        omega0=np.full(y.shape, 10.0),
+        V0=10.0,
+    )
     return time.perf_counter() - t0, M.seconds, den.seconds
 
 
@@ -88,8 +102,10 @@ def peak_memory(data):
 
 def bench_gamp(ds, Ts):
     print(f"GAMP-RIE, rho = {RHO}, alpha = alpha_PR/2, {ITERATIONS} iterations (ms per iteration, best of 2)")
-    print(f"{'d':>4} {'T':>2} {'alpha':>7} {'n':>6} {'X [MB]':>7} {'total':>7} {'map':>7} {'denoise':>8} "
-          f"{'rest':>6} {'peak [MB]':>10} {'peak/X':>7}")
+    print(
+        f"{'d':>4} {'T':>2} {'alpha':>7} {'n':>6} {'X [MB]':>7} {'total':>7} {'map':>7} {'denoise':>8} "
+        f"{'rest':>6} {'peak [MB]':>10} {'peak/X':>7}"
+    )
     for d in ds:
         for T in Ts:
             alpha = at.perfect_recovery_threshold(RHO, T) / 2
@@ -99,15 +115,20 @@ def bench_gamp(ds, Ts):
             peak = peak_memory(data)
             xmb = data.X.nbytes / 2**20
             per = 1e3 / ITERATIONS
-            print(f"{d:>4d} {T:>2d} {alpha:>7.4f} {data.n:>6d} {xmb:>7.2f} {total * per:>7.1f} "
-                  f"{t_map * per:>7.1f} {t_den * per:>8.1f} {(total - t_map - t_den) * per:>6.1f} "
-                  f"{peak / 2**20:>10.2f} "
-                  f"{peak / data.X.nbytes:>7.1f}", flush=True)
+            print(
+                f"{d:>4d} {T:>2d} {alpha:>7.4f} {data.n:>6d} {xmb:>7.2f} {total * per:>7.1f} "
+                f"{t_map * per:>7.1f} {t_den * per:>8.1f} {(total - t_map - t_den) * per:>6.1f} "
+                f"{peak / 2**20:>10.2f} "
+                f"{peak / data.X.nbytes:>7.1f}",
+                flush=True,
+            )
 
 
 def bench_adam(ds, T=2, K=32, steps=20):
-    print(f"\nOne Adam step of K = {K} batched tied students (T = {T}, rho = {RHO}, alpha = 0.1; "
-          f"ms, best of 5; attention.gd: {steps} steps, best of 3)")
+    print(
+        f"\nOne Adam step of K = {K} batched tied students (T = {T}, rho = {RHO}, alpha = 0.1; "
+        f"ms, best of 5; attention.gd: {steps} steps, best of 3)"
+    )
     print(f"{'d':>4} {'n':>6} {'loss+grad [ms]':>15} {'attention.gd [ms/step]':>25} {'1500 steps [s]':>15}")
     for d in ds:
         data = at.sample(d, 0.1, rho=RHO, T=T, rng=np.random.default_rng(0))
@@ -122,7 +143,9 @@ def bench_adam(ds, T=2, K=32, steps=20):
             t0 = time.perf_counter()
             at.gd(data, n_inits=K, max_steps=steps, rng=1)
             full = min(full, (time.perf_counter() - t0) / (steps + 1))  # steps + 1 loss evaluations
-        print(f"{d:>4d} {data.n:>6d} {best * 1e3:>15.1f} {full * 1e3:>25.1f} {full * 1500:>15.1f}", flush=True)
+        print(
+            f"{d:>4d} {data.n:>6d} {best * 1e3:>15.1f} {full * 1e3:>25.1f} {full * 1500:>15.1f}", flush=True
+        )
 
 
 if __name__ == "__main__":

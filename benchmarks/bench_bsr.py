@@ -30,8 +30,6 @@ from solvable import bsr
 from _timing import best_of
 
 
-
-
 def bench_bayes_curve():
     print("(a) Bayes-optimal MMSE curve, 50 points (beta = 1, rho = 0.2)")
     print(f"{'delta':>6} {'alpha range':>14} {'time [s]':>9} {'per point [ms]':>15}")
@@ -60,10 +58,14 @@ def bench_gamp(sizes=(30, 50, 80, 100), iterations=20):
         passes = best_of(lambda M=M, S=S, g=g: (M.forward(S), M.adjoint(g)), repeat=5, number=3)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            per_iter = best_of(lambda data=data: bsr.gamp_rie(data, tol=0.0, max_iter=iterations, rng=0), repeat=2)
+            per_iter = best_of(
+                lambda data=data: bsr.gamp_rie(data, tol=0.0, max_iter=iterations, rng=0), repeat=2
+            )
         per_iter /= iterations
-        print(f"{d:>4d} {data.n:>6d} {data.X.nbytes / 2**20:>8.1f} {per_iter * 1e3:>10.2f} {passes * 1e3:>9.2f} "
-              f"{per_iter / passes:>6.2f}")
+        print(
+            f"{d:>4d} {data.n:>6d} {data.X.nbytes / 2**20:>8.1f} {per_iter * 1e3:>10.2f} {passes * 1e3:>9.2f} "
+            f"{per_iter / passes:>6.2f}"
+        )
 
 
 def bench_gd(Ks=(1, 4, 16, 32, 64), steps=200):

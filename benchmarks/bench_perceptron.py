@@ -19,11 +19,13 @@ from solvable import glm
 from _timing import best_of
 
 PAIRS = [
-    ("gaussian", "sign", 0.0), ("gaussian", "probit", 0.1), ("gaussian", "linear", 0.1),
-    ("rademacher", "sign", 0.0), ("rademacher", "probit", 0.1), ("rademacher", "linear", 0.1),
+    ("gaussian", "sign", 0.0),
+    ("gaussian", "probit", 0.1),
+    ("gaussian", "linear", 0.1),
+    ("rademacher", "sign", 0.0),
+    ("rademacher", "probit", 0.1),
+    ("rademacher", "linear", 0.1),
 ]
-
-
 
 
 def bench_state_evolution():

@@ -25,8 +25,6 @@ from solvable import quadratic as qn  # noqa: E402
 from _timing import best_of  # noqa: E402
 
 
-
-
 def bench_curve():
     alphas = np.linspace(0.01, 0.5, 50)
     t = best_of(lambda: [qn.bayes_optimal_mmse(a, 0.5) for a in alphas])
@@ -36,7 +34,9 @@ def bench_curve():
 
 def bench_gamp():
     print("GAMP-RIE, kappa = 0.5, alpha = 0.3 (single-threaded BLAS)")
-    print(f"{'d':>5} {'n':>7} {'iter [ms]':>10} {'products [ms]':>14} {'ratio':>6} {'peak [MB]':>10} {'X [MB]':>7}")
+    print(
+        f"{'d':>5} {'n':>7} {'iter [ms]':>10} {'products [ms]':>14} {'ratio':>6} {'peak [MB]':>10} {'X [MB]':>7}"
+    )
     for d in [50, 80, 100, 150, 200]:
         rng = np.random.default_rng(0)
         data = qn.sample(d, 0.3, kappa=0.5, rng=rng)
@@ -52,8 +52,10 @@ def bench_gamp():
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         per_iter = t_gamp / iters
-        print(f"{d:>5} {data.n:>7} {per_iter * 1e3:>10.2f} {t_products * 1e3:>14.2f} {per_iter / t_products:>6.2f} "
-              f"{peak / 2**20:>10.1f} {X.nbytes / 2**20:>7.1f}")
+        print(
+            f"{d:>5} {data.n:>7} {per_iter * 1e3:>10.2f} {t_products * 1e3:>14.2f} {per_iter / t_products:>6.2f} "
+            f"{peak / 2**20:>10.1f} {X.nbytes / 2**20:>7.1f}"
+        )
 
 
 if __name__ == "__main__":

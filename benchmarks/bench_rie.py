@@ -34,8 +34,6 @@ from solvable.spectra import RectangularPlusNoise, WishartPlusNoise
 _fresh = itertools.count(1)
 
 
-
-
 def bench_density():
     print("Density and Re G vs number of points (law built once; ms per call, best of 5)")
     print(f"{'points':>7} {'sym rho':>9} {'sym ReG':>9} {'rect mu':>9} {'rect v':>9}")
@@ -45,8 +43,15 @@ def bench_density():
     for n in (10, 100, 1000, 10000):
         xs = np.linspace(-3.0, 7.0, n)  # inside and outside the bulk
         xr = np.linspace(0.01, 5.0, n)
-        t = [best_of(lambda f=f, x=x: f(x), number=3) for f, x in (
-            (sym.density, xs), (sym.stieltjes_real, xs), (rect.density, xr), (rect.stieltjes_real, xr))]
+        t = [
+            best_of(lambda f=f, x=x: f(x), number=3)
+            for f, x in (
+                (sym.density, xs),
+                (sym.stieltjes_real, xs),
+                (rect.density, xr),
+                (rect.stieltjes_real, xr),
+            )
+        ]
         print(f"{n:>7d} " + " ".join(f"{v * 1e3:>9.3f}" for v in t))
 
 
@@ -56,10 +61,12 @@ def bench_mmse():
     ref_sym = rie.symmetric_rie_mmse(0.6, 0.5, n_nodes=400)
     ref_rect = rie.rectangular_rie_mmse(0.5, 2.0, 0.5, n_nodes=400)
     for n in (16, 32, 64, 128, 256):
-        t_sym = best_of(lambda n=n: rie.symmetric_rie_mmse(0.6 + 1e-9 * next(_fresh), 0.5, n_nodes=n),
-                        number=20)
-        t_rect = best_of(lambda n=n: rie.rectangular_rie_mmse(0.5 + 1e-9 * next(_fresh), 2.0, 0.5, n_nodes=n),
-                         number=5)
+        t_sym = best_of(
+            lambda n=n: rie.symmetric_rie_mmse(0.6 + 1e-9 * next(_fresh), 0.5, n_nodes=n), number=20
+        )
+        t_rect = best_of(
+            lambda n=n: rie.rectangular_rie_mmse(0.5 + 1e-9 * next(_fresh), 2.0, 0.5, n_nodes=n), number=5
+        )
         e_sym = abs(rie.symmetric_rie_mmse(0.6, 0.5, n_nodes=n) - ref_sym)
         e_rect = abs(rie.rectangular_rie_mmse(0.5, 2.0, 0.5, n_nodes=n) - ref_rect)
         print(f"{n:>6d} {t_sym * 1e3:>9.3f} {e_sym:>9.1e} {t_rect * 1e3:>10.3f} {e_rect:>9.1e}")
@@ -67,8 +74,10 @@ def bench_mmse():
     t0 = time.perf_counter()
     for a in alphas:  # a Bayes curve of the quadratic network needs one MMSE per brentq step
         rie.symmetric_rie_mmse(1.0 / (40 * a), 0.5)
-    print(f"\n50 symmetric MMSE evaluations at distinct noise (one curve point each): "
-          f"{(time.perf_counter() - t0) * 1e3:.1f} ms")
+    print(
+        f"\n50 symmetric MMSE evaluations at distinct noise (one curve point each): "
+        f"{(time.perf_counter() - t0) * 1e3:.1f} ms"
+    )
 
 
 def bench_denoisers():
@@ -80,16 +89,21 @@ def bench_denoisers():
         Y = S + np.sqrt(0.6) * denoising.sample_goe(d, rng=rng)
         lam = np.linalg.eigvalsh(Y)
         total = best_of(lambda Y=Y: rie.symmetric_rie(Y, 0.6 + 1e-9 * next(_fresh), 0.5), repeat=3)
-        mapping = best_of(lambda lam=lam: rie.symmetric_rie_eigenvalues(lam, 0.6 + 1e-9 * next(_fresh), 0.5),
-                          repeat=3)
+        mapping = best_of(
+            lambda lam=lam: rie.symmetric_rie_eigenvalues(lam, 0.6 + 1e-9 * next(_fresh), 0.5), repeat=3
+        )
         print(f"{f'symmetric d={d}':<30} {total * 1e3:>11.2f} {mapping * 1e3:>14.2f}")
     for d, L in ((100, 100), (200, 400), (300, 600)):
         S = denoising.sample_rectangular_signal(d, L, d // 2, rng=rng)
         Y = S + np.sqrt(0.5) * denoising.sample_rectangular_noise(d, L, rng=rng)
         sv = np.linalg.svd(Y, compute_uv=False)
         total = best_of(lambda Y=Y: rie.rectangular_rie(Y, 0.5 + 1e-9 * next(_fresh), 0.5), repeat=3)
-        mapping = best_of(lambda sv=sv, d=d, L=L: rie.rectangular_rie_singular_values(
-            sv, 0.5 + 1e-9 * next(_fresh), L / d, 0.5), repeat=3)
+        mapping = best_of(
+            lambda sv=sv, d=d, L=L: rie.rectangular_rie_singular_values(
+                sv, 0.5 + 1e-9 * next(_fresh), L / d, 0.5
+            ),
+            repeat=3,
+        )
         print(f"{f'rectangular {d}x{L}':<30} {total * 1e3:>11.2f} {mapping * 1e3:>14.2f}")
 
 

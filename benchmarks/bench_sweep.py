@@ -47,8 +47,11 @@ def gd_run(job):
 
 def jobs():
     children = np.random.default_rng(5).spawn(len(ALPHAS) * SIZES.quadratic_gd_datasets)
-    return [(a, children[i * SIZES.quadratic_gd_datasets + s]) for i, a in enumerate(ALPHAS)
-            for s in range(SIZES.quadratic_gd_datasets)]
+    return [
+        (a, children[i * SIZES.quadratic_gd_datasets + s])
+        for i, a in enumerate(ALPHAS)
+        for s in range(SIZES.quadratic_gd_datasets)
+    ]
 
 
 def timed(n_jobs):
@@ -64,12 +67,19 @@ def same(a, b) -> bool:
 def main(argv=None) -> None:
     cores = joblib.cpu_count()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=int, nargs="+", default=sorted({2, cores}),
-                        help="worker counts to time (default: 2 and every core)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        nargs="+",
+        default=sorted({2, cores}),
+        help="worker counts to time (default: 2 and every core)",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs of each, the best is kept (default 3)")
     args = parser.parse_args(argv)
-    print(f"chapter 4 GD sweep, lecture preset: {len(ALPHAS)} alphas x {SIZES.quadratic_gd_datasets} data sets, "
-          f"K = {SIZES.quadratic_gd_inits}, d = {SIZES.quadratic_gd_d}; {cores} cores ({platform.processor() or '?'})")
+    print(
+        f"chapter 4 GD sweep, lecture preset: {len(ALPHAS)} alphas x {SIZES.quadratic_gd_datasets} data sets, "
+        f"K = {SIZES.quadratic_gd_inits}, d = {SIZES.quadratic_gd_d}; {cores} cores ({platform.processor() or '?'})"
+    )
     parallel_map(gd_run, jobs()[:1])  # warm-up: imports, BLAS initialisation
 
     def best(n_jobs):
@@ -81,7 +91,9 @@ def main(argv=None) -> None:
         seq1, out1 = best(None)
     print(f"{'how':<48} {'wall [s]':>9} {'/ sequential':>13} {'same bits':>10}")
     print(f"{'one after the other, every core for BLAS':<48} {seq:9.1f} {1.0:13.2f} {'':>10}")
-    print(f"{'one after the other, one BLAS thread':<48} {seq1:9.1f} {seq1 / seq:13.2f} {str(same(out1, reference)):>10}")
+    print(
+        f"{'one after the other, one BLAS thread':<48} {seq1:9.1f} {seq1 / seq:13.2f} {str(same(out1, reference)):>10}"
+    )
     for k in args.workers:
         get_reusable_executor().shutdown(wait=True)
         cold, out = timed(k)

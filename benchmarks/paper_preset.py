@@ -43,7 +43,9 @@ def _chapters(selection: list[str]) -> list[Path]:
     chosen = [p for p in every if any(p.name.startswith(s.zfill(2)) for s in selection)]
     unknown = [s for s in selection if not any(p.name.startswith(s.zfill(2)) for p in every)]
     if unknown:
-        raise SystemExit(f"unknown chapter(s): {', '.join(unknown)} (have: {', '.join(p.name for p in every)})")
+        raise SystemExit(
+            f"unknown chapter(s): {', '.join(unknown)} (have: {', '.join(p.name for p in every)})"
+        )
     return chosen
 
 
@@ -81,17 +83,33 @@ def _run(path: Path, output: Path, env: dict, timeout: int) -> tuple[str, float,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("chapters", nargs="*", help="chapter numbers (default: all), e.g. 01 3")
-    parser.add_argument("--size", choices=SIZES, default="paper",
-                        help="the size preset, SOLVABLE_SIZE (default paper; full: the papers' protocols)")
-    parser.add_argument("--jobs", type=int, default=None,
-                        help="worker processes of each chapter's independent runs, SOLVABLE_JOBS (default: the "
-                             "preset's, every core; -1: every core; 1: one run after the other)")
-    parser.add_argument("--device", choices=DEVICES, default=None,
-                        help="where gradient descent runs, SOLVABLE_DEVICE (default: the preset's, cpu for paper "
-                             "and auto for full)")
+    parser.add_argument(
+        "--size",
+        choices=SIZES,
+        default="paper",
+        help="the size preset, SOLVABLE_SIZE (default paper; full: the papers' protocols)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="worker processes of each chapter's independent runs, SOLVABLE_JOBS (default: the "
+        "preset's, every core; -1: every core; 1: one run after the other)",
+    )
+    parser.add_argument(
+        "--device",
+        choices=DEVICES,
+        default=None,
+        help="where gradient descent runs, SOLVABLE_DEVICE (default: the preset's, cpu for paper "
+        "and auto for full)",
+    )
     parser.add_argument("--timeout", type=int, default=3600, help="seconds allowed per cell (default 3600)")
-    parser.add_argument("--output", type=Path, default=None,
-                        help="folder for the executed notebooks (default benchmarks/output/<size>/)")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="folder for the executed notebooks (default benchmarks/output/<size>/)",
+    )
     args = parser.parse_args(argv)
     if args.jobs == 0:
         parser.error("--jobs must be a positive number of workers or -1 (every core)")
@@ -101,10 +119,13 @@ def main(argv: list[str] | None = None) -> int:
     chapters = _chapters(args.chapters)
     output.mkdir(parents=True, exist_ok=True)
     env = _environment(args.size, args.jobs, args.device)
-    print(f"{args.size} preset: {len(chapters)} chapter(s) one after the other, SOLVABLE_JOBS="
-          f"{env.get('SOLVABLE_JOBS', '(the preset default)')}, SOLVABLE_DEVICE="
-          f"{env.get('SOLVABLE_DEVICE', '(the preset default)')}, {os.cpu_count()} CPUs; executed notebooks in "
-          f"{output}", flush=True)
+    print(
+        f"{args.size} preset: {len(chapters)} chapter(s) one after the other, SOLVABLE_JOBS="
+        f"{env.get('SOLVABLE_JOBS', '(the preset default)')}, SOLVABLE_DEVICE="
+        f"{env.get('SOLVABLE_DEVICE', '(the preset default)')}, {os.cpu_count()} CPUs; executed notebooks in "
+        f"{output}",
+        flush=True,
+    )
     t0 = time.perf_counter()
     failures = 0
     for path in chapters:
@@ -114,8 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         if code:
             failures += 1
             print("    " + tail.replace("\n", "\n    "), flush=True)
-    print(f"{'total wall time':<48s} {time.perf_counter() - t0:8.1f} s  "
-          f"{'all chapters ran' if not failures else f'{failures} failed'}")
+    print(
+        f"{'total wall time':<48s} {time.perf_counter() - t0:8.1f} s  "
+        f"{'all chapters ran' if not failures else f'{failures} failed'}"
+    )
     return 1 if failures else 0
 
 

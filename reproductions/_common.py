@@ -141,9 +141,13 @@ def comparison(what: str, kind: str, *, diffs=None, z=None) -> dict:
     arr = np.asarray(diffs if diffs is not None else z, dtype=float).ravel()
     if arr.size == 0 or not np.all(np.isfinite(arr)):
         raise ValueError(f"comparison {what!r}: no points or non-finite values")
-    return {"what": what, "kind": kind, "n_points": int(arr.size),
-            "max_abs_diff": None if diffs is None else float(np.max(np.abs(diffs))),
-            "max_abs_z": None if z is None else float(np.max(np.abs(z)))}
+    return {
+        "what": what,
+        "kind": kind,
+        "n_points": int(arr.size),
+        "max_abs_diff": None if diffs is None else float(np.max(np.abs(diffs))),
+        "max_abs_z": None if z is None else float(np.max(np.abs(z))),
+    }
 
 
 _SYMBOLS = {"alpha": r"\alpha", "beta": r"\beta", "kappa": r"\kappa", "rho": r"\rho", "Delta": r"\Delta"}
@@ -180,20 +184,42 @@ def _tex_plain(text: str) -> str:
     num = rf"(?<![\w.$]){_NUM}(?![\w.]*\w)"
     operand = rf"(?:{_NUM}|{_SYM}|dL)"
     # a +- b and a ± b: one maths group, so that the sign stays with its number
-    text = _sub(rf"(?<![\w.])({_NUM})\s*(?:\+-|±)\s*({_NUM})(?![\w.]*\w)",
-                lambda m: f"${_tex_number(m[1])} \\pm {_tex_number(m[2])}$", text)
+    text = _sub(
+        rf"(?<![\w.])({_NUM})\s*(?:\+-|±)\s*({_NUM})(?![\w.]*\w)",
+        lambda m: f"${_tex_number(m[1])} \\pm {_tex_number(m[2])}$",
+        text,
+    )
     # products: 9 x 3, n x d x d
-    text = _sub(rf"(?<![\w.$])({operand}(?: x {operand})+)(?![\w.]*\w)",
-                lambda m: "$" + r" \times ".join(_tex_number(t) if re.fullmatch(_NUM, t) else _tex_symbol(t)
-                                                 for t in m[1].split(" x ")) + "$", text)
+    text = _sub(
+        rf"(?<![\w.$])({operand}(?: x {operand})+)(?![\w.]*\w)",
+        lambda m: (
+            "$"
+            + r" \times ".join(
+                _tex_number(t) if re.fullmatch(_NUM, t) else _tex_symbol(t) for t in m[1].split(" x ")
+            )
+            + "$"
+        ),
+        text,
+    )
     # relations: d = L = 100, kappa = 0.5, alpha < 0.9
-    text = _sub(rf"(?<![\w.$])((?:{_SYM})(?: [=<>] (?:{_SYM}))* [=<>] {_NUM})(?![\w.]*\w)",
-                lambda m: "$" + " ".join(_tex_number(t) if re.fullmatch(_NUM, t) else
-                                         (t if t in "=<>" else _tex_symbol(t)) for t in m[1].split(" ")) + "$",
-                text)
+    text = _sub(
+        rf"(?<![\w.$])((?:{_SYM})(?: [=<>] (?:{_SYM}))* [=<>] {_NUM})(?![\w.]*\w)",
+        lambda m: (
+            "$"
+            + " ".join(
+                _tex_number(t) if re.fullmatch(_NUM, t) else (t if t in "=<>" else _tex_symbol(t))
+                for t in m[1].split(" ")
+            )
+            + "$"
+        ),
+        text,
+    )
     # the remaining Greek letters and subscripted thresholds
-    text = _sub(r"(?<![\w.$\\])((?:alpha|beta|kappa|rho|Delta)(?:_(?:PR|IT|alg))?|f_RS)(?![\w$])",
-                lambda m: f"${_tex_symbol(m[1])}$", text)
+    text = _sub(
+        r"(?<![\w.$\\])((?:alpha|beta|kappa|rho|Delta)(?:_(?:PR|IT|alg))?|f_RS)(?![\w$])",
+        lambda m: f"${_tex_symbol(m[1])}$",
+        text,
+    )
     # a minus sign between words (ours - authors'), which must not end a line as a hyphen
     text = _sub(r"(?<= )-(?= )", "$-$", text)
     # a lone +- (mean +- s.e.)
@@ -201,7 +227,7 @@ def _tex_plain(text: str) -> str:
     # ranges: 10-25 min -> 10–25 min (an en dash, not a hyphen that the line may break at)
     text = _sub(r"(?<![\w.-])(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)(?![\w.-])", r"\1–\2", text)
     # signed numbers and numbers in e-notation
-    text = _sub(num, lambda m: (f"${_tex_number(m[0])}$" if m[0][0] in "+-" or "e" in m[0] else m[0]), text)
+    text = _sub(num, lambda m: f"${_tex_number(m[0])}$" if m[0][0] in "+-" or "e" in m[0] else m[0], text)
     return text
 
 
@@ -255,8 +281,11 @@ def _words(cell: str, relaxed: bool) -> list[float]:
     text = _visible(cell)
     if relaxed:
         text = text.replace("~=~", "~= ")
-    return [len(w) + 0.4 * sum(ch.isupper() for ch in w)  # capitals are wider
-            for w in re.split(r"\s+|(?<=-)", text) if w]
+    return [
+        len(w) + 0.4 * sum(ch.isupper() for ch in w)  # capitals are wider
+        for w in re.split(r"\s+|(?<=-)", text)
+        if w
+    ]
 
 
 def column_widths(headers, rows, line: float = _LINE_PT) -> list[int]:
@@ -268,15 +297,23 @@ def column_widths(headers, rows, line: float = _LINE_PT) -> list[int]:
     cols = list(zip(*([list(headers)] + [list(r) for r in rows])))
 
     def least(relaxed):
-        return [_PAD_PT + 1 + max([min(max(_words(col[0], relaxed), default=0), 7 if relaxed else 99) * _HEAD_PT]
-                                  + [max(_words(c, relaxed), default=0) * _CHAR_PT for c in col[1:]])
-                for col in cols]
+        return [
+            _PAD_PT
+            + 1
+            + max(
+                [min(max(_words(col[0], relaxed), default=0), 7 if relaxed else 99) * _HEAD_PT]
+                + [max(_words(c, relaxed), default=0) * _CHAR_PT for c in col[1:]]
+            )
+            for col in cols
+        ]
 
     lower = least(False)
     if sum(lower) > line:
         lower = least(True)
-    whole = [max(lo, _PAD_PT + 1 + _CHAR_PT * max([len(_visible(c)) for c in col[1:]] + [0]))
-             for lo, col in zip(lower, cols)]
+    whole = [
+        max(lo, _PAD_PT + 1 + _CHAR_PT * max([len(_visible(c)) for c in col[1:]] + [0]))
+        for lo, col in zip(lower, cols)
+    ]
     want = whole
     if sum(whole) > line and sum(lower) < line:
         lo, hi = 0.0, max(whole)
@@ -320,7 +357,9 @@ def write_results(folder: Path, results: dict) -> Path:
 
 def load_published(folder: Path, name: str):
     """Read ``folder/published/<name>`` (a CSV with a header row) as a structured numpy array."""
-    return np.genfromtxt(Path(folder) / "published" / name, delimiter=",", names=True, dtype=None, encoding="utf-8")
+    return np.genfromtxt(
+        Path(folder) / "published" / name, delimiter=",", names=True, dtype=None, encoding="utf-8"
+    )
 
 
 def authors_time(kind: str, how: str) -> dict:
@@ -342,7 +381,7 @@ def _split_front_matter(text: str) -> tuple[dict, str]:
     if not text.startswith(_FRONT):
         return {}, text
     end = text.index("\n" + _FRONT, len(_FRONT) - 1)
-    return yaml.safe_load(text[len(_FRONT):end + 1]) or {}, text[end + 1 + len(_FRONT):]
+    return yaml.safe_load(text[len(_FRONT) : end + 1]) or {}, text[end + 1 + len(_FRONT) :]
 
 
 def read_page_numbers(page: Path) -> dict:
@@ -363,7 +402,9 @@ def write_page_numbers(page: Path, numbers: dict) -> None:
     """
     import yaml
 
-    bad = [k for k, v in numbers.items() if not (isinstance(k, str) and k.isidentifier() and isinstance(v, str))]
+    bad = [
+        k for k, v in numbers.items() if not (isinstance(k, str) and k.isidentifier() and isinstance(v, str))
+    ]
     if bad:
         raise ValueError(f"numbers must map identifiers to strings; offending keys: {bad}")
     page = Path(page)

@@ -36,8 +36,15 @@ def _run(name: str, jobs: int, timeout: int) -> tuple[str, float, int, str]:
     env = dict(os.environ, REPRO_JOBS=str(jobs))
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, str(HERE / name / "reproduce.py")], cwd=HERE.parent, env=env,
-                              capture_output=True, text=True, timeout=timeout, check=False)
+        proc = subprocess.run(
+            [sys.executable, str(HERE / name / "reproduce.py")],
+            cwd=HERE.parent,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
         code, err = proc.returncode, "\n".join((proc.stderr or "").strip().splitlines()[-15:])
     except subprocess.TimeoutExpired:
         code, err = 124, f"timed out after {timeout} s"
@@ -58,21 +65,40 @@ def write_timings(path: Path = HERE / "timings.md") -> None:
         res = json.loads(res_path.read_text())
         for fig in res["figures"]:
             theirs = fig["authors_time"]
-            rows.append([f"[{name}]({name}.md)", fig["title"], f"{fig['wall_time_s']:.0f} s",
-                         f"**{theirs['kind']}**: {theirs['how']}"])
-        rows.append([f"[{name}]({name}.md)", "**whole page**", f"**{res['total_wall_time_s'] / 60:.1f} min**", ""])
-    machines = sorted({json.loads((HERE / n / "results.json").read_text())["machine"]
-                       for n in PAPERS if (HERE / n / "results.json").exists()})
+            rows.append(
+                [
+                    f"[{name}]({name}.md)",
+                    fig["title"],
+                    f"{fig['wall_time_s']:.0f} s",
+                    f"**{theirs['kind']}**: {theirs['how']}",
+                ]
+            )
+        rows.append(
+            [f"[{name}]({name}.md)", "**whole page**", f"**{res['total_wall_time_s'] / 60:.1f} min**", ""]
+        )
+    machines = sorted(
+        {
+            json.loads((HERE / n / "results.json").read_text())["machine"]
+            for n in PAPERS
+            if (HERE / n / "results.json").exists()
+        }
+    )
     table = markdown_table(["paper", "figure", "wall time here", "the authors' code"], rows, longtable=True)
     path.write_text(table + "\nMeasured on: " + "; ".join(machines) + ".\n")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("papers", nargs="*", help=f"papers to regenerate (default: all of {', '.join(PAPERS)})")
-    parser.add_argument("--jobs", type=int, default=-1,
-                        help="worker processes of each script, its REPRO_JOBS (default -1: one per core; 1: one run "
-                             "after the other)")
+    parser.add_argument(
+        "papers", nargs="*", help=f"papers to regenerate (default: all of {', '.join(PAPERS)})"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=-1,
+        help="worker processes of each script, its REPRO_JOBS (default -1: one per core; 1: one run "
+        "after the other)",
+    )
     parser.add_argument("--timeout", type=int, default=3600, help="seconds allowed per script (default 3600)")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.papers) - set(PAPERS))

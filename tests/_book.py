@@ -69,7 +69,9 @@ class Book:
     pdf_returncode: int | None = None  # None when TeX is missing and the PDF was not attempted
 
 
-PDF_NAME = "solvable-models-of-learning.pdf"  # latex_documents.targetname in _config.yml, with .pdf: the compiled
+PDF_NAME = (
+    "solvable-models-of-learning.pdf"  # latex_documents.targetname in _config.yml, with .pdf: the compiled
+)
 # document, which _ext/solvable_print.py cuts into the printed set (_build/latex/printed/, published under pdf/)
 PRINTED_DIR = ("latex", "printed")
 PRINTED_MANIFEST = "printed-set.json"
@@ -129,21 +131,44 @@ def build_into(shared: Path) -> Path:
             pdf = {}
             if have_tex():
                 proc = subprocess.run(
-                    [*jupyter_book, "build", str(ROOT), "--path-output", str(out), "--builder", "pdflatex", "-W", "-n",
-                     "--keep-going"],
-                    cwd=out, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False,
+                    [
+                        *jupyter_book,
+                        "build",
+                        str(ROOT),
+                        "--path-output",
+                        str(out),
+                        "--builder",
+                        "pdflatex",
+                        "-W",
+                        "-n",
+                        "--keep-going",
+                    ],
+                    cwd=out,
+                    capture_output=True,
+                    text=True,
+                    timeout=BUILD_TIMEOUT_S,
+                    check=False,
                 )
                 pdf = {"pdf_log": proc.stdout + proc.stderr, "pdf_returncode": proc.returncode}
             cmd = [*jupyter_book, "build", str(ROOT), "--path-output", str(out), "-W", "-n", "--keep-going"]
             start = time.perf_counter()
-            proc = subprocess.run(cmd, cwd=out, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
-            result_file.write_text(json.dumps({
-                "log": proc.stdout + proc.stderr,
-                "returncode": proc.returncode,
-                "elapsed_s": time.perf_counter() - start,
-                "created": [str(p.relative_to(ROOT)) for p in watched if p.exists() and p not in existed],
-                **pdf,
-            }), encoding="utf-8")
+            proc = subprocess.run(
+                cmd, cwd=out, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False
+            )
+            result_file.write_text(
+                json.dumps(
+                    {
+                        "log": proc.stdout + proc.stderr,
+                        "returncode": proc.returncode,
+                        "elapsed_s": time.perf_counter() - start,
+                        "created": [
+                            str(p.relative_to(ROOT)) for p in watched if p.exists() and p not in existed
+                        ],
+                        **pdf,
+                    }
+                ),
+                encoding="utf-8",
+            )
     return out
 
 
@@ -174,5 +199,7 @@ def widget_manager_urls() -> set[str]:
     return set(configured)
 
 
-if __name__ == "__main__":   # python tests/_book.py <shared folder>: the build conftest.py starts ahead of the tests
+if (
+    __name__ == "__main__"
+):  # python tests/_book.py <shared folder>: the build conftest.py starts ahead of the tests
     build_into(Path(sys.argv[1]))

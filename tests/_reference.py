@@ -24,8 +24,11 @@ def reference_rows(name: str) -> list[dict]:
 
 def reference(name: str, quantity: str, **match) -> tuple[float, float]:
     """``(value, tolerance_hint)`` of the unique row of ``name`` with this quantity and column values."""
-    rows = [r for r in reference_rows(name) if r["quantity"] == quantity
-            and all(str(r.get(k, "")) == str(v) for k, v in match.items())]
+    rows = [
+        r
+        for r in reference_rows(name)
+        if r["quantity"] == quantity and all(str(r.get(k, "")) == str(v) for k, v in match.items())
+    ]
     if len(rows) != 1:
         raise LookupError(f"{len(rows)} rows of {name} match quantity={quantity!r}, {match}")
     return float(rows[0]["value"]), float(rows[0]["tolerance_hint"])

@@ -27,14 +27,21 @@ PAGE_TIMEOUT_MS = 30_000
 CHROMIUM_NAMES = ("chromium", "google-chrome", "google-chrome-stable", "chromium-browser")
 CHROMIUM_FLAGS = [
     # (Playwright adds --headless itself, and launch_persistent_context gives the fresh --user-data-dir.)
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-quic",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
 ]
 WIDGET_MANAGER = widget_manager_urls()
 WIDGET_VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]'
 LAUNCH_BUTTONS = ".dropdown-launch-buttons a[href]"  # sphinx-book-theme's rocket menu (hidden until opened)
-WIDGET_NOTE = ".solvable-widget-offline"  # inserted by _ext/solvable_site.py when the widget manager cannot load
+WIDGET_NOTE = (
+    ".solvable-widget-offline"  # inserted by _ext/solvable_site.py when the widget manager cannot load
+)
 
 
 def allowed_console_error(text: str, url: str, base: str) -> str | None:
@@ -65,7 +72,9 @@ def chromium_context(tmp_path_factory):
     executable, explicit = find_chromium(), os.environ.get("SOLVABLE_CHROMIUM")
     problem = None
     if executable is None:
-        where = f"at $SOLVABLE_CHROMIUM ({explicit})" if explicit else f"on PATH (as {', '.join(CHROMIUM_NAMES)})"
+        where = (
+            f"at $SOLVABLE_CHROMIUM ({explicit})" if explicit else f"on PATH (as {', '.join(CHROMIUM_NAMES)})"
+        )
         problem = f"no Chromium found {where}"
     else:
         try:
@@ -75,7 +84,9 @@ def chromium_context(tmp_path_factory):
     if problem:
         if os.environ.get("SOLVABLE_REQUIRE_BROWSER") == "1":
             pytest.fail(f"browser tests are required here (SOLVABLE_REQUIRE_BROWSER=1) but {problem}")
-        pytest.skip(f"browser tests of the website skipped: {problem}. On Debian/Ubuntu: apt-get install chromium")
+        pytest.skip(
+            f"browser tests of the website skipped: {problem}. On Debian/Ubuntu: apt-get install chromium"
+        )
 
     from playwright.sync_api import sync_playwright
 
@@ -272,13 +283,15 @@ def drive_explorers(page) -> list[dict]:
         before_src, before_value = image.get_attribute("src"), slider.input_value()
         slider.focus()
         page.keyboard.press("End")
-        results.append({
-            "complete": True,
-            "frames": int(slider.get_attribute("max")) + 1,
-            "value": (before_value, slider.input_value()),
-            "frame_changed": image.get_attribute("src") != before_src,
-            "decoded": image.evaluate("i => i.complete && i.naturalWidth > 0"),
-        })
+        results.append(
+            {
+                "complete": True,
+                "frames": int(slider.get_attribute("max")) + 1,
+                "value": (before_value, slider.input_value()),
+                "frame_changed": image.get_attribute("src") != before_src,
+                "decoded": image.evaluate("i => i.complete && i.naturalWidth > 0"),
+            }
+        )
     return results
 
 
@@ -291,12 +304,25 @@ class Visit:
         self.console_errors, self.page_errors, self.local_failures = [], [], []
         blocked_before = len(context.blocked)
         page = context.new_page()
-        page.on("console", lambda m: m.type == "error" and self.console_errors.append((m.text, m.location.get("url", ""))))
+        page.on(
+            "console",
+            lambda m: m.type == "error" and self.console_errors.append((m.text, m.location.get("url", ""))),
+        )
         page.on("pageerror", lambda e: self.page_errors.append(str(e)))
         favicon = f"{base}/favicon.ico"  # asked for by the browser itself (see allowed_console_error)
-        page.on("response", lambda r: r.status >= 400 and r.url.startswith(base) and r.url != favicon
-                and self.local_failures.append((r.url, r.status)))
-        page.on("requestfailed", lambda r: r.url.startswith(base) and self.local_failures.append((r.url, r.failure)))
+        page.on(
+            "response",
+            lambda r: (
+                r.status >= 400
+                and r.url.startswith(base)
+                and r.url != favicon
+                and self.local_failures.append((r.url, r.status))
+            ),
+        )
+        page.on(
+            "requestfailed",
+            lambda r: r.url.startswith(base) and self.local_failures.append((r.url, r.failure)),
+        )
         try:
             page.goto(f"{base}/{page_name}.html", wait_until="load")
             self.mathjax = wait_for_math(page)
@@ -313,7 +339,9 @@ class Visit:
                 page.screenshot(path=folder / f"{slug(page_name)}.laptop-explorer.png")
                 page.emulate_media(color_scheme="dark")  # the theme follows the system in "auto" mode
                 with contextlib.suppress(PlaywrightTimeout):
-                    page.wait_for_function("() => document.documentElement.dataset.theme === 'dark'", timeout=5000)
+                    page.wait_for_function(
+                        "() => document.documentElement.dataset.theme === 'dark'", timeout=5000
+                    )
                 self.dark_theme = page.evaluate("() => document.documentElement.dataset.theme")
                 page.screenshot(path=folder / f"{slug(page_name)}.dark-explorer.png")
                 page.evaluate("() => window.scrollTo(0, 0)")
@@ -337,7 +365,8 @@ class Visit:
             phone.evaluate("() => window.scrollTo(0, 0)")
             phone.wait_for_timeout(300)
             self.phone_overflow = phone.evaluate(
-                "() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+                "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+            )
             self.phone_search_controls = phone.evaluate(SEARCH_CONTROLS)
             phone.screenshot(path=folder / f"{slug(page_name)}.phone.png")
             if phone.locator("div.animation").count():

@@ -30,8 +30,9 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 if os.environ["OPENBLAS_NUM_THREADS"] == "1":  # in case a plugin loaded NumPy before this file
     threadpool_limits(1)
 
-settings.register_profile("repeatable", derandomize=True, database=None, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "repeatable", derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.register_profile("explore", max_examples=500, deadline=None, database=None)
 settings.load_profile("repeatable")
 
@@ -50,14 +51,24 @@ def book(tmp_path_factory) -> Book:
 # --------------------------------------------------------------------------- the order of the files under xdist
 #: The files that need the built book (tests/_book.py): under pytest-xdist the book is built in the background as soon
 #: as a worker has collected one of them, while the workers run the other files first.
-BOOK_FILES = ("tests/test_site.py", "tests/test_site_teaching.py", "tests/test_pdf.py", "tests/test_book.py",
-              "tests/test_reproductions.py")
+BOOK_FILES = (
+    "tests/test_site.py",
+    "tests/test_site_teaching.py",
+    "tests/test_pdf.py",
+    "tests/test_book.py",
+    "tests/test_reproductions.py",
+)
 
 #: The longest files (the chapters, the contract fuzz), handed out first so that none is left for the end: xdist's
 #: own order (by number of tests) would otherwise start the browser tests, which wait for the book, first.
-LONG_FILES = ("chapters/05_attention_indexed_models.ipynb", "chapters/03_bilinear_sequence_regression.ipynb",
-              "chapters/04_quadratic_networks.ipynb", "chapters/02_random_matrices.ipynb",
-              "chapters/01_perceptron.ipynb", "tests/test_contract.py")
+LONG_FILES = (
+    "chapters/05_attention_indexed_models.ipynb",
+    "chapters/03_bilinear_sequence_regression.ipynb",
+    "chapters/04_quadratic_networks.ipynb",
+    "chapters/02_random_matrices.ipynb",
+    "chapters/01_perceptron.ipynb",
+    "tests/test_contract.py",
+)
 
 
 def _file_rank(item) -> int:
@@ -70,11 +81,11 @@ def _file_rank(item) -> int:
 
 def pytest_configure(config):
     if not hasattr(config, "workerinput") and getattr(config.option, "numprocesses", None):
-        config.option.loadscopereorder = False   # keep the order of pytest_collection_modifyitems below
+        config.option.loadscopereorder = False  # keep the order of pytest_collection_modifyitems below
 
 
 def pytest_collection_modifyitems(session, config, items):
-    items.sort(key=_file_rank)   # stable: the tests of a file keep their order
+    items.sort(key=_file_rank)  # stable: the tests of a file keep their order
 
 
 _background_build: list = []
@@ -87,10 +98,16 @@ def pytest_xdist_node_collection_finished(node, ids):
         return
     if not any(i.split("::", 1)[0] in BOOK_FILES for i in ids):
         return
-    shared = node.config._tmp_path_factory.getbasetemp()   # the workers' basetemps are its subfolders
-    log = open(Path(shared) / "book-background.log", "w")   # noqa: SIM115 - open for the process's lifetime
-    _background_build.append(subprocess.Popen([sys.executable, str(ROOT / "tests" / "_book.py"), str(shared)],
-                                              cwd=ROOT, stdout=log, stderr=subprocess.STDOUT))
+    shared = node.config._tmp_path_factory.getbasetemp()  # the workers' basetemps are its subfolders
+    log = open(Path(shared) / "book-background.log", "w")  # noqa: SIM115 - open for the process's lifetime
+    _background_build.append(
+        subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "_book.py"), str(shared)],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    )
 
 
 def pytest_unconfigure(config):
@@ -103,10 +120,12 @@ def pytest_unconfigure(config):
 # --------------------------------------------------------------------------- a timeline, for tuning the order above
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    path = os.environ.get("SOLVABLE_TIMELINE")   # a file: one line per test (worker, start, end, nodeid)
+    path = os.environ.get("SOLVABLE_TIMELINE")  # a file: one line per test (worker, start, end, nodeid)
     start = time.time()
     yield
     if path:
         with open(path, "a", encoding="utf-8") as handle:
-            handle.write(f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}\t{start:.2f}\t{time.time():.2f}\t"
-                         f"{item.nodeid}\n")
+            handle.write(
+                f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}\t{start:.2f}\t{time.time():.2f}\t"
+                f"{item.nodeid}\n"
+            )

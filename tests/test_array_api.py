@@ -55,8 +55,12 @@ def _attention_case():
 
 CASES = {"bsr": _bsr_case, "quadratic": _quadratic_case, "attention": _attention_case}
 #: (optimiser, tol): a fixed number of steps, and runs frozen one by one once below tol (the masked path).
-RUNS = {"gd": (lambda lr: gd.GradientStep(lr), 0.0), "adam": (lambda lr: gd.Adam(lr / 10), 0.0),
-        "gd-frozen": (lambda lr: gd.GradientStep(lr), "tol"), "adam-frozen": (lambda lr: gd.Adam(lr / 10), "tol")}
+RUNS = {
+    "gd": (lambda lr: gd.GradientStep(lr), 0.0),
+    "adam": (lambda lr: gd.Adam(lr / 10), 0.0),
+    "gd-frozen": (lambda lr: gd.GradientStep(lr), "tol"),
+    "adam-frozen": (lambda lr: gd.Adam(lr / 10), "tol"),
+}
 
 
 @pytest.mark.parametrize("run", RUNS)
@@ -67,7 +71,9 @@ def test_run_gd_on_array_api_strict_equals_numpy(case, run):
     kw = {"max_steps": 120, "record_every": 7, "target": data.S_star, "warn": False}
     numpy_objective = objective(data.X, data.y)
     if tol == "tol":  # halfway between the losses of the runs after a short descent: some freeze, some do not
-        probe = gd.run_gd(numpy_objective, params, optimiser=make_step(lr), tol=0.0, **{**kw, "max_steps": 40})
+        probe = gd.run_gd(
+            numpy_objective, params, optimiser=make_step(lr), tol=0.0, **{**kw, "max_steps": 40}
+        )
         tol = float(np.median(probe.losses))
     if case == "attention":
         kw["error"] = numpy_objective.error
@@ -83,16 +89,33 @@ def test_run_gd_on_array_api_strict_equals_numpy(case, run):
         assert type(value) is np.ndarray, f"GDResult.{name} is not a NumPy array"
         np.testing.assert_allclose(value, getattr(ref, name), rtol=1e-12, atol=1e-14, err_msg=name)
     assert res.average_error == pytest.approx(ref.average_error, rel=1e-12)
-    assert res.iterations.tolist() == ref.iterations.tolist() and res.converged.tolist() == ref.converged.tolist()
+    assert (
+        res.iterations.tolist() == ref.iterations.tolist()
+        and res.converged.tolist() == ref.converged.tolist()
+    )
 
 
 def test_float32_runs_in_float32_on_array_api_strict():
     data, params, objective, lr = _bsr_case()
-    res = gd.run_gd(objective(*_strict(data.X.astype(np.float32), data.y)), _strict(*params), lr=lr, tol=0.0,
-                    max_steps=30, target=data.S_star, dtype=np.float32)
-    ref = gd.run_gd(objective(data.X.astype(np.float32), data.y), params, lr=lr, tol=0.0, max_steps=30,
-                    target=data.S_star, dtype=np.float32)
-    assert res.estimates.dtype == np.float64   # the result is float64 on the host whatever the precision
+    res = gd.run_gd(
+        objective(*_strict(data.X.astype(np.float32), data.y)),
+        _strict(*params),
+        lr=lr,
+        tol=0.0,
+        max_steps=30,
+        target=data.S_star,
+        dtype=np.float32,
+    )
+    ref = gd.run_gd(
+        objective(data.X.astype(np.float32), data.y),
+        params,
+        lr=lr,
+        tol=0.0,
+        max_steps=30,
+        target=data.S_star,
+        dtype=np.float32,
+    )
+    assert res.estimates.dtype == np.float64  # the result is float64 on the host whatever the precision
     np.testing.assert_allclose(res.estimates, ref.estimates, rtol=1e-5, atol=1e-6)
 
 

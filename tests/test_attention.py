@@ -87,7 +87,9 @@ def test_state_evolution_reaches_the_bayes_fixed_point():
     se = at.state_evolution(0.05, 0.5, 3)
     assert isinstance(se, SEResult)
     assert se.converged and se.history[0] == pytest.approx(1.5)  # m0 = Q0 = 1 + rho
-    assert se.error == pytest.approx(at.bayes_optimal_mmse(0.05, 0.5, 3), abs=1e-6) and se.gen_error == se.error
+    assert (
+        se.error == pytest.approx(at.bayes_optimal_mmse(0.05, 0.5, 3), abs=1e-6) and se.gen_error == se.error
+    )
     assert se.overlap == pytest.approx(1.5 - se.error)
     assert np.all(np.diff(se.history[1:]) <= 1e-12)  # monotone from the uninformative start
     undamped = at.state_evolution(0.05, 0.5, 3, damping=0.0)
@@ -101,6 +103,7 @@ def test_state_evolution_is_the_damped_recursion():
     K = at.n_effective_indices(T)
     se = at.state_evolution(alpha, rho, T, damping=eta, tol=0.0, max_iter=6)
     from solvable.rie import symmetric_rie_mmse
+
     ms, v = [1.5], 1.5
     for _ in range(6):
         v = eta * v + (1 - eta) * ms[-1]
@@ -113,7 +116,8 @@ def test_output_gen_error():
     plug = at.output_gen_error(0.05, 0.5, 3, n_samples=20000, rng=rng)
     bayes = at.output_gen_error(0.05, 0.5, 3, n_samples=20000, estimator="bayes", n_inner=32, rng=rng)
     assert plug.mmse == pytest.approx(at.bayes_optimal_mmse(0.05, 0.5, 3)) and plug.overlap == pytest.approx(
-        1.5 - plug.mmse)
+        1.5 - plug.mmse
+    )
     assert 0 < bayes.value < plug.value + 3 * plug.sem
     trivial = at.output_gen_error(0.0, 0.5, 3, n_samples=20000, rng=rng)
     assert trivial.value > plug.value  # learning helps
@@ -291,8 +295,9 @@ def test_hardmax_channel_derivatives_and_nishimori_identity():
     V = 0.7
     omega = rng.standard_normal((6, 3))
     y = hard.signs_of(rng.standard_normal((6, 3)))
-    assert np.allclose(hard.observe(ch.row_hardmax(ch.unpack_indices(omega / ch.index_weights(2), 2))),
-                       hard.signs_of(omega))
+    assert np.allclose(
+        hard.observe(ch.row_hardmax(ch.unpack_indices(omega / ch.index_weights(2), 2))), hard.signs_of(omega)
+    )
 
     def log_z(om):
         sig = math.sqrt(1.5 * V)
@@ -348,7 +353,8 @@ def test_hardmax_g_out_is_the_monte_carlo_posterior_mean():
                 r = s1 * s2 / 3
                 p2 = ch._bvn_orthant(np.array([k1]), np.array([k2]), r)[0]
                 dens = math.exp(-(k1 * k1 - 2 * r * k1 * k2 + k2 * k2) / (2 * (1 - r * r))) / (
-                    2 * math.pi * math.sqrt(1 - r * r))
+                    2 * math.pi * math.sqrt(1 - r * r)
+                )
                 a1, a2 = np.array([1, -1 / math.sqrt(2), 0]), np.array([0, -1 / math.sqrt(2), 1])
                 wrong = dens / p2 * (s1 * a1 + s2 * a2) / sig
                 assert np.max(np.abs(wrong - mc)) > 0.05
@@ -434,8 +440,10 @@ def test_plain_gd_with_a_huge_step_says_so():
     The softmax saturates, the loss stays finite (4 against 1.7 at the start) and the weights explode: run_gd
     warns that the runs ended above their initial loss, and the exploded students raise DivergenceError."""
     data = at.sample(20, 0.2, rho=0.5, T=2, rng=0)
-    with (pytest.warns(ConvergenceWarning, match="larger training loss"),
-          pytest.raises(DivergenceError, match="too large")):
+    with (
+        pytest.warns(ConvergenceWarning, match="larger training loss"),
+        pytest.raises(DivergenceError, match="too large"),
+    ):
         at.gd(data, n_inits=4, max_steps=200, lr=1e6, optimiser="gd", rng=1)
 
 
@@ -445,7 +453,9 @@ def test_gd_first_adam_step_is_a_sign_step():
     initialisations are W0 ~ N(0, 1) from rng, one (d, r) block per student."""
     data = at.sample(12, 0.3, rho=0.5, T=2, rng=3)
     res = at.gd(data, n_inits=3, max_steps=1, record_every=1, lr=0.1, rng=4)
-    assert isinstance(res, gd.GDResult) and np.array_equal(res.iterations, [1, 1, 1]) and not res.converged.any()
+    assert (
+        isinstance(res, gd.GDResult) and np.array_equal(res.iterations, [1, 1, 1]) and not res.converged.any()
+    )
     W0 = streams.stream(4, "init").standard_normal((3, 12, data.r))  # an integer seed: its "init" stream
     _, grad = at.student_loss_and_gradient(W0, data.X, data.y)
     W1 = W0 - 0.1 * grad / (np.abs(grad) + 1e-8)
@@ -455,6 +465,7 @@ def test_gd_first_adam_step_is_a_sign_step():
     obj = at.StudentLoss(data.X, data.y, data.r)
     assert obj.loss_scale == pytest.approx(np.sum((data.y - 0.5) ** 2) / 12)
     from solvable.denoising import symmetric_error
+
     assert res.errors[1] == pytest.approx(symmetric_error(S1[1], data.S_star), rel=1e-9)
     assert res.average_error == pytest.approx(symmetric_error(S1.mean(axis=0), data.S_star), rel=1e-9)
 
@@ -493,8 +504,11 @@ def test_bayes_mmse_properties(rho, T, u, v):
 
 
 @settings(max_examples=25, deadline=None)
-@given(rho=st.floats(min_value=0.05, max_value=3.0), T=st.integers(min_value=2, max_value=8),
-       u=st.floats(min_value=0.02, max_value=0.9))
+@given(
+    rho=st.floats(min_value=0.05, max_value=3.0),
+    T=st.integers(min_value=2, max_value=8),
+    u=st.floats(min_value=0.02, max_value=0.9),
+)
 def test_state_evolution_properties(rho, T, u):
     """Finite, every iterate in [0, 1 + rho] (the start m0 = 1 + rho is the prior's error in this recursion),
     decreasing from the uninformative start, ending at the Bayes MMSE below alpha_PR (alpha = u alpha_PR) and at
@@ -521,133 +535,184 @@ _DATA = at.sample(10, 0.2, rho=0.5, T=2, rng=0)
 NAN, INF = math.nan, math.inf
 
 
-@pytest.mark.parametrize("call,name", [
-    (lambda: at.bayes_optimal_mmse(-0.1, 0.5, 2), "alpha"),
-    (lambda: at.bayes_optimal_mmse(NAN, 0.5, 2), "alpha"),
-    (lambda: at.bayes_optimal_mmse(INF, 0.5, 2), "alpha"),
-    (lambda: at.bayes_optimal_mmse(0.1, 0.0, 2), "rho"),
-    (lambda: at.bayes_optimal_mmse(0.1, NAN, 2), "rho"),
-    (lambda: at.bayes_optimal_mmse(0.1, INF, 2), "rho"),
-    (lambda: at.bayes_optimal_mmse(0.1, 1e-6, 2), "rho"),
-    (lambda: at.state_evolution(0.1, 1e9, 2), "rho"),
-    (lambda: at.bayes_optimal_mmse(0.1, 0.5, 1), "T"),
-    (lambda: at.bayes_optimal_mmse(0.1, 0.5, 2.5), "T"),
-    (lambda: at.perfect_recovery_threshold(-1.0, 2), "rho"),
-    (lambda: at.perfect_recovery_threshold(0.5, 1), "T"),
-    (lambda: at.n_effective_indices(True), "T"),
-    (lambda: at.state_evolution(0.0, 0.5, 2), "alpha"),
-    (lambda: at.state_evolution(NAN, 0.5, 2), "alpha"),
-    (lambda: at.state_evolution(0.1, 0.5, 2, start=-1.0), "start"),
-    (lambda: at.state_evolution(0.1, 0.5, 2, start=NAN), "start"),
-    (lambda: at.state_evolution(0.1, 0.5, 2, tol=INF), "tol"),
-    (lambda: at.state_evolution(0.1, 0.5, 2, tol=1.0), "tol"),
-    (lambda: at.state_evolution(0.1, 0.5, 2, max_iter=0), "max_iter"),
-    (lambda: at.state_evolution(0.1, 0.5, 2, max_iter=2.5), "max_iter"),
-    (lambda: at.state_evolution(0.1, 0.5, 2, damping=1.0), "damping"),
-    (lambda: at.state_evolution(0.1, 0.5, 2, damping=-0.1), "damping"),
-    (lambda: at.hardmax_state_evolution(0.5, -1.0, rng=0), "rho"),
-    (lambda: at.hardmax_state_evolution(0.0, 0.5, rng=0), "alpha"),
-    (lambda: at.hardmax_state_evolution(0.5, 0.5, tol=INF, rng=0), "tol"),
-    (lambda: at.hardmax_state_evolution(0.5, 0.5, max_iter=0, rng=0), "max_iter"),
-    (lambda: at.hardmax_state_evolution(0.5, 0.5, damping=1.0, rng=0), "damping"),
-    (lambda: at.hardmax_state_evolution(0.5, 0.5, n_samples=1, rng=0), "n_samples"),
-    (lambda: at.hardmax_state_evolution(0.5, 0.5, n_samples=10**10, rng=0), "limit"),
-    (lambda: at.hardmax_state_evolution(0.5, 0.5, rng=None), "rng"),
-    (lambda: at.output_gen_error(0.1, 0.5, 2, estimator="map", rng=0), "estimator"),
-    (lambda: at.output_gen_error(0.1, 0.5, 2, rng=None), "rng"),
-    (lambda: at.output_gen_error(0.1, 0.5, 2, n_samples=1, rng=0), "n_samples"),
-    (lambda: at.output_gen_error(0.1, 0.5, 2, n_inner=0, rng=0), "n_inner"),
-    (lambda: at.output_gen_error(0.1, 0.5, 10**6, rng=0), "limit"),
-    (lambda: at.output_gen_error(-0.1, 0.5, 2, rng=0), "alpha"),
-    (lambda: at.sample(10, -0.2, rho=0.5, T=2, rng=0), "alpha"),
-    (lambda: at.sample(10, NAN, rho=0.5, T=2, rng=0), "alpha"),
-    (lambda: at.sample(10, INF, rho=0.5, T=2, rng=0), "alpha"),
-    (lambda: at.sample(10, 0.2, rho=-0.5, T=2, rng=0), "rho"),
-    (lambda: at.sample(1, 0.2, rho=0.5, T=2, rng=0), "d"),
-    (lambda: at.sample(10.0, 0.2, rho=0.5, T=2, rng=0), "d"),
-    (lambda: at.sample(10, 0.2, rho=0.01, T=2, rng=0), "rho"),
-    (lambda: at.sample(10, 0.2, rho=0.5, T=2, rng=None), "rng"),
-    (lambda: at.sample(10, 0.2, rho=0.5, T=3, output="hardmax", rng=0), "T must be 2"),
-    (lambda: at.sample(10, 0.2, rho=0.5, T=2, output="argmax", rng=0), "output"),
-    (lambda: at.sample(1000, 1e3, rho=0.5, T=2, rng=0), "limit"),  # 4e9 token entries: refused, not allocated
-    (lambda: at.sample(10**6, 1e-9, rho=1e-3, T=2, rng=0), "limit"),  # the teacher alone: 1e9 entries
-    (lambda: at.fresh_samples(_DATA, 0, rng=0), "n"),
-    (lambda: at.fresh_samples(_DATA, 10**9, rng=0), "limit"),
-    (lambda: at.output_error(np.eye(3), _DATA), "S_hat must be"),
-    (lambda: at.output_error(np.full((10, 10), NAN), _DATA), "finite"),
-    (lambda: at.gamp_rie(_DATA, damp="estimate", rng=0), "damp"),
-    (lambda: at.gamp_rie(_DATA, damping=1.0, rng=0), "damping"),
-    (lambda: at.gamp_rie(_DATA, damping=NAN, rng=0), "damping"),
-    (lambda: at.gamp_rie(_DATA, tol=INF, rng=0), "tol"),
-    (lambda: at.gamp_rie(_DATA, tol=-1.0, rng=0), "tol"),
-    (lambda: at.gamp_rie(_DATA, max_iter=0, rng=0), "max_iter"),
-    (lambda: at.gamp_rie(_DATA, start_variance=0.0, rng=0), "start_variance"),
-    (lambda: at.gamp_rie(_DATA, onsager_variance=INF, rng=0), "onsager_variance"),
-    (lambda: at.gamp_rie(_DATA, onsager_omega=NAN, rng=0), "onsager_omega"),
-    (lambda: at.gamp_rie(_DATA, rng=None), "rng"),
-    (lambda: at.gd(_DATA, lr=0.0, rng=0), "lr"),
-    (lambda: at.gd(_DATA, lr=INF, rng=0), "lr"),
-    (lambda: at.gd(_DATA, n_inits=0, rng=0), "n_inits"),
-    (lambda: at.gd(_DATA, max_steps=-1, rng=0), "max_steps"),
-    (lambda: at.gd(_DATA, optimiser="sgd", rng=0), "optimiser"),
-    (lambda: at.gd(_DATA, width=0, rng=0), "width"),
-    (lambda: at.gd(_DATA, betas=(1.0, 0.999), rng=0), "betas"),
-    (lambda: at.gd(_DATA, betas=0.9, rng=0), "betas"),
-    (lambda: at.gd(_DATA, eps=0.0, rng=0), "eps"),
-    (lambda: at.gd(_DATA, record_every=0, rng=0), "record_every"),
-    (lambda: at.gd(_DATA, n_inits=10**8, rng=0), "limit"),
-    (lambda: at.gd(_DATA, rng=None), "rng"),
-    (lambda: at.student_loss_and_gradient(np.ones((2, 4, 3)), np.ones((5, 2, 6)), np.ones((5, 2, 2))),
-     "same d"),
-    (lambda: at.student_loss_and_gradient(np.full((6, 3), NAN), np.ones((5, 2, 6)), np.ones((5, 2, 2))), "W"),
-    (lambda: at.student_loss_and_gradient(np.ones((6, 3)), np.ones((5, 2, 6)), np.ones((5, 3, 3))), "y must"),
-    (lambda: at.student_loss_and_gradient(np.ones((6, 3)), np.ones((5, 2, 6)), np.full((5, 2, 2), 1e300)), "y must"),
-    (lambda: at.attention_indices(np.full((5, 2, 6), 1e300), np.eye(6)), "non-finite"),
-    (lambda: at.student_loss_and_gradient(np.ones((6, 3)), np.full((5, 2, 6), INF), np.ones((5, 2, 2))), "X"),
-    (lambda: at.StudentLoss(np.ones((5, 2, 6)), np.full((5, 2, 2), 0.5), 3), "uniform"),
-    (lambda: at.StudentLoss(np.ones((5, 2, 6)), np.ones((5, 2, 2)), 0), "r"),
-    (lambda: at.StudentLoss(_DATA.X, _DATA.y, 5).loss_and_gradient((np.ones((2, 10, 4)),)), "W must"),
-    (lambda: at.attention_indices(np.ones((5, 6)), np.eye(6)), "X must be"),
-    (lambda: at.attention_indices(np.full((5, 2, 6), NAN), np.eye(6)), "X must"),
-    (lambda: at.attention_indices(np.ones((5, 2, 6)), np.eye(5)), "S must"),
-    (lambda: at.attention_indices(np.ones((5, 2, 6)), np.full((6, 6), INF)), "S must"),
-    (lambda: at.attention_indices(np.ones((0, 2, 6)), np.eye(6)), "X must"),
-    (lambda: at.AttentionSensingMap(np.ones((5, 2, 6))).adjoint(np.ones((5, 2))), "g must have shape"),
-    (lambda: at.AttentionSensingMap(np.ones((5, 2, 6))).forward(np.eye(5)), "S must have shape"),
-    (lambda: at.AttentionSensingMap(np.ones((5, 1, 6))), "T"),
-    (lambda: at.AttentionSensingMap(np.full((5, 2, 6), NAN)), "X must"),
-    (lambda: ch.SoftmaxChannel(2).observe(np.zeros((3, 2, 2))), "> 0"),
-    (lambda: ch.HardmaxChannel(3), "T must be an integer >= 2 and <= 2"),
-    (lambda: ch.HardmaxChannel().observe(np.full((3, 2, 2), 0.5)), "one-hot"),
-    (lambda: at.Dataset(X=np.ones((4, 2, 3)), y=np.ones((4, 3, 3)), W_star=np.ones((3, 1)),
-                        S_star=np.ones((3, 3))), "X must be"),
-    (lambda: at.Dataset(X=np.full((4, 2, 3), NAN), y=np.ones((4, 2, 2)), W_star=np.ones((3, 1)),
-                        S_star=np.ones((3, 3))), "X must contain finite"),
-    (lambda: at.Dataset(X=np.ones((4, 2, 3)), y=np.ones((4, 2, 2)), W_star=np.ones((3, 1)),
-                        S_star=np.ones((3, 3)), output="argmax"), "output"),
-])
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: at.bayes_optimal_mmse(-0.1, 0.5, 2), "alpha"),
+        (lambda: at.bayes_optimal_mmse(NAN, 0.5, 2), "alpha"),
+        (lambda: at.bayes_optimal_mmse(INF, 0.5, 2), "alpha"),
+        (lambda: at.bayes_optimal_mmse(0.1, 0.0, 2), "rho"),
+        (lambda: at.bayes_optimal_mmse(0.1, NAN, 2), "rho"),
+        (lambda: at.bayes_optimal_mmse(0.1, INF, 2), "rho"),
+        (lambda: at.bayes_optimal_mmse(0.1, 1e-6, 2), "rho"),
+        (lambda: at.state_evolution(0.1, 1e9, 2), "rho"),
+        (lambda: at.bayes_optimal_mmse(0.1, 0.5, 1), "T"),
+        (lambda: at.bayes_optimal_mmse(0.1, 0.5, 2.5), "T"),
+        (lambda: at.perfect_recovery_threshold(-1.0, 2), "rho"),
+        (lambda: at.perfect_recovery_threshold(0.5, 1), "T"),
+        (lambda: at.n_effective_indices(True), "T"),
+        (lambda: at.state_evolution(0.0, 0.5, 2), "alpha"),
+        (lambda: at.state_evolution(NAN, 0.5, 2), "alpha"),
+        (lambda: at.state_evolution(0.1, 0.5, 2, start=-1.0), "start"),
+        (lambda: at.state_evolution(0.1, 0.5, 2, start=NAN), "start"),
+        (lambda: at.state_evolution(0.1, 0.5, 2, tol=INF), "tol"),
+        (lambda: at.state_evolution(0.1, 0.5, 2, tol=1.0), "tol"),
+        (lambda: at.state_evolution(0.1, 0.5, 2, max_iter=0), "max_iter"),
+        (lambda: at.state_evolution(0.1, 0.5, 2, max_iter=2.5), "max_iter"),
+        (lambda: at.state_evolution(0.1, 0.5, 2, damping=1.0), "damping"),
+        (lambda: at.state_evolution(0.1, 0.5, 2, damping=-0.1), "damping"),
+        (lambda: at.hardmax_state_evolution(0.5, -1.0, rng=0), "rho"),
+        (lambda: at.hardmax_state_evolution(0.0, 0.5, rng=0), "alpha"),
+        (lambda: at.hardmax_state_evolution(0.5, 0.5, tol=INF, rng=0), "tol"),
+        (lambda: at.hardmax_state_evolution(0.5, 0.5, max_iter=0, rng=0), "max_iter"),
+        (lambda: at.hardmax_state_evolution(0.5, 0.5, damping=1.0, rng=0), "damping"),
+        (lambda: at.hardmax_state_evolution(0.5, 0.5, n_samples=1, rng=0), "n_samples"),
+        (lambda: at.hardmax_state_evolution(0.5, 0.5, n_samples=10**10, rng=0), "limit"),
+        (lambda: at.hardmax_state_evolution(0.5, 0.5, rng=None), "rng"),
+        (lambda: at.output_gen_error(0.1, 0.5, 2, estimator="map", rng=0), "estimator"),
+        (lambda: at.output_gen_error(0.1, 0.5, 2, rng=None), "rng"),
+        (lambda: at.output_gen_error(0.1, 0.5, 2, n_samples=1, rng=0), "n_samples"),
+        (lambda: at.output_gen_error(0.1, 0.5, 2, n_inner=0, rng=0), "n_inner"),
+        (lambda: at.output_gen_error(0.1, 0.5, 10**6, rng=0), "limit"),
+        (lambda: at.output_gen_error(-0.1, 0.5, 2, rng=0), "alpha"),
+        (lambda: at.sample(10, -0.2, rho=0.5, T=2, rng=0), "alpha"),
+        (lambda: at.sample(10, NAN, rho=0.5, T=2, rng=0), "alpha"),
+        (lambda: at.sample(10, INF, rho=0.5, T=2, rng=0), "alpha"),
+        (lambda: at.sample(10, 0.2, rho=-0.5, T=2, rng=0), "rho"),
+        (lambda: at.sample(1, 0.2, rho=0.5, T=2, rng=0), "d"),
+        (lambda: at.sample(10.0, 0.2, rho=0.5, T=2, rng=0), "d"),
+        (lambda: at.sample(10, 0.2, rho=0.01, T=2, rng=0), "rho"),
+        (lambda: at.sample(10, 0.2, rho=0.5, T=2, rng=None), "rng"),
+        (lambda: at.sample(10, 0.2, rho=0.5, T=3, output="hardmax", rng=0), "T must be 2"),
+        (lambda: at.sample(10, 0.2, rho=0.5, T=2, output="argmax", rng=0), "output"),
+        (
+            lambda: at.sample(1000, 1e3, rho=0.5, T=2, rng=0),
+            "limit",
+        ),  # 4e9 token entries: refused, not allocated
+        (lambda: at.sample(10**6, 1e-9, rho=1e-3, T=2, rng=0), "limit"),  # the teacher alone: 1e9 entries
+        (lambda: at.fresh_samples(_DATA, 0, rng=0), "n"),
+        (lambda: at.fresh_samples(_DATA, 10**9, rng=0), "limit"),
+        (lambda: at.output_error(np.eye(3), _DATA), "S_hat must be"),
+        (lambda: at.output_error(np.full((10, 10), NAN), _DATA), "finite"),
+        (lambda: at.gamp_rie(_DATA, damp="estimate", rng=0), "damp"),
+        (lambda: at.gamp_rie(_DATA, damping=1.0, rng=0), "damping"),
+        (lambda: at.gamp_rie(_DATA, damping=NAN, rng=0), "damping"),
+        (lambda: at.gamp_rie(_DATA, tol=INF, rng=0), "tol"),
+        (lambda: at.gamp_rie(_DATA, tol=-1.0, rng=0), "tol"),
+        (lambda: at.gamp_rie(_DATA, max_iter=0, rng=0), "max_iter"),
+        (lambda: at.gamp_rie(_DATA, start_variance=0.0, rng=0), "start_variance"),
+        (lambda: at.gamp_rie(_DATA, onsager_variance=INF, rng=0), "onsager_variance"),
+        (lambda: at.gamp_rie(_DATA, onsager_omega=NAN, rng=0), "onsager_omega"),
+        (lambda: at.gamp_rie(_DATA, rng=None), "rng"),
+        (lambda: at.gd(_DATA, lr=0.0, rng=0), "lr"),
+        (lambda: at.gd(_DATA, lr=INF, rng=0), "lr"),
+        (lambda: at.gd(_DATA, n_inits=0, rng=0), "n_inits"),
+        (lambda: at.gd(_DATA, max_steps=-1, rng=0), "max_steps"),
+        (lambda: at.gd(_DATA, optimiser="sgd", rng=0), "optimiser"),
+        (lambda: at.gd(_DATA, width=0, rng=0), "width"),
+        (lambda: at.gd(_DATA, betas=(1.0, 0.999), rng=0), "betas"),
+        (lambda: at.gd(_DATA, betas=0.9, rng=0), "betas"),
+        (lambda: at.gd(_DATA, eps=0.0, rng=0), "eps"),
+        (lambda: at.gd(_DATA, record_every=0, rng=0), "record_every"),
+        (lambda: at.gd(_DATA, n_inits=10**8, rng=0), "limit"),
+        (lambda: at.gd(_DATA, rng=None), "rng"),
+        (
+            lambda: at.student_loss_and_gradient(np.ones((2, 4, 3)), np.ones((5, 2, 6)), np.ones((5, 2, 2))),
+            "same d",
+        ),
+        (
+            lambda: at.student_loss_and_gradient(
+                np.full((6, 3), NAN), np.ones((5, 2, 6)), np.ones((5, 2, 2))
+            ),
+            "W",
+        ),
+        (
+            lambda: at.student_loss_and_gradient(np.ones((6, 3)), np.ones((5, 2, 6)), np.ones((5, 3, 3))),
+            "y must",
+        ),
+        (
+            lambda: at.student_loss_and_gradient(
+                np.ones((6, 3)), np.ones((5, 2, 6)), np.full((5, 2, 2), 1e300)
+            ),
+            "y must",
+        ),
+        (lambda: at.attention_indices(np.full((5, 2, 6), 1e300), np.eye(6)), "non-finite"),
+        (
+            lambda: at.student_loss_and_gradient(
+                np.ones((6, 3)), np.full((5, 2, 6), INF), np.ones((5, 2, 2))
+            ),
+            "X",
+        ),
+        (lambda: at.StudentLoss(np.ones((5, 2, 6)), np.full((5, 2, 2), 0.5), 3), "uniform"),
+        (lambda: at.StudentLoss(np.ones((5, 2, 6)), np.ones((5, 2, 2)), 0), "r"),
+        (lambda: at.StudentLoss(_DATA.X, _DATA.y, 5).loss_and_gradient((np.ones((2, 10, 4)),)), "W must"),
+        (lambda: at.attention_indices(np.ones((5, 6)), np.eye(6)), "X must be"),
+        (lambda: at.attention_indices(np.full((5, 2, 6), NAN), np.eye(6)), "X must"),
+        (lambda: at.attention_indices(np.ones((5, 2, 6)), np.eye(5)), "S must"),
+        (lambda: at.attention_indices(np.ones((5, 2, 6)), np.full((6, 6), INF)), "S must"),
+        (lambda: at.attention_indices(np.ones((0, 2, 6)), np.eye(6)), "X must"),
+        (lambda: at.AttentionSensingMap(np.ones((5, 2, 6))).adjoint(np.ones((5, 2))), "g must have shape"),
+        (lambda: at.AttentionSensingMap(np.ones((5, 2, 6))).forward(np.eye(5)), "S must have shape"),
+        (lambda: at.AttentionSensingMap(np.ones((5, 1, 6))), "T"),
+        (lambda: at.AttentionSensingMap(np.full((5, 2, 6), NAN)), "X must"),
+        (lambda: ch.SoftmaxChannel(2).observe(np.zeros((3, 2, 2))), "> 0"),
+        (lambda: ch.HardmaxChannel(3), "T must be an integer >= 2 and <= 2"),
+        (lambda: ch.HardmaxChannel().observe(np.full((3, 2, 2), 0.5)), "one-hot"),
+        (
+            lambda: at.Dataset(
+                X=np.ones((4, 2, 3)), y=np.ones((4, 3, 3)), W_star=np.ones((3, 1)), S_star=np.ones((3, 3))
+            ),
+            "X must be",
+        ),
+        (
+            lambda: at.Dataset(
+                X=np.full((4, 2, 3), NAN),
+                y=np.ones((4, 2, 2)),
+                W_star=np.ones((3, 1)),
+                S_star=np.ones((3, 3)),
+            ),
+            "X must contain finite",
+        ),
+        (
+            lambda: at.Dataset(
+                X=np.ones((4, 2, 3)),
+                y=np.ones((4, 2, 2)),
+                W_star=np.ones((3, 1)),
+                S_star=np.ones((3, 3)),
+                output="argmax",
+            ),
+            "output",
+        ),
+    ],
+)
 def test_bad_input_raises(call, name):
     with pytest.raises(ValueError, match=name):
         call()
 
 
-@pytest.mark.parametrize("call", [
-    lambda: at.gamp_rie(object(), rng=0),
-    lambda: at.gd(_DATA.X, rng=0),
-    lambda: at.fresh_samples(None, 10, rng=0),
-    lambda: at.output_error(np.eye(10), "data"),
-    lambda: at.StudentLoss(_DATA.X, _DATA.y, 5).loss_and_gradient(np.ones((2, 10, 5))),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: at.gamp_rie(object(), rng=0),
+        lambda: at.gd(_DATA.X, rng=0),
+        lambda: at.fresh_samples(None, 10, rng=0),
+        lambda: at.output_error(np.eye(10), "data"),
+        lambda: at.StudentLoss(_DATA.X, _DATA.y, 5).loss_and_gradient(np.ones((2, 10, 5))),
+    ],
+)
 def test_wrong_types_raise_type_error(call):
     with pytest.raises(TypeError, match="data|params"):
         call()
 
 
-@pytest.mark.parametrize(("d", "alpha", "T", "output", "seed"), [(30, 1.0, 2, "hardmax", 0), (30, 0.1, 3, "softmax", 1)])
+@pytest.mark.parametrize(
+    ("d", "alpha", "T", "output", "seed"), [(30, 1.0, 2, "hardmax", 0), (30, 0.1, 3, "softmax", 1)]
+)
 def test_gamp_rie_converged_means_one_more_iteration_moves_less_than_tol(d, alpha, T, output, seed):
     """The contract of GAMP convergence: a run reported converged moves its estimate by less than ``tol`` (relative
     change) in one more iteration (the same run repeated with ``tol = 0`` for one iteration more)."""
     from solvable.amp import relative_change
+
     data = at.sample(d, alpha, rho=0.5, T=T, output=output, rng=seed)
     res = at.gamp_rie(data, rng=seed + 10)
     assert res.converged and res.iterations > 1
@@ -675,6 +740,7 @@ def _peak_over_counted(monkeypatch, call):
     """Run ``call`` under tracemalloc with ``check_size`` spied on: the peak of the allocations (in numbers of
     8 bytes, less 1 MiB of small objects) over the largest count that the size checks were asked about."""
     import tracemalloc
+
     counted = []
     real = at.check_size
 
@@ -692,17 +758,29 @@ def _peak_over_counted(monkeypatch, call):
     return (peak - 2**20) / 8 / max(counted)
 
 
-@pytest.mark.parametrize("call", [
-    lambda: at.sample(40, 10.0, rho=0.5, T=3, rng=0),
-    lambda: at.sample(40, 10.0, rho=0.5, T=2, output="hardmax", rng=0),
-    lambda: at.fresh_samples(at.sample(20, 0.5, rho=0.5, T=3, rng=0), 20000, rng=1),
-    lambda: at.output_gen_error(0.05, 0.5, 3, n_samples=200_000, rng=0),
-    lambda: at.output_gen_error(0.05, 0.5, 3, n_samples=20_000, n_inner=64, estimator="bayes", rng=0),
-    lambda: at.hardmax_state_evolution(0.5, 0.5, n_samples=200_000, max_iter=3, warn=False, rng=0),
-    lambda: at.gd(at.sample(30, 3.0, rho=0.1, T=8, rng=0), n_inits=8, max_steps=2, warn=False, rng=0),
-    lambda: at.gd(at.sample(30, 10.0, rho=0.5, T=2, rng=0), n_inits=8, max_steps=2, warn=False, rng=0),
-], ids=["sample", "sample-hardmax", "fresh_samples", "output_gen_error", "output_gen_error-bayes",
-        "hardmax_state_evolution", "gd-long", "gd-wide"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: at.sample(40, 10.0, rho=0.5, T=3, rng=0),
+        lambda: at.sample(40, 10.0, rho=0.5, T=2, output="hardmax", rng=0),
+        lambda: at.fresh_samples(at.sample(20, 0.5, rho=0.5, T=3, rng=0), 20000, rng=1),
+        lambda: at.output_gen_error(0.05, 0.5, 3, n_samples=200_000, rng=0),
+        lambda: at.output_gen_error(0.05, 0.5, 3, n_samples=20_000, n_inner=64, estimator="bayes", rng=0),
+        lambda: at.hardmax_state_evolution(0.5, 0.5, n_samples=200_000, max_iter=3, warn=False, rng=0),
+        lambda: at.gd(at.sample(30, 3.0, rho=0.1, T=8, rng=0), n_inits=8, max_steps=2, warn=False, rng=0),
+        lambda: at.gd(at.sample(30, 10.0, rho=0.5, T=2, rng=0), n_inits=8, max_steps=2, warn=False, rng=0),
+    ],
+    ids=[
+        "sample",
+        "sample-hardmax",
+        "fresh_samples",
+        "output_gen_error",
+        "output_gen_error-bayes",
+        "hardmax_state_evolution",
+        "gd-long",
+        "gd-wide",
+    ],
+)
 @pytest.mark.filterwarnings("ignore::solvable.errors.ConvergenceWarning")
 def test_size_checks_count_the_peak_of_every_array(monkeypatch, call):
     """Issue 20: the size checks capped one array while the function held several (2 to 12 times more at its
@@ -710,14 +788,18 @@ def test_size_checks_count_the_peak_of_every_array(monkeypatch, call):
     assert _peak_over_counted(monkeypatch, call) <= 1.0
 
 
-@pytest.mark.parametrize(("call", "name"), [
-    # each single array is below MAX_ELEMENTS = 2^30; the arrays held at once are not
-    (lambda: at.hardmax_state_evolution(0.5, 0.5, n_samples=2 * 10**8, rng=0), "n_samples"),
-    (lambda: at.sample(1000, 0.3, rho=0.5, T=2, rng=0), "X"),
-    (lambda: at.output_gen_error(0.05, 0.5, 3, n_samples=10**8, rng=0), "Monte-Carlo"),
-])
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        # each single array is below MAX_ELEMENTS = 2^30; the arrays held at once are not
+        (lambda: at.hardmax_state_evolution(0.5, 0.5, n_samples=2 * 10**8, rng=0), "n_samples"),
+        (lambda: at.sample(1000, 0.3, rho=0.5, T=2, rng=0), "X"),
+        (lambda: at.output_gen_error(0.05, 0.5, 3, n_samples=10**8, rng=0), "Monte-Carlo"),
+    ],
+)
 def test_a_size_whose_peak_is_beyond_the_limit_is_refused_before_allocating(call, name):
     import tracemalloc
+
     tracemalloc.start()
     try:
         with pytest.raises(ValueError, match=f"(?s){name}.*limit"):
@@ -731,13 +813,18 @@ def test_a_size_whose_peak_is_beyond_the_limit_is_refused_before_allocating(call
 def test_another_models_data_set_raises_type_error_naming_data():
     """A data set of another model (the quadratic network's) is a wrong type here: TypeError naming ``data``."""
     from solvable import quadratic
+
     other = quadratic.sample(6, 0.5, kappa=0.5, rng=0)
-    for call in (lambda: at.gamp_rie(other, rng=0), lambda: at.gd(other, rng=0),
-                 lambda: at.fresh_samples(other, 3, rng=0), lambda: at.output_error(np.eye(6), other)):
+    for call in (
+        lambda: at.gamp_rie(other, rng=0),
+        lambda: at.gd(other, rng=0),
+        lambda: at.fresh_samples(other, 3, rng=0),
+        lambda: at.output_error(np.eye(6), other),
+    ):
         with pytest.raises(TypeError, match="data must be a solvable.attention.Dataset"):
             call()
     with pytest.raises(TypeError):
-        at.sample(6, 2, 0.5, 0.5, rng=0)   # the former sample(d, T, rho, alpha): now a TypeError, not a swap
+        at.sample(6, 2, 0.5, 0.5, rng=0)  # the former sample(d, T, rho, alpha): now a TypeError, not a swap
 
 
 def test_teacher_is_stored_ambient_dimension_first_and_records_compare_by_value():
@@ -765,8 +852,11 @@ def test_gd_plain_step_and_state_evolution_start():
     W0 = streams.stream(6, "init").standard_normal((2, 10, data.r))
     _, grad = at.student_loss_and_gradient(W0, data.X, data.y)
     W1 = W0 - 1e-3 * grad
-    assert np.allclose(res.estimates, np.matmul(W1, np.swapaxes(W1, -1, -2)) / math.sqrt(data.r * 10), atol=1e-12)
+    assert np.allclose(
+        res.estimates, np.matmul(W1, np.swapaxes(W1, -1, -2)) / math.sqrt(data.r * 10), atol=1e-12
+    )
     from solvable.rie import symmetric_rie_mmse
+
     se = at.state_evolution(0.05, 0.5, 3, start=0.7, damping=0.0, tol=0.0, max_iter=1)
     assert se.history[0] == 0.7
     assert se.history[1] == pytest.approx(symmetric_rie_mmse(0.7 / (2 * 0.05 * 5), 0.5), rel=1e-9)
@@ -775,9 +865,10 @@ def test_gd_plain_step_and_state_evolution_start():
 def test_pack_indices_refuses_an_object_array_with_a_named_type_error():
     """An object array reached np.isfinite (a raw 'ufunc not supported' TypeError); a numeric one is read."""
     from solvable import channels
+
     with pytest.raises(TypeError, match="M"):
         channels.pack_indices(np.array([[["a", "b"], ["c", "d"]]], dtype=object))
-    with pytest.raises(TypeError, match="M"):   # as validation.check_array: no object arrays
+    with pytest.raises(TypeError, match="M"):  # as validation.check_array: no object arrays
         channels.pack_indices(np.ones((2, 3, 3)).astype(object))
 
 
@@ -785,6 +876,7 @@ def test_gamp_rie_refuses_an_onsager_variance_whose_inverse_overflows():
     """onsager_variance = 1e-320 ended in an internal 'p must be a non-empty array of finite numbers' (1e-300 in
     a divergence at the first step): g_0 ~ 1/V overflows; the value is refused, named."""
     from solvable import attention as _at
+
     data = _at.sample(6, 0.5, rho=0.5, T=2, rng=0)
     for v in (1e-320, 1e-300):
         with pytest.raises(ValueError, match="onsager_variance"):
@@ -794,8 +886,16 @@ def test_gamp_rie_refuses_an_onsager_variance_whose_inverse_overflows():
     with pytest.raises(InvalidParameterError, match="onsager_variance.*derivative"):
         _at.gamp_rie(data, onsager_variance=1e-100, max_iter=5, rng=0)
     # the empirical precision divides g_0 by g_0^2: a huge first g_0 stays a finite first step
-    res = _at.gamp_rie(data, onsager_variance=1e-100, max_iter=20, tol=1e-4, damping=0.5, precision="empirical",
-                       warn=False, rng=0)
+    res = _at.gamp_rie(
+        data,
+        onsager_variance=1e-100,
+        max_iter=20,
+        tol=1e-4,
+        damping=0.5,
+        precision="empirical",
+        warn=False,
+        rng=0,
+    )
     assert np.all(np.isfinite(res.estimate))
 
 

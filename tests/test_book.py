@@ -29,7 +29,8 @@ def test_every_toc_page_is_built(book):
 
 def test_toc_lists_only_existing_sources():
     missing = [
-        page for page in toc_files()
+        page
+        for page in toc_files()
         if not any((ROOT / f"{page}{suffix}").is_file() for suffix in (".md", ".ipynb", ".rst"))
     ]
     assert not missing, f"_toc.yml lists files that do not exist: {missing}"
@@ -38,7 +39,9 @@ def test_toc_lists_only_existing_sources():
 def test_bibliography_page_lists_references(book):
     html = book.html
     page = (html / "bibliography.html").read_text(encoding="utf-8")
-    assert "Zdeborová" in page and "Gardner" in page, "references.bib entries are not on the bibliography page"
+    assert "Zdeborová" in page and "Gardner" in page, (
+        "references.bib entries are not on the bibliography page"
+    )
 
 
 def test_chapters_have_binder_and_colab_links(book):
@@ -54,8 +57,12 @@ def test_chapters_have_binder_and_colab_links(book):
         assert binder in text, f"{page}.html: no Binder launch link ({binder}...)"
         # they open the chapter's reader notebook (plain Markdown, tools/reader_notebooks.py), not its MyST source
         reader = f"notebooks/{page.rsplit('/', 1)[-1]}.ipynb"
-        assert (ROOT / reader).is_file(), f"{page}: no reader notebook {reader} (python tools/reader_notebooks.py)"
-        binder_hrefs = [chunk.split('"', 1)[0] for chunk in text.split('href="')[1:] if chunk.startswith(binder)]
+        assert (ROOT / reader).is_file(), (
+            f"{page}: no reader notebook {reader} (python tools/reader_notebooks.py)"
+        )
+        binder_hrefs = [
+            chunk.split('"', 1)[0] for chunk in text.split('href="')[1:] if chunk.startswith(binder)
+        ]
         assert any(href.endswith(f"/{reader}") for href in binder_hrefs), (
             f"{page}.html: the Binder link does not open {reader}: {binder_hrefs}"
         )
@@ -80,9 +87,12 @@ class _Resources(HTMLParser):
         attrs = dict(attrs)
         if tag in ("script", "img", "iframe", "source", "video", "audio") and attrs.get("src"):
             self.urls.append(attrs["src"])
-        elif tag == "link" and attrs.get("href") and set((attrs.get("rel") or "").split()) & {
-            "stylesheet", "icon", "preload", "modulepreload", "prefetch"
-        }:
+        elif (
+            tag == "link"
+            and attrs.get("href")
+            and set((attrs.get("rel") or "").split())
+            & {"stylesheet", "icon", "preload", "modulepreload", "prefetch"}
+        ):
             self.urls.append(attrs["href"])
 
 
@@ -93,16 +103,24 @@ def test_pages_load_nothing_from_the_network_but_the_widget_manager(book):
     html = book.html
     allowed = widget_manager_urls()
     mathjax = html / "_mathjax" / "tex-mml-chtml.js"
-    assert mathjax.is_file(), f"MathJax is not served by the site ({mathjax} missing): see _ext/solvable_site.py"
+    assert mathjax.is_file(), (
+        f"MathJax is not served by the site ({mathjax} missing): see _ext/solvable_site.py"
+    )
     external, without_local_mathjax = {}, []
     for page in toc_files():
         text = (html / f"{page}.html").read_text(encoding="utf-8")
         parser = _Resources()
         parser.feed(text)
-        remote = [u for u in parser.urls if urlparse(u).scheme in ("http", "https", "") and urlparse(u).netloc]
+        remote = [
+            u for u in parser.urls if urlparse(u).scheme in ("http", "https", "") and urlparse(u).netloc
+        ]
         if bad := sorted(set(remote) - allowed):
             external[page] = bad
-        if 'class="math' in text and not any(u.split("?")[0].endswith("_mathjax/tex-mml-chtml.js") for u in parser.urls):
+        if 'class="math' in text and not any(
+            u.split("?")[0].endswith("_mathjax/tex-mml-chtml.js") for u in parser.urls
+        ):
             without_local_mathjax.append(page)
     assert not external, f"pages load resources from other hosts (they break offline): {external}"
-    assert not without_local_mathjax, f"pages with equations that do not load the site's own MathJax: {without_local_mathjax}"
+    assert not without_local_mathjax, (
+        f"pages with equations that do not load the site's own MathJax: {without_local_mathjax}"
+    )

@@ -53,10 +53,14 @@ def test_every_theory_row_of_the_reference_table():
 # --------------------------------------------------------------------------- Bayes-optimal theory
 
 
-@pytest.mark.parametrize("alpha, rho", [(0.05, 0.2), (0.1, 0.2), (0.15, 0.2), (0.1, 0.5), (0.3, 0.5), (0.02, 0.05)])
+@pytest.mark.parametrize(
+    "alpha, rho", [(0.05, 0.2), (0.1, 0.2), (0.15, 0.2), (0.1, 0.5), (0.3, 0.5), (0.02, 0.05)]
+)
 def test_beta_infinity_noiseless_closed_form(alpha, rho):
     """Sec. 2: MMSE = (1 - alpha)(1 - alpha/rho) for alpha < rho < 1 at beta = inf."""
-    assert bsr.bayes_optimal_mmse(alpha, math.inf, rho) == pytest.approx((1 - alpha) * (1 - alpha / rho), abs=1e-10)
+    assert bsr.bayes_optimal_mmse(alpha, math.inf, rho) == pytest.approx(
+        (1 - alpha) * (1 - alpha / rho), abs=1e-10
+    )
 
 
 def test_large_beta_tends_to_the_beta_infinity_limit():
@@ -114,8 +118,12 @@ def test_thresholds_formulas_and_limits():
 
 #: Independent values of the error at the fixed point: the published table (tests/data/bsr.csv, Erba et al.,
 #: arXiv:2410.18858) and the beta = inf closed form (1 - alpha)(1 - alpha/rho).
-SE_CASES = [(0.1, 1.0, 0.0, 0.876891), (0.3, 1.0, 0.0, 0.347404), (0.5, 1.0, 0.1, 0.197401),
-            (0.1, math.inf, 0.0, (1 - 0.1) * (1 - 0.1 / 0.2))]
+SE_CASES = [
+    (0.1, 1.0, 0.0, 0.876891),
+    (0.3, 1.0, 0.0, 0.347404),
+    (0.5, 1.0, 0.1, 0.197401),
+    (0.1, math.inf, 0.0, (1 - 0.1) * (1 - 0.1 / 0.2)),
+]
 
 
 @pytest.mark.parametrize("alpha, beta, delta, expected", SE_CASES)
@@ -192,7 +200,7 @@ def test_state_evolution_warns_at_its_iteration_cap():
 def data_100():
     """d = L = 100, r = 20, alpha = 0.3, noiseless, seed 0: the reference run's data (240 MB of inputs)."""
     rng = np.random.default_rng(0)
-    data = bsr.sample(100, 0.3, beta=1.0, rho=20/100, rng=rng)
+    data = bsr.sample(100, 0.3, beta=1.0, rho=20 / 100, rng=rng)
     return data, rng.bit_generator.state  # the generator's state right after the draws
 
 
@@ -241,7 +249,7 @@ def test_gamp_rie_reaches_exact_recovery_above_alpha_pr(seed):
     C_hat ~ 0.3 (the plateau does not shrink with d); the default (derivative precision with the residual floor)
     reaches about 3e-6 in about 100 iterations, and its C_hat follows the error.
     """
-    data = bsr.sample(80, 0.45, beta=1.0, rho=16/80, rng=seed)
+    data = bsr.sample(80, 0.45, beta=1.0, rho=16 / 80, rng=seed)
     res = bsr.gamp_rie(data, max_iter=400, rng=0)
     assert bsr.bayes_optimal_mmse(0.45, 1.0, 0.2) == 0.0
     assert res.converged and res.iterations <= 400
@@ -259,11 +267,11 @@ def test_gamp_rie_damping_on_the_estimate():
     alpha = 0.45 reaches 2-4e-6 in 73-74 iterations; alpha = 0.3 ends at 0.334 +- 0.009 (theory 0.347), 1 of 3
     runs meeting tol within 200 iterations (none with the default damping on V, omega); noisy points converge
     in 10-20 iterations."""
-    data = bsr.sample(80, 0.45, beta=1.0, rho=16/80, rng=4)
+    data = bsr.sample(80, 0.45, beta=1.0, rho=16 / 80, rng=4)
     res = bsr.gamp_rie(data, damping=0.3, damp="estimate", max_iter=200, rng=0)
     assert res.converged and res.iterations < 120
     assert bsr.normalised_mse(res.estimate, data.S_star) < 1e-4 and res.variance < 1e-3
-    noisy = bsr.sample(40, 0.3, beta=1.0, rho=8/40, delta=0.5, rng=5)
+    noisy = bsr.sample(40, 0.3, beta=1.0, rho=8 / 40, delta=0.5, rng=5)
     res = bsr.gamp_rie(noisy, damping=0.3, damp="estimate", max_iter=200, rng=0)
     assert res.converged and abs(bsr.normalised_mse(res.estimate, noisy.S_star) - 0.7186) < 0.1
     with pytest.raises(ValueError, match="damp"):
@@ -291,7 +299,7 @@ def test_gamp_rie_follows_state_evolution_iteration_by_iteration(data_100):
 
 def test_gamp_rie_callback_records_every_iterate():
     """``callback`` sees a copy of every estimate: the trajectory behind the chapter's GAMP-RIE exercise."""
-    data = bsr.sample(20, 0.3, beta=1.0, rho=4/20, rng=1)
+    data = bsr.sample(20, 0.3, beta=1.0, rho=4 / 20, rng=1)
     for damp in ("output", "estimate"):
         steps = []
         res = bsr.gamp_rie(data, damping=0.5, damp=damp, tol=0.0, max_iter=6, callback=steps.append, rng=0)
@@ -307,7 +315,7 @@ def test_gamp_rie_callback_records_every_iterate():
 def test_gamp_rie_reproduces_the_noisy_reference_run():
     value, _ = reference(REF, "mse_GAMP_RIE_finite_size", alpha="0.3", Delta="0.1")
     rng = np.random.default_rng(0)
-    data = bsr.sample(100, 0.3, beta=1.0, rho=20/100, delta=0.1, rng=rng)
+    data = bsr.sample(100, 0.3, beta=1.0, rho=20 / 100, delta=0.1, rng=rng)
     res = bsr.gamp_rie(data, init="prior", precision="empirical", tol=1.5e-3, rng=rng)
     assert res.converged and res.iterations == 35  # the reference run's 35 iterations
     assert res.error == pytest.approx(value, abs=1e-5)  # same draws: 0.5220449 against 0.522045
@@ -315,21 +323,26 @@ def test_gamp_rie_reproduces_the_noisy_reference_run():
 
 
 def test_gamp_rie_warns_at_its_cap_and_reports_divergence():
-    data = bsr.sample(20, 0.3, beta=1.0, rho=4/20, rng=1)
+    data = bsr.sample(20, 0.3, beta=1.0, rho=4 / 20, rng=1)
     with pytest.warns(ConvergenceWarning, match="3 iterations"):
         res = bsr.gamp_rie(data, max_iter=3, rng=0)
     assert not res.converged and res.iterations == 3 and res.history.shape == (3,)
     with pytest.raises(ValueError, match="y must contain finite"):  # a data set never holds NaN
         bsr.Dataset(X=data.X, y=data.y * np.nan, S_star=data.S_star, U_star=data.U_star, V_star=data.V_star)
-    for scale in (1e150, 1e300):  # absurd labels: a named divergence, not an OverflowError from the spectral law
-        bad = bsr.Dataset(X=data.X, y=data.y * scale, S_star=data.S_star, U_star=data.U_star, V_star=data.V_star)
+    for scale in (
+        1e150,
+        1e300,
+    ):  # absurd labels: a named divergence, not an OverflowError from the spectral law
+        bad = bsr.Dataset(
+            X=data.X, y=data.y * scale, S_star=data.S_star, U_star=data.U_star, V_star=data.V_star
+        )
         with pytest.raises(DivergenceError, match="diverged"), np.errstate(over="ignore"):
             bsr.gamp_rie(bad, rng=0)
 
 
 def test_warn_false_leaves_the_cap_to_the_caller():
     """``warn=False`` (gamp_rie, gd): no ConvergenceWarning at the cap, the result still says ``converged=False``."""
-    data = bsr.sample(20, 0.3, beta=1.0, rho=4/20, rng=1)
+    data = bsr.sample(20, 0.3, beta=1.0, rho=4 / 20, rng=1)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         res = bsr.gamp_rie(data, max_iter=3, warn=False, rng=0)
@@ -341,12 +354,14 @@ def test_warn_false_leaves_the_cap_to_the_caller():
 
 
 def test_normalised_mse_divides_by_the_teacher_norm():
-    data = bsr.sample(12, 0.5, beta=15/12, rho=3/12, rng=0)
+    data = bsr.sample(12, 0.5, beta=15 / 12, rho=3 / 12, rng=0)
     S = data.S_star
     assert bsr.normalised_mse(np.zeros_like(S), data) == 1.0  # S_hat = 0: exactly 1, whatever ||S*||
     est = S + 0.1 * np.random.default_rng(1).standard_normal(S.shape)
     assert bsr.normalised_mse(est, data) == pytest.approx(bsr.mse(est, data) / np.mean(S**2), rel=1e-12)
-    batch = bsr.normalised_mse(np.stack([np.zeros_like(S), est, S]), S)  # leading batch axis (GD's K estimates)
+    batch = bsr.normalised_mse(
+        np.stack([np.zeros_like(S), est, S]), S
+    )  # leading batch axis (GD's K estimates)
     assert batch.shape == (3,) and batch == pytest.approx([1.0, bsr.normalised_mse(est, S), 0.0])
     with pytest.raises(ValueError, match="shape"):
         bsr.normalised_mse(np.zeros((3, 3)), S)
@@ -398,12 +413,12 @@ def test_ridge_closed_form_and_finite_size_ridge():
     for lam in (0.1, 0.0):
         errs = []
         for seed in range(6):
-            data = bsr.sample(40, 0.5, beta=1.0, rho=8/40, delta=lam, rng=seed)
+            data = bsr.sample(40, 0.5, beta=1.0, rho=8 / 40, delta=lam, rng=seed)
             errs.append(bsr.mse(bsr.fit_ridge(data, lam), data) / np.mean(data.S_star**2))
         assert abs(np.mean(errs) - bsr.ridge_mse(0.5, lam)) < 0.03
-    data = bsr.sample(10, 0.5, beta=12/10, rho=3/10, rng=0)
+    data = bsr.sample(10, 0.5, beta=12 / 10, rho=3 / 10, rng=0)
     assert bsr.fit_ridge(data, 1e-10) == pytest.approx(bsr.fit_ridge(data, 0.0), abs=1e-6)
-    over = bsr.sample(5, 1.5, beta=6/5, rho=2/5, rng=0)  # n > dL: least squares recovers S* exactly
+    over = bsr.sample(5, 1.5, beta=6 / 5, rho=2 / 5, rng=0)  # n > dL: least squares recovers S* exactly
     assert bsr.fit_ridge(over, 0.0) == pytest.approx(over.S_star, abs=1e-8)
 
 
@@ -418,16 +433,18 @@ def test_min_nuclear_norm_recovery_changes_around_the_dgm_threshold():
     """
     assert bsr.nuclear_norm_threshold(1.0, 0.2) == pytest.approx(0.5717, abs=1e-4)
     for seed in range(3):
-        above = bsr.sample(20, 0.7, beta=1.0, rho=4/20, rng=seed)
+        above = bsr.sample(20, 0.7, beta=1.0, rho=4 / 20, rng=seed)
         res = bsr.min_nuclear_norm(above)
         rel = np.linalg.norm(res.estimate - above.S_star) / np.linalg.norm(above.S_star)
         assert res.converged and rel < 1e-4
-        below = bsr.sample(20, 0.45, beta=1.0, rho=4/20, rng=seed)
+        below = bsr.sample(20, 0.45, beta=1.0, rho=4 / 20, rng=seed)
         res = bsr.min_nuclear_norm(below)
         rel = np.linalg.norm(res.estimate - below.S_star) / np.linalg.norm(below.S_star)
         teacher_norm = np.linalg.svd(below.S_star, compute_uv=False).sum()
         assert rel > 0.1 and res.nuclear_norm < 0.99 * teacher_norm
-        assert np.max(np.abs(below.design @ res.estimate.ravel() / 20 - below.y)) < 1e-6  # feasible (tol 1e-8)
+        assert (
+            np.max(np.abs(below.design @ res.estimate.ravel() / 20 - below.y)) < 1e-6
+        )  # feasible (tol 1e-8)
     with pytest.warns(ConvergenceWarning, match="2 iterations"):
         bsr.min_nuclear_norm(above, max_iter=2)
 
@@ -450,8 +467,10 @@ def _svt_by_svd(s, theta, d, L, r, rng, draws):
     return np.mean(errors), np.mean(divergences)
 
 
-@pytest.mark.parametrize("beta, rho, s, theta", [(1.0, 0.2, 0.5, 0.8), (1.0, 0.2, 2.0, 1.5), (2.0, 0.3, 0.3, 0.6),
-                                                 (0.5, 0.3, 0.3, 0.6)])
+@pytest.mark.parametrize(
+    "beta, rho, s, theta",
+    [(1.0, 0.2, 0.5, 0.8), (1.0, 0.2, 2.0, 1.5), (2.0, 0.3, 0.3, 0.6), (0.5, 0.3, 0.3, 0.6)],
+)
 def test_soft_threshold_risk_matches_sampled_matrices(beta, rho, s, theta):
     """The limit of the SVT's error and divergence (integrals over the singular-value law, the double sum of
     the divergence as a principal value) against the SVD of sampled matrices at d = 200: measured gaps
@@ -523,18 +542,22 @@ def test_nuclear_norm_mse_and_soft_threshold_risk_check_their_arguments():
 
 
 def test_sample_shapes_normalisation_and_reproducibility():
-    data = bsr.sample(30, 0.4, beta=50/30, rho=6/30, delta=0.2, rng=5)
+    data = bsr.sample(30, 0.4, beta=50 / 30, rho=6 / 30, delta=0.2, rng=5)
     assert data.X.shape == (600, 30, 50) and data.y.shape == (600,) and data.S_star.shape == (30, 50)
     assert (data.n, data.d, data.L, data.r) == (600, 30, 50, 6)
-    assert data.alpha == pytest.approx(0.4) and data.beta == pytest.approx(5 / 3) and data.rho == pytest.approx(0.2)
+    assert (
+        data.alpha == pytest.approx(0.4)
+        and data.beta == pytest.approx(5 / 3)
+        and data.rho == pytest.approx(0.2)
+    )
     assert np.shares_memory(data.design, data.X)  # the flattened design is a view
     assert data.S_star == pytest.approx(data.U_star @ data.V_star.T / math.sqrt(6))
     assert np.mean(data.S_star**2) == pytest.approx(1.0, abs=0.3)
     clean = data.design @ data.S_star.ravel() / math.sqrt(1500)
     assert np.var(data.y - clean) == pytest.approx(0.2, rel=0.2)
-    again = bsr.sample(30, 0.4, beta=50/30, rho=6/30, delta=0.2, rng=5)
+    again = bsr.sample(30, 0.4, beta=50 / 30, rho=6 / 30, delta=0.2, rng=5)
     assert np.array_equal(again.y, data.y)
-    tall = bsr.sample(12, 0.5, beta=6/12, rho=2/6, rng=0)  # d > L: beta < 1, rho = r / min(d, L)
+    tall = bsr.sample(12, 0.5, beta=6 / 12, rho=2 / 6, rng=0)  # d > L: beta < 1, rho = r / min(d, L)
     assert tall.beta == 0.5 and tall.rho == pytest.approx(1 / 3)
     assert bsr.gamp_rie(tall, max_iter=5, tol=0.0, rng=0).history.shape == (5,)
 
@@ -559,27 +582,51 @@ def test_sample_shapes_normalisation_and_reproducibility():
         (lambda: bsr.low_rank_sample_ratio(0.1, math.inf, 0.2), "beta"),
         (lambda: bsr.ridge_mse(-1.0, 0.0), "alpha"),
         (lambda: bsr.ridge_mse(0.5, -1.0), "delta"),
-        (lambda: bsr.sample(0, 0.3, beta=1.0, rho=2/10, rng=0), "d"),
+        (lambda: bsr.sample(0, 0.3, beta=1.0, rho=2 / 10, rng=0), "d"),
         (lambda: bsr.sample(10, 0.3, beta=1.0, rho=0.0, rng=0), "rho"),
-        (lambda: bsr.sample(10, 0.0, beta=1.0, rho=2/10, rng=0), "alpha"),
-        (lambda: bsr.sample(10, 0.3, beta=1.0, rho=2/10, delta=-0.1, rng=0), "delta"),
-        (lambda: bsr.sample(10, 0.3, beta=1.0, rho=2/10, rng=None), "rng"),
-        (lambda: bsr.Dataset(X=np.zeros((3, 4, 5)), y=np.zeros(2), S_star=np.zeros((4, 5)),
-                             U_star=np.zeros((4, 1)), V_star=np.zeros((5, 1))), "label per sample"),
-        (lambda: bsr.Dataset(X=np.zeros((3, 4, 5)), y=np.zeros(3), S_star=np.zeros((5, 4)),
-                             U_star=np.zeros((4, 1)), V_star=np.zeros((5, 1))), "shapes"),
-        (lambda: bsr.Dataset(X=np.zeros((3, 20)), y=np.zeros(3), S_star=np.zeros((4, 5)),
-                             U_star=np.zeros((4, 1)), V_star=np.zeros((5, 1))), "3-d"),
+        (lambda: bsr.sample(10, 0.0, beta=1.0, rho=2 / 10, rng=0), "alpha"),
+        (lambda: bsr.sample(10, 0.3, beta=1.0, rho=2 / 10, delta=-0.1, rng=0), "delta"),
+        (lambda: bsr.sample(10, 0.3, beta=1.0, rho=2 / 10, rng=None), "rng"),
+        (
+            lambda: bsr.Dataset(
+                X=np.zeros((3, 4, 5)),
+                y=np.zeros(2),
+                S_star=np.zeros((4, 5)),
+                U_star=np.zeros((4, 1)),
+                V_star=np.zeros((5, 1)),
+            ),
+            "label per sample",
+        ),
+        (
+            lambda: bsr.Dataset(
+                X=np.zeros((3, 4, 5)),
+                y=np.zeros(3),
+                S_star=np.zeros((5, 4)),
+                U_star=np.zeros((4, 1)),
+                V_star=np.zeros((5, 1)),
+            ),
+            "shapes",
+        ),
+        (
+            lambda: bsr.Dataset(
+                X=np.zeros((3, 20)),
+                y=np.zeros(3),
+                S_star=np.zeros((4, 5)),
+                U_star=np.zeros((4, 1)),
+                V_star=np.zeros((5, 1)),
+            ),
+            "3-d",
+        ),
         (lambda: bsr.gamp_rie("data", rng=0), "data"),
-        (lambda: bsr.gamp_rie(bsr.sample(6, 0.5, beta=1.0, rho=2/6, rng=0), damping=1.0, rng=0), "damping"),
-        (lambda: bsr.gamp_rie(bsr.sample(6, 0.5, beta=1.0, rho=2/6, rng=0), init="ones", rng=0), "init"),
-        (lambda: bsr.gamp_rie(bsr.sample(6, 0.5, beta=1.0, rho=2/6, rng=0), rng=None), "rng"),
-        (lambda: bsr.fit_ridge(bsr.sample(6, 0.5, beta=1.0, rho=2/6, rng=0), -1.0), "lam"),
-        (lambda: bsr.min_nuclear_norm(bsr.sample(6, 0.5, beta=1.0, rho=2/6, rng=0), tol=0.0), "tol"),
-        (lambda: bsr.gd(bsr.sample(6, 0.5, beta=1.0, rho=2/6, rng=0), n_inits=0, rng=0), "n_inits"),
-        (lambda: bsr.gd(bsr.sample(6, 0.5, beta=1.0, rho=2/6, rng=0), init="zero", rng=0), "init"),
-        (lambda: bsr.gd(bsr.sample(6, 0.5, beta=1.0, rho=2/6, rng=0), lr=0.0, rng=0), "lr"),
-        (lambda: bsr.gd(bsr.sample(6, 0.5, beta=1.0, rho=2/6, rng=0), rng=None), "rng"),
+        (lambda: bsr.gamp_rie(bsr.sample(6, 0.5, beta=1.0, rho=2 / 6, rng=0), damping=1.0, rng=0), "damping"),
+        (lambda: bsr.gamp_rie(bsr.sample(6, 0.5, beta=1.0, rho=2 / 6, rng=0), init="ones", rng=0), "init"),
+        (lambda: bsr.gamp_rie(bsr.sample(6, 0.5, beta=1.0, rho=2 / 6, rng=0), rng=None), "rng"),
+        (lambda: bsr.fit_ridge(bsr.sample(6, 0.5, beta=1.0, rho=2 / 6, rng=0), -1.0), "lam"),
+        (lambda: bsr.min_nuclear_norm(bsr.sample(6, 0.5, beta=1.0, rho=2 / 6, rng=0), tol=0.0), "tol"),
+        (lambda: bsr.gd(bsr.sample(6, 0.5, beta=1.0, rho=2 / 6, rng=0), n_inits=0, rng=0), "n_inits"),
+        (lambda: bsr.gd(bsr.sample(6, 0.5, beta=1.0, rho=2 / 6, rng=0), init="zero", rng=0), "init"),
+        (lambda: bsr.gd(bsr.sample(6, 0.5, beta=1.0, rho=2 / 6, rng=0), lr=0.0, rng=0), "lr"),
+        (lambda: bsr.gd(bsr.sample(6, 0.5, beta=1.0, rho=2 / 6, rng=0), rng=None), "rng"),
     ],
 )
 def test_invalid_arguments_raise_value_error_naming_them(call, name):
@@ -619,7 +666,7 @@ def test_where_the_quadrature_is_barely_resolved_the_value_is_bracketed():
 
 
 def test_iteration_controls_are_checked():
-    data = bsr.sample(6, 0.5, beta=7/6, rho=2/6, rng=0)
+    data = bsr.sample(6, 0.5, beta=7 / 6, rho=2 / 6, rng=0)
     for call, name in [
         (lambda: bsr.state_evolution(0.2, 1.0, 0.2, tol=math.inf), "tol"),
         (lambda: bsr.state_evolution(0.2, 1.0, 0.2, tol=1.0), "tol"),
@@ -639,7 +686,7 @@ def test_iteration_controls_are_checked():
         (lambda: bsr.gd(data, init="small", init_scale=-1.0, rng=0), "init_scale"),
         (lambda: bsr.gd(data, n_inits=10**9, rng=0), "n_inits"),
         (lambda: bsr.nuclear_norm_threshold(1.0, 0.2, n_nodes=10**9), "n_nodes"),
-        (lambda: bsr.sample(100, 1e6, beta=1.0, rho=20/100, rng=0), "alpha d L"),
+        (lambda: bsr.sample(100, 1e6, beta=1.0, rho=20 / 100, rng=0), "alpha d L"),
         (lambda: bsr.sample(10, 0.3, beta=1.0, rho=10**12, rng=0), "limit"),
     ]:
         with pytest.raises(ValueError, match=name):
@@ -648,8 +695,14 @@ def test_iteration_controls_are_checked():
 
 def test_arrays_are_checked_not_broadcast():
     S = np.ones((3, 4))
-    for est, tgt in [(np.ones(4), S), (np.ones((4, 3)), S), (S, np.ones(4)), (np.full((3, 4), np.nan), S),
-                     (S, np.full((3, 4), np.inf)), (np.ones((0, 0)), np.ones((0, 0)))]:
+    for est, tgt in [
+        (np.ones(4), S),
+        (np.ones((4, 3)), S),
+        (S, np.ones(4)),
+        (np.full((3, 4), np.nan), S),
+        (S, np.full((3, 4), np.inf)),
+        (np.ones((0, 0)), np.ones((0, 0))),
+    ]:
         with pytest.raises(ValueError):
             bsr.mse(est, tgt)
         with pytest.raises(ValueError):
@@ -657,13 +710,13 @@ def test_arrays_are_checked_not_broadcast():
     for X in (np.full((3, 2, 2), np.nan), np.ones((0, 2, 2)), np.ones((3, 4))):
         with pytest.raises(ValueError, match="X"):
             bsr.BilinearMap(X)
-    data = bsr.sample(6, 0.5, beta=7/6, rho=2/6, rng=0)
+    data = bsr.sample(6, 0.5, beta=7 / 6, rho=2 / 6, rng=0)
     with pytest.raises(ValueError, match="X must contain finite"):
         bsr.Dataset(X=data.X * np.inf, y=data.y, S_star=data.S_star, U_star=data.U_star, V_star=data.V_star)
 
 
 def test_large_learning_rate_never_reports_success():
-    data = bsr.sample(6, 0.5, beta=7/6, rho=2/6, rng=0)
+    data = bsr.sample(6, 0.5, beta=7 / 6, rho=2 / 6, rng=0)
     with pytest.raises(DivergenceError, match="lower lr"):
         bsr.gd(data, lr=1e6, n_inits=2, max_steps=50, rng=0)
 
@@ -691,8 +744,12 @@ def test_bayes_mmse_is_finite_in_range_and_non_increasing(a1, a2, beta, rho, del
 
 
 @settings(max_examples=25, deadline=None)
-@given(alpha=st.floats(1e-4, 0.99), beta=st.one_of(st.floats(1.0, 100.0), st.just(math.inf)), rho=_rho,
-       excess=st.floats(0.0, 5.0))
+@given(
+    alpha=st.floats(1e-4, 0.99),
+    beta=st.one_of(st.floats(1.0, 100.0), st.just(math.inf)),
+    rho=_rho,
+    excess=st.floats(0.0, 5.0),
+)
 def test_noiseless_mmse_is_exactly_zero_above_perfect_recovery(alpha, beta, rho, excess):
     a_pr = bsr.perfect_recovery_threshold(beta, rho)
     assert bsr.bayes_optimal_mmse(a_pr * (1 + excess), beta, rho) == 0.0
@@ -719,8 +776,12 @@ def test_ridge_mse_is_the_gaussian_linear_mse(alpha, delta):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(alpha=st.floats(1e-3, 3.0), beta=st.one_of(st.just(math.inf), st.floats(1.0, 20.0)),
-       rho=st.floats(0.05, 2.0), delta=st.one_of(st.just(0.0), st.floats(1e-3, 10.0)))
+@given(
+    alpha=st.floats(1e-3, 3.0),
+    beta=st.one_of(st.just(math.inf), st.floats(1.0, 20.0)),
+    rho=st.floats(0.05, 2.0),
+    delta=st.one_of(st.just(0.0), st.floats(1e-3, 10.0)),
+)
 def test_state_evolution_trajectory_is_in_range_and_reaches_the_fixed_point(alpha, beta, rho, delta):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # critically slow next to alpha_PR
@@ -739,15 +800,20 @@ def test_state_evolution_trajectory_is_in_range_and_reaches_the_fixed_point(alph
 # --------------------------------------------------------------------------- low-rank limit (rho -> 0)
 
 
-@pytest.mark.parametrize("beta, delta, alpha_lr", [(1.0, 0.0, 0.7), (1.0, 0.0, 0.9), (1.0, 0.1, 0.8),
-                                                   (2.0, 0.0, 0.8), (2.0, 0.5, 1.5), (5.0, 0.0, 0.6)])
+@pytest.mark.parametrize(
+    "beta, delta, alpha_lr",
+    [(1.0, 0.0, 0.7), (1.0, 0.0, 0.9), (1.0, 0.1, 0.8), (2.0, 0.0, 0.8), (2.0, 0.5, 1.5), (5.0, 0.0, 0.6)],
+)
 def test_extensive_rank_mmse_approaches_the_low_rank_limit_as_rho_vanishes(beta, delta, alpha_lr):
     # An independent code path: the extensive-rank fixed point (rectangular-RIE quadrature) at alpha =
     # alpha_LR (1 + beta) rho/beta, against the closed-form rank-one Gaussian spike state evolution. Measured gaps
     # (limit minus extensive, all positive) are c rho with c = 0.6-3.3 (ratio 9.99-10.00 between rho = 1e-3 and
     # 1e-4): the gap must shrink like rho (ratio 8-12) and be below 5e-4 at rho = 1e-4.
     limit = bsr.low_rank_limit_mmse(alpha_lr, beta, delta)
-    gaps = [limit - bsr.bayes_optimal_mmse(alpha_lr * (1 + beta) * rho / beta, beta, rho, delta) for rho in (1e-3, 1e-4)]
+    gaps = [
+        limit - bsr.bayes_optimal_mmse(alpha_lr * (1 + beta) * rho / beta, beta, rho, delta)
+        for rho in (1e-3, 1e-4)
+    ]
     assert 0.0 < gaps[1] < 5e-4 and 8.0 < gaps[0] / gaps[1] < 12.0
 
 
@@ -787,24 +853,28 @@ def test_low_rank_limit_closed_forms_and_thresholds():
 
 @pytest.mark.parametrize("width", [0, -3, 2.5, True, "4"])
 def test_gd_width_is_validated(width):
-    data = bsr.sample(6, 0.5, beta=1.0, rho=2/6, rng=0)
+    data = bsr.sample(6, 0.5, beta=1.0, rho=2 / 6, rng=0)
     with pytest.raises(ValueError, match="width"):
         bsr.gd(data, n_inits=2, width=width, max_steps=2, warn=False, rng=0)
 
 
 def test_gd_width_size_is_checked():
-    data = bsr.sample(6, 0.5, beta=1.0, rho=2/6, rng=0)
+    data = bsr.sample(6, 0.5, beta=1.0, rho=2 / 6, rng=0)
     with pytest.raises(ValueError, match="width"):
         bsr.gd(data, n_inits=2, width=10**9, max_steps=2, warn=False, rng=0)
 
 
 def test_gd_default_width_is_the_teachers_rank_and_unchanged():
     """``width=None`` is ``width=r`` bit for bit, and gives the numbers measured before ``width`` existed."""
-    data = bsr.sample(10, 0.3, beta=12/10, rho=2/10, rng=1)
+    data = bsr.sample(10, 0.3, beta=12 / 10, rho=2 / 10, rng=1)
     # a Generator is used as it is (its numbers are those measured), an integer seed through its "init" stream
     default = bsr.gd(data, n_inits=4, lr=0.3, max_steps=300, warn=False, rng=np.random.default_rng(2))
-    explicit = bsr.gd(data, n_inits=4, width=2, lr=0.3, max_steps=300, warn=False, rng=np.random.default_rng(2))
-    assert np.array_equal(default.estimates, explicit.estimates) and np.array_equal(default.losses, explicit.losses)
+    explicit = bsr.gd(
+        data, n_inits=4, width=2, lr=0.3, max_steps=300, warn=False, rng=np.random.default_rng(2)
+    )
+    assert np.array_equal(default.estimates, explicit.estimates) and np.array_equal(
+        default.losses, explicit.losses
+    )
     # Measured with the code before the option (300 float64 steps: only rounding can differ between BLAS builds).
     assert np.sum(default.estimates**2) == pytest.approx(1235.64200744528, rel=1e-8)
     assert default.estimates[0, 0, 0] == pytest.approx(-0.15202434579244667, rel=1e-8)
@@ -815,10 +885,12 @@ def test_gd_default_width_is_the_teachers_rank_and_unchanged():
 def test_gd_wide_student_at_the_prior_scale():
     """``S = U V^T/sqrt(p)`` from the prior init has entries of variance 1 whatever ``p``: at step 0 the error
     history is ``|S_0 - S*|^2/(dL)``, about ``1 + 1 = 2`` (prior init) or ``1`` (small init)."""
-    data = bsr.sample(30, 0.2, beta=1.0, rho=3/30, rng=3)
+    data = bsr.sample(30, 0.2, beta=1.0, rho=3 / 30, rng=3)
     for width in (3, 30, 90):
         prior = bsr.gd(data, n_inits=8, width=width, max_steps=1, record_every=1, warn=False, rng=4)
-        small = bsr.gd(data, n_inits=8, width=width, init="small", max_steps=1, record_every=1, warn=False, rng=4)
+        small = bsr.gd(
+            data, n_inits=8, width=width, init="small", max_steps=1, record_every=1, warn=False, rng=4
+        )
         scale = np.mean(data.S_star**2)
         # 8 x 900 entries: the mean of |S_0 - S*|^2 has relative fluctuations of order 1/sqrt(900 * 8 / p) <~ 0.1
         assert np.mean(prior.error_history[0]) / scale == pytest.approx(1.0 + 1.0 / scale, rel=0.15)
@@ -831,9 +903,19 @@ def test_gd_over_parametrised_small_init_recovers_above_alpha_pr():
     the error shrinks further with the initial scale and the loss target), while the same width from the prior init
     interpolates far from S* (measured 0.38 to 1.09): the implicit low-rank bias comes from the small init."""
     for seed in range(4):
-        data = bsr.sample(12, 0.6, beta=1.0, rho=2/12, rng=seed)
-        small = bsr.gd(data, n_inits=1, width=12, lr=0.3, init="small", init_scale=1e-4, tol=1e-6,
-                       max_steps=5000, warn=False, rng=seed)
+        data = bsr.sample(12, 0.6, beta=1.0, rho=2 / 12, rng=seed)
+        small = bsr.gd(
+            data,
+            n_inits=1,
+            width=12,
+            lr=0.3,
+            init="small",
+            init_scale=1e-4,
+            tol=1e-6,
+            max_steps=5000,
+            warn=False,
+            rng=seed,
+        )
         prior = bsr.gd(data, n_inits=1, width=12, lr=0.3, tol=1e-6, max_steps=5000, warn=False, rng=seed)
         assert small.converged.all() and prior.converged.all()
         assert bsr.normalised_mse(small.estimates, data)[0] < 1e-2
@@ -846,9 +928,14 @@ def test_gd_over_parametrised_small_init_recovers_above_alpha_pr():
 # independent computation of the low-rank limit, against which ours must agree to their solver's accuracy (their
 # values carry an error of about 1e-7, e.g. 0.64000003 where the closed form 4 a (1 - a) gives 0.64).
 PUBLISHED_LOW_RANK_LIMIT = [
-    (1.0, 0.3, 1.0), (1.0, 0.7, 0.840000013333333), (1.0, 0.8, 0.6400000299999979), (1.0, 0.9, 0.3600000799999785),
+    (1.0, 0.3, 1.0),
+    (1.0, 0.7, 0.840000013333333),
+    (1.0, 0.8, 0.6400000299999979),
+    (1.0, 0.9, 0.3600000799999785),
     (1.0, 0.95, 0.19000018000019114),
-    (5.0, 0.5, 0.9119052668979913), (5.0, 0.6, 0.7536630356593388), (5.0, 0.7, 0.5618144295261802),
+    (5.0, 0.5, 0.9119052668979913),
+    (5.0, 0.6, 0.7536630356593388),
+    (5.0, 0.7, 0.5618144295261802),
     (5.0, 0.8, 0.3652299093214837),
 ]
 
@@ -874,13 +961,21 @@ def test_sample_takes_ratios_and_draws_as_the_authors_code():
     assert (data.d, data.L, data.r, data.n) == (10, 15, 2, 75)
     assert np.array_equal(data.X, X) and np.array_equal(data.U_star, U) and np.array_equal(data.V_star, V)
     assert np.allclose(data.y, y, rtol=0, atol=1e-12)
-    assert isinstance(data, dataset.Dataset) and data == bsr.sample(10, 0.5, beta=1.5, rho=0.2, delta=0.3, rng=7)
+    assert isinstance(data, dataset.Dataset) and data == bsr.sample(
+        10, 0.5, beta=1.5, rho=0.2, delta=0.3, rng=7
+    )
     with pytest.raises(ValueError):
         data.X[0, 0, 0] = 1.0
 
 
-@pytest.mark.parametrize("kw, name", [({"beta": 1.05, "rho": 0.2}, "beta"), ({"beta": 1.0, "rho": 0.25}, "rho"),
-                                      ({"beta": 0.01, "rho": 0.2}, "beta")])
+@pytest.mark.parametrize(
+    "kw, name",
+    [
+        ({"beta": 1.05, "rho": 0.2}, "beta"),
+        ({"beta": 1.0, "rho": 0.25}, "rho"),
+        ({"beta": 0.01, "rho": 0.2}, "beta"),
+    ],
+)
 def test_sample_refuses_ratios_that_give_no_integer_size(kw, name):
     with pytest.raises(ValueError, match=name):
         bsr.sample(10, 0.5, rng=0, **kw)
@@ -891,8 +986,15 @@ def test_sample_is_keyword_only_after_alpha():
         bsr.sample(10, 10, 2, 0.5, rng=0)  # the old positional (d, L, r, alpha)
 
 
-@pytest.mark.parametrize("f", [lambda x: bsr.gamp_rie(x, rng=0), lambda x: bsr.gd(x, rng=0),
-                               lambda x: bsr.fit_ridge(x, 0.1), lambda x: bsr.min_nuclear_norm(x)])
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: bsr.gamp_rie(x, rng=0),
+        lambda x: bsr.gd(x, rng=0),
+        lambda x: bsr.fit_ridge(x, 0.1),
+        lambda x: bsr.min_nuclear_norm(x),
+    ],
+)
 def test_a_wrong_data_type_raises_type_error(f):
     with pytest.raises(TypeError, match="data"):
         f("abc")
@@ -903,6 +1005,7 @@ def test_a_wrong_data_type_raises_type_error(f):
 def test_documented_node_maximum_runs_and_the_limit_is_named():
     """nuclear_norm_threshold at spectra.MAX_NODES completes (the fuzz's 10 s); one more is refused by name."""
     from solvable.spectra import MAX_NODES
+
     assert bsr.nuclear_norm_threshold(1.0, 0.2, n_nodes=MAX_NODES) == pytest.approx(0.57169, abs=1e-5)
     with pytest.raises(ValueError, match="n_nodes"):
         bsr.nuclear_norm_threshold(1.0, 0.2, n_nodes=MAX_NODES + 1)
@@ -928,16 +1031,18 @@ def test_normalised_mse_does_not_depend_on_a_common_scale(scale):
     est = S + 0.1
     expected = float(np.sum(0.1**2 * np.ones_like(S)) / np.sum(S**2))
     assert bsr.normalised_mse(scale * est, scale * S) == pytest.approx(expected, rel=1e-9)
-    assert bsr.normalised_mse(np.stack([scale * est, scale * S]), scale * S) == pytest.approx([expected, 0.0],
-                                                                                             rel=1e-9, abs=1e-15)
+    assert bsr.normalised_mse(np.stack([scale * est, scale * S]), scale * S) == pytest.approx(
+        [expected, 0.0], rel=1e-9, abs=1e-15
+    )
 
 
 def test_low_rank_sample_ratio_at_a_subnormal_beta_is_its_long_sequence_limit():
     """beta is folded to max(beta, 1/beta): 1/1e-320 overflows to inf, and alpha beta / ((1 + beta) rho) was
     inf/inf = NaN; the limit is alpha / rho (the value at beta = 1e300 to rounding)."""
     assert bsr.low_rank_sample_ratio(0.3, 1e-320, 0.2) == pytest.approx(0.3 / 0.2, rel=1e-15)
-    assert bsr.low_rank_sample_ratio(0.3, 1e-320, 0.2) == pytest.approx(bsr.low_rank_sample_ratio(0.3, 1e300, 0.2))
-
+    assert bsr.low_rank_sample_ratio(0.3, 1e-320, 0.2) == pytest.approx(
+        bsr.low_rank_sample_ratio(0.3, 1e300, 0.2)
+    )
 
 
 def test_min_nuclear_norm_is_the_convex_program_on_the_bsr_constraints():
@@ -947,7 +1052,9 @@ def test_min_nuclear_norm_is_the_convex_program_on_the_bsr_constraints():
     data = bsr.sample(8, 0.5, beta=1.25, rho=2 / 8, rng=4)
     res = bsr.min_nuclear_norm(data)
     assert res.converged
-    assert np.max(np.abs(data.design @ res.estimate.ravel() / math.sqrt(80) - data.y)) < 1e-6 * np.max(np.abs(data.y))
+    assert np.max(np.abs(data.design @ res.estimate.ravel() / math.sqrt(80) - data.y)) < 1e-6 * np.max(
+        np.abs(data.y)
+    )
     assert res.nuclear_norm == pytest.approx(np.linalg.svd(res.estimate, compute_uv=False).sum(), rel=1e-12)
     other = convex.nuclear_norm_minimization(data.X / math.sqrt(80), data.y, tol=1e-8, max_iter=20000)
     assert np.allclose(res.estimate, other.estimate, rtol=0, atol=1e-6 * np.max(np.abs(other.estimate)))

@@ -23,7 +23,7 @@ def test_the_default_number_of_workers_is_checked(default, monkeypatch):
 @pytest.mark.parametrize("variable", [None, 3, ""])
 def test_the_variable_is_a_name(variable):
     with pytest.raises(InvalidParameterError, match="variable"):
-        config.jobs_from_environment(variable, None)   # None and 3 raised from os.environ
+        config.jobs_from_environment(variable, None)  # None and 3 raised from os.environ
 
 
 def test_devices_are_declared_once():
@@ -34,8 +34,15 @@ def test_devices_are_declared_once():
             f("gpu")
 
 
-@pytest.mark.parametrize(("kwargs", "name"), [(dict(xp="numpy"), "xp"), (dict(dtype="abc"), "dtype"),
-                                              (dict(dtype=np.int64), "dtype"), (dict(dtype=np.float16), "dtype")])
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        (dict(xp="numpy"), "xp"),
+        (dict(dtype="abc"), "dtype"),
+        (dict(dtype=np.int64), "dtype"),
+        (dict(dtype=np.float16), "dtype"),
+    ],
+)
 def test_asarray_checks_its_namespace_and_type(kwargs, name):
     xp, dev = backend.resolve("cpu")
     call = dict(x=np.ones(3), xp=xp, dev=dev) | kwargs
@@ -43,4 +50,4 @@ def test_asarray_checks_its_namespace_and_type(kwargs, name):
         backend.asarray(**call)
     assert backend.asarray(np.ones(3), xp, dev, "float32").dtype == np.float32
     x = np.arange(3)
-    assert backend.asarray(x, xp, dev) is x   # no copy, its type kept
+    assert backend.asarray(x, xp, dev) is x  # no copy, its type kept

@@ -21,7 +21,8 @@ from solvable.errors import ConvergenceWarning
 def test_nuclear_norm_equals_the_mnne_threshold(beta, rho):
     # two computations: stationarity root (bsr) and direct minimisation (convex)
     assert convex.nuclear_norm_statistical_dimension(beta, rho) == pytest.approx(
-        bsr.nuclear_norm_threshold(beta, rho), abs=1e-9)
+        bsr.nuclear_norm_threshold(beta, rho), abs=1e-9
+    )
 
 
 def test_nuclear_norm_edges():
@@ -66,11 +67,14 @@ def test_psd_threshold_is_where_the_interpolating_erm_recovers():
     assert below > 1e-3 and above < 1e-6
 
 
-@pytest.mark.parametrize(("call", "bad"), [
-    (lambda: convex.nuclear_norm_statistical_dimension(0.0, 0.2), "beta"),
-    (lambda: convex.nuclear_norm_statistical_dimension(1.0, 1.5), "rho"),
-    (lambda: convex.psd_trace_statistical_dimension(-0.1), "kappa"),
-])
+@pytest.mark.parametrize(
+    ("call", "bad"),
+    [
+        (lambda: convex.nuclear_norm_statistical_dimension(0.0, 0.2), "beta"),
+        (lambda: convex.nuclear_norm_statistical_dimension(1.0, 1.5), "rho"),
+        (lambda: convex.psd_trace_statistical_dimension(-0.1), "kappa"),
+    ],
+)
 def test_bad_arguments_are_named(call, bad):
     with pytest.raises(ValueError, match=bad):
         call()
@@ -254,8 +258,9 @@ def test_the_convex_programs_are_scale_equivariant(log_c, row, log_r):
     assert res.converged and res.trace == pytest.approx(c * _BASE_PSD.trace, rel=1e-9)
     Z, y = _ZS.copy(), _YS.copy()
     Z[row], y[row] = r * Z[row], r * y[row]
-    assert convex.psd_trace_minimization(Z, y, tol=1e-9, max_iter=20000).trace == pytest.approx(_BASE_PSD.trace,
-                                                                                                 rel=1e-9)
+    assert convex.psd_trace_minimization(Z, y, tol=1e-9, max_iter=20000).trace == pytest.approx(
+        _BASE_PSD.trace, rel=1e-9
+    )
 
 
 def test_labels_whose_minimiser_leaves_the_float_range_are_refused():

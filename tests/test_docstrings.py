@@ -40,7 +40,9 @@ OUTSIDE = re.compile(r"science/|\.\./shared")
 def _public(module: str) -> list[tuple[str, object]]:
     mod = importlib.import_module(f"solvable.{module}")
     names = getattr(mod, "__all__", None)
-    assert names is not None, f"solvable.{module} has no __all__ (its public names, as the API reference lists them)"
+    assert names is not None, (
+        f"solvable.{module} has no __all__ (its public names, as the API reference lists them)"
+    )
     missing = [name for name in names if not hasattr(mod, name)]
     assert not missing, f"solvable.{module}.__all__ lists names the module does not define: {missing}"
     return [(name, getattr(mod, name)) for name in names]
@@ -64,8 +66,11 @@ def _numpydoc_errors(path: str, obj) -> list[str]:
         # be reported as unknown (PR02). Only that false report is removed.
         first = next(iter(inspect.signature(obj).parameters), None)
         if first in ("self", "cls"):
-            errors = [(code, message) for code, message in errors
-                      if not (code == "PR02" and message == f"Unknown parameters {{{first!r}}}")]
+            errors = [
+                (code, message)
+                for code, message in errors
+                if not (code == "PR02" and message == f"Unknown parameters {{{first!r}}}")
+            ]
     return [f"{path}: {code} {message}" for code, message in errors]
 
 
@@ -88,8 +93,12 @@ def _documented_constants(module: str) -> set[str]:
 def _imported_from(module: str) -> dict[str, str]:
     """Names ``solvable.<module>`` imports from another module of the package (``from .x import NAME``) -> ``x``."""
     tree = ast.parse((LIB / f"{module}.py").read_text(encoding="utf-8"))
-    return {alias.asname or alias.name: node.module.split(".")[0] for node in tree.body
-            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module for alias in node.names}
+    return {
+        alias.asname or alias.name: node.module.split(".")[0]
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+        for alias in node.names
+    }
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -98,8 +107,10 @@ def test_public_constants_are_documented(module):
     module or, when the module re-exports it, in the module it comes from (the API reference documents it there)."""
     documented, imported = _documented_constants(module), _imported_from(module)
     undocumented = [
-        name for name, obj in _public(module)
-        if not (inspect.isclass(obj) or inspect.isroutine(obj) or inspect.ismodule(obj)) and name not in documented
+        name
+        for name, obj in _public(module)
+        if not (inspect.isclass(obj) or inspect.isroutine(obj) or inspect.ismodule(obj))
+        and name not in documented
         and not (name in imported and name in _documented_constants(imported[name]))
     ]
     assert not undocumented, (
@@ -121,10 +132,14 @@ def _docstrings(path: Path):
 @pytest.mark.parametrize("module", ["__init__", *MODULES])
 def test_docstrings_point_only_inside_the_repository(module):
     path = LIB / f"{module}.py"
-    bad = [f"{path.name}:{line}: {OUTSIDE.search(text).group(0)!r}" for line, text in _docstrings(path)
-           if OUTSIDE.search(text)]
+    bad = [
+        f"{path.name}:{line}: {OUTSIDE.search(text).group(0)!r}"
+        for line, text in _docstrings(path)
+        if OUTSIDE.search(text)
+    ]
     assert not bad, "docstrings referring to files outside the repository (a clone does not have them):\n" + (
-        "\n".join(bad))
+        "\n".join(bad)
+    )
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -132,7 +147,8 @@ def test_no_public_function_is_named_like_a_test(module):
     """pytest would collect ``from solvable.m import test_x`` in a test file as a test of its own."""
     mod = importlib.import_module(f"solvable.{module}")
     names = set(getattr(mod, "__all__", [])) | {
-        name for name, obj in vars(mod).items()
+        name
+        for name, obj in vars(mod).items()
         if not name.startswith("_") and inspect.isfunction(obj) and obj.__module__ == mod.__name__
     }
     bad = sorted(name for name in names if name.startswith("test"))
@@ -144,7 +160,9 @@ def _documented_modules() -> dict[str, str]:
     found = {}
     for page in sorted(API.glob("*.md")):
         text = page.read_text(encoding="utf-8")
-        for match in re.finditer(r"^\.\. automodule:: solvable\.(\w+)\n((?:[ \t]+:.*\n)*)", text, re.MULTILINE):
+        for match in re.finditer(
+            r"^\.\. automodule:: solvable\.(\w+)\n((?:[ \t]+:.*\n)*)", text, re.MULTILINE
+        ):
             assert ":members:" in match.group(2), f"{page.name}: solvable.{match.group(1)} without :members:"
             assert match.group(1) not in found, f"solvable.{match.group(1)} on two API pages"
             found[match.group(1)] = page.name
@@ -152,7 +170,14 @@ def _documented_modules() -> dict[str, str]:
 
 
 #: The API page of each layer of tests/test_layers.py (LAYERS: 6 views ... 1 base).
-PAGE_OF_LAYER = {6: "views.md", 5: "models.md", 4: "shared.md", 3: "engine.md", 2: "toolboxes.md", 1: "base.md"}
+PAGE_OF_LAYER = {
+    6: "views.md",
+    5: "models.md",
+    4: "shared.md",
+    3: "engine.md",
+    2: "toolboxes.md",
+    1: "base.md",
+}
 
 
 def test_every_module_is_in_the_api_reference():
@@ -160,14 +185,23 @@ def test_every_module_is_in_the_api_reference():
 
     found = _documented_modules()
     missing = sorted(set(MODULES) - set(found))
-    assert not missing, f"modules missing from the API reference (add them to the page of their layer, api/): {missing}"
+    assert not missing, (
+        f"modules missing from the API reference (add them to the page of their layer, api/): {missing}"
+    )
     stale = sorted(set(found) - set(MODULES))
     assert not stale, f"the API reference documents modules that no longer exist: {stale}"
-    misplaced = {module: (page, PAGE_OF_LAYER[LAYERS[module]]) for module, page in found.items()
-                 if module in LAYERS and PAGE_OF_LAYER[LAYERS[module]] != page}
-    assert not misplaced, f"modules on the API page of another layer (module: (page, page of its layer)): {misplaced}"
+    misplaced = {
+        module: (page, PAGE_OF_LAYER[LAYERS[module]])
+        for module, page in found.items()
+        if module in LAYERS and PAGE_OF_LAYER[LAYERS[module]] != page
+    }
+    assert not misplaced, (
+        f"modules on the API page of another layer (module: (page, page of its layer)): {misplaced}"
+    )
     toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
-    unlisted = sorted({f"api/{page[:-3]}" for page in found.values()} - set(re.findall(r"file: (api/\w+)", toc)))
+    unlisted = sorted(
+        {f"api/{page[:-3]}" for page in found.values()} - set(re.findall(r"file: (api/\w+)", toc))
+    )
     assert not unlisted, f"API pages missing from _toc.yml: {unlisted}"
 
 
@@ -186,7 +220,16 @@ def test_module_docstring_sections_render_as_rubrics():
     ext = _api_extension()
     lines = ["Summary.", "", "References", "----------", "Chapter 3.", "", "Not a section", "-------------"]
     ext.module_sections_as_rubrics(None, "module", "solvable.x", None, None, lines)
-    assert lines == ["Summary.", "", ".. rubric:: References", "", "Chapter 3.", "", "Not a section", "-------------"]
+    assert lines == [
+        "Summary.",
+        "",
+        ".. rubric:: References",
+        "",
+        "Chapter 3.",
+        "",
+        "Not a section",
+        "-------------",
+    ]
     function = ["Summary.", "", "Notes", "-----", "Text."]
     ext.module_sections_as_rubrics(None, "function", "solvable.x.f", None, None, function)
     assert function == ["Summary.", "", "Notes", "-----", "Text."]
@@ -200,7 +243,10 @@ def test_reexported_names_link_to_their_definition():
     ext = _api_extension()
     lines = ["Ridge.", "", "Parameters", "----------"]
     ext.alias_reexports(None, "function", "solvable.erm.fit_ridge", regression.fit_ridge, None, lines)
-    assert lines == ["Re-exported from :mod:`solvable.regression`: see :func:`solvable.regression.fit_ridge`.", ""]
+    assert lines == [
+        "Re-exported from :mod:`solvable.regression`: see :func:`solvable.regression.fit_ridge`.",
+        "",
+    ]
     own = ["Evaluate."]
     ext.alias_reexports(None, "function", "solvable.experiments.sweep", experiments.sweep, None, own)
     assert own == ["Evaluate."]
@@ -210,8 +256,16 @@ def test_module_citations_are_cited():
     """_ext/solvable_api.py: the citations of a module docstring (renamed by numpydoc) are cited in the LaTeX output,
     before numpydoc's closing tag, so that none is "not referenced" (a warning under -W)."""
     ext = _api_extension()
-    lines = ["Summary.", "", ".. rubric:: References", "", ".. [R1-1] Chapter 2.", ".. [R1-2] A paper.", "..",
-             "    !! processed by numpydoc !!"]
+    lines = [
+        "Summary.",
+        "",
+        ".. rubric:: References",
+        "",
+        ".. [R1-1] Chapter 2.",
+        ".. [R1-2] A paper.",
+        "..",
+        "    !! processed by numpydoc !!",
+    ]
     ext.cite_module_references(None, "module", "solvable.x", None, None, lines)
     assert lines[-2:] == ["..", "    !! processed by numpydoc !!"]
     assert "   [R1-1]_, [R1-2]_" in lines and ".. only:: latex" in lines

@@ -29,8 +29,22 @@ MODULES = sorted(p.stem for p in (ROOT / "lib" / "solvable").glob("*.py") if p.s
 
 #: The patterns of a model's entry points: its sampler(s), its theory (state evolutions, Bayes-optimal errors,
 #: thresholds) and its algorithms (GAMP, ridge, nuclear norm, gradient descent).
-_MODEL = ["sample", "*_sample", "state_evolution", "*_state_evolution", "bayes_*", "*_threshold", "*_thresholds",
-          "gamp", "gamp_rie", "*_gamp", "fit_ridge", "min_nuclear_norm", "nuclear_norm_erm", "gd"]
+_MODEL = [
+    "sample",
+    "*_sample",
+    "state_evolution",
+    "*_state_evolution",
+    "bayes_*",
+    "*_threshold",
+    "*_thresholds",
+    "gamp",
+    "gamp_rie",
+    "*_gamp",
+    "fit_ridge",
+    "min_nuclear_norm",
+    "nuclear_norm_erm",
+    "gd",
+]
 
 #: Module -> patterns of the public functions that must carry an Examples section.
 ENTRY = {
@@ -56,9 +70,12 @@ def entry_points() -> list[str]:
     names = []
     for module, patterns in ENTRY.items():
         mod = importlib.import_module(f"solvable.{module}")
-        names += [f"{module}.{name}" for name in mod.__all__
-                  if inspect.isfunction(getattr(mod, name))
-                  and any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)]
+        names += [
+            f"{module}.{name}"
+            for name in mod.__all__
+            if inspect.isfunction(getattr(mod, name))
+            and any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+        ]
     return names
 
 
@@ -72,10 +89,23 @@ def test_entry_points_are_found():
     # the derivation itself: a pattern that stops matching (a renamed module or function) must not pass silently
     names = set(entry_points())
     assert len(names) >= 65
-    for expected in ["glm.sample", "glm.gamp", "bsr.gamp_rie", "quadratic.perfect_recovery_threshold",
-                     "attention.hardmax_state_evolution", "smi.two_layer_gamp", "matrix_sensing.state_evolution",
-                     "erm.fit_logistic", "gardner.binary_capacity", "ellipsoid.fit", "rie.symmetric_rie_mmse",
-                     "spectra.semicircle_density", "amp.run_gamp", "gd.run_gd", "experiments.sweep"]:
+    for expected in [
+        "glm.sample",
+        "glm.gamp",
+        "bsr.gamp_rie",
+        "quadratic.perfect_recovery_threshold",
+        "attention.hardmax_state_evolution",
+        "smi.two_layer_gamp",
+        "matrix_sensing.state_evolution",
+        "erm.fit_logistic",
+        "gardner.binary_capacity",
+        "ellipsoid.fit",
+        "rie.symmetric_rie_mmse",
+        "spectra.semicircle_density",
+        "amp.run_gamp",
+        "gd.run_gd",
+        "experiments.sweep",
+    ]:
         assert expected in names, expected
     assert PENDING <= names
 
@@ -99,8 +129,10 @@ def test_examples_run(module):
     if not tests:
         pytest.skip(f"solvable.{module} has no examples")
     failures = []
-    with np.printoptions(precision=4, suppress=True, floatmode="maxprec", legacy=False), \
-            warnings.catch_warnings():
+    with (
+        np.printoptions(precision=4, suppress=True, floatmode="maxprec", legacy=False),
+        warnings.catch_warnings(),
+    ):
         warnings.simplefilter("error")
         for test in tests:
             out = []

@@ -58,16 +58,26 @@ def test_sample_points_shape_and_rng():
         el.sample_points(7, 3, rng=None)
 
 
-@pytest.mark.parametrize("points", [np.ones(5), np.full((3, 2), np.nan), np.zeros((0, 3)), "abc",
-                                    np.full((3, 2), 1e200)])
+@pytest.mark.parametrize(
+    "points", [np.ones(5), np.full((3, 2), np.nan), np.zeros((0, 3)), "abc", np.full((3, 2), 1e200)]
+)
 def test_fit_validates_points(points):
     with pytest.raises(ValueError, match="points"):
         el.fit(points)
 
 
-@pytest.mark.parametrize("kwargs, name", [({"tol": 1.0}, "tol"), ({"tol": -1e-3}, "tol"), ({"max_iter": 0}, "max_iter"),
-                                          ({"max_iter": 1.5}, "max_iter"), ({"margin": -0.1}, "margin"),
-                                          ({"margin": 1.0}, "margin"), ({"check_every": 0}, "check_every")])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"tol": 1.0}, "tol"),
+        ({"tol": -1e-3}, "tol"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"max_iter": 1.5}, "max_iter"),
+        ({"margin": -0.1}, "margin"),
+        ({"margin": 1.0}, "margin"),
+        ({"check_every": 0}, "check_every"),
+    ],
+)
 def test_fit_validates_controls(kwargs, name):
     with pytest.raises(ValueError, match=name):
         el.fit(el.sample_points(4, 3, rng=0), **kwargs)
@@ -105,7 +115,7 @@ def test_project_affine_is_the_orthogonal_projection():
     S = A + A.T
     P = el.project_affine(S, X)
     np.testing.assert_allclose(el.constraint_values(X, P), 1.0, atol=1e-10)  # P is in the affine set
-    np.testing.assert_allclose(el.project_affine(P, X), P, atol=1e-10)     # idempotent
+    np.testing.assert_allclose(el.project_affine(P, X), P, atol=1e-10)  # idempotent
     # S - P is orthogonal to the directions of the affine set: for T in it, <S - P, T - P> = 0
     B = rng.standard_normal((d, d))
     T = el.project_affine(B + B.T, X)
@@ -236,10 +246,17 @@ def test_sweep_counts_and_error_bars():
 def _sweep_with_counts(feasible, infeasible, instances, ratios):
     ratios = np.asarray(ratios, dtype=float)
     feasible, infeasible = np.asarray(feasible), np.asarray(infeasible)
-    return el.FeasibilitySweep(d=20, ratios=ratios, n=np.round(ratios * 400).astype(int), feasible=feasible,
-                               infeasible=infeasible, undecided=instances - feasible - infeasible,
-                               n_seeds=instances, iterations=np.zeros((ratios.size, instances), dtype=int),
-                               seconds=0.0)
+    return el.FeasibilitySweep(
+        d=20,
+        ratios=ratios,
+        n=np.round(ratios * 400).astype(int),
+        feasible=feasible,
+        infeasible=infeasible,
+        undecided=instances - feasible - infeasible,
+        n_seeds=instances,
+        iterations=np.zeros((ratios.size, instances), dtype=int),
+        seconds=0.0,
+    )
 
 
 def test_transition_fit_recovers_a_probit_curve():
@@ -267,6 +284,7 @@ def test_a_gram_matrix_beyond_the_size_limit_is_refused_before_allocating():
     points in R^200 (n <= d(d+1)/2) meant 4 arrays of 2.9e8 numbers (9 GiB). Now refused with the peak named,
     before anything of that size is allocated."""
     import tracemalloc
+
     points = np.random.default_rng(0).standard_normal((17_000, 200))
     for call in (lambda: el.fit(points), lambda: el.project_affine(np.eye(200), points)):
         tracemalloc.start()

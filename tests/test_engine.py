@@ -33,8 +33,9 @@ def test_fixed_point_driver_solves_a_contraction_with_and_without_damping():
 
 
 def test_fixed_point_driver_records_what_the_update_reports_and_clips():
-    fp = amp.iterate_fixed_point(lambda x: (2.0 * x, float(x[0])), 0.25, tol=1e-12, max_iter=10, bounds=(0.0, 1.0),
-                                 warn=False)
+    fp = amp.iterate_fixed_point(
+        lambda x: (2.0 * x, float(x[0])), 0.25, tol=1e-12, max_iter=10, bounds=(0.0, 1.0), warn=False
+    )
     # 0.25 -> 0.5 -> 1 -> clipped at 1: a fixed point of the clipped map
     assert fp.converged and np.allclose(fp.states[:, 0], [0.25, 0.5, 1.0, 1.0])
     assert np.allclose(fp.observed, [0.25, 0.5, 1.0])
@@ -42,7 +43,9 @@ def test_fixed_point_driver_records_what_the_update_reports_and_clips():
 
 def test_fixed_point_driver_relative_tolerance_on_a_vector_state():
     target = np.array([1e6, 2.0])
-    fp = amp.iterate_fixed_point(lambda x: 0.5 * (x + target), [0.0, 0.0], tol=1e-9, relative=True, max_iter=200)
+    fp = amp.iterate_fixed_point(
+        lambda x: 0.5 * (x + target), [0.0, 0.0], tol=1e-9, relative=True, max_iter=200
+    )
     assert fp.converged and np.allclose(fp.state, target, rtol=1e-8)
 
 
@@ -94,12 +97,24 @@ def test_state_evolution_tolerance_is_checked_before_any_step():
 
 
 def test_se_result_refuses_non_finite_numbers_and_names_its_error():
-    res = amp.SEResult(error=0.25, overlap=0.75, history=np.array([1.0, 0.25]), iterations=1, converged=True,
-                       message="converged")
+    res = amp.SEResult(
+        error=0.25,
+        overlap=0.75,
+        history=np.array([1.0, 0.25]),
+        iterations=1,
+        converged=True,
+        message="converged",
+    )
     assert res.gen_error == res.error == 0.25 and res.algorithmic_error == 0.25
     with pytest.raises(DivergenceError, match="non-finite"):
-        amp.SEResult(error=math.nan, overlap=0.5, history=np.array([1.0]), iterations=1, converged=False,
-                     message="stopped")
+        amp.SEResult(
+            error=math.nan,
+            overlap=0.5,
+            history=np.array([1.0]),
+            iterations=1,
+            converged=False,
+            message="stopped",
+        )
 
 
 def _linear_problem(n=300, d=100, delta=0.1, seed=0):
@@ -112,8 +127,17 @@ def _linear_problem(n=300, d=100, delta=0.1, seed=0):
 
 def test_run_gamp_returns_one_result_shape():
     M, C, P, y, w = _linear_problem()
-    res = amp.run_gamp(M, C, P, y, np.zeros(100), np.ones(100), tol=1e-10, max_iter=100,
-                       monitor=lambda v: (float(np.mean((v - w) ** 2)), float(v @ w) / 100, float(v @ v) / 100))
+    res = amp.run_gamp(
+        M,
+        C,
+        P,
+        y,
+        np.zeros(100),
+        np.ones(100),
+        tol=1e-10,
+        max_iter=100,
+        monitor=lambda v: (float(np.mean((v - w) ** 2)), float(v @ w) / 100, float(v @ v) / 100),
+    )
     assert isinstance(res, amp.GAMPResult) and res.converged
     assert res.history.shape == res.overlap.shape == res.norm.shape == (res.iterations,)
     assert res.error == res.history[-1] and res.error < 0.2
@@ -213,8 +237,13 @@ def test_run_gd_warns_when_training_ends_above_its_initial_loss():
 
 
 def test_optimisers_and_run_gd_reject_bad_controls():
-    for make in (lambda: gd.GradientStep(0.0), lambda: gd.Adam(-1.0), lambda: gd.Adam(0.1, beta1=1.0),
-                 lambda: gd.Adam(0.1, beta2=math.nan), lambda: gd.Adam(0.1, eps=0.0)):
+    for make in (
+        lambda: gd.GradientStep(0.0),
+        lambda: gd.Adam(-1.0),
+        lambda: gd.Adam(0.1, beta1=1.0),
+        lambda: gd.Adam(0.1, beta2=math.nan),
+        lambda: gd.Adam(0.1, eps=0.0),
+    ):
         with pytest.raises(ValueError):
             make()
     obj = _Quadratic(np.eye(3), np.ones(3))
@@ -228,6 +257,7 @@ def test_optimisers_and_run_gd_reject_bad_controls():
 
 def _gamp_problem(channel_name, seed=0, d=200, alpha=2.0):
     from solvable.channels import get_channel
+
     rng = np.random.default_rng(seed)
     n = int(alpha * d)
     X = rng.standard_normal((n, d))
@@ -254,8 +284,10 @@ def test_a_converged_gamp_run_moves_less_than_tol_in_one_more_iteration(channel_
     more = amp.run_gamp(M, ch, prior, y, w0, 1.0, damping=damping, tol=0.0, max_iter=run.iterations + 1)
     assert amp.relative_change(more.estimate, run.estimate) < tol
     # and the run did not stop early: two iterations before its end it was still moving by more than tol
-    a, b = (amp.run_gamp(M, ch, prior, y, w0, 1.0, damping=damping, tol=0.0, max_iter=run.iterations - k)
-            for k in (2, 1))
+    a, b = (
+        amp.run_gamp(M, ch, prior, y, w0, 1.0, damping=damping, tol=0.0, max_iter=run.iterations - k)
+        for k in (2, 1)
+    )
     assert amp.relative_change(b.estimate, a.estimate) >= (1 - damping) * tol
 
 
@@ -273,15 +305,18 @@ def test_a_fixed_length_run_reaching_an_exact_fixed_point_is_filled_in_not_compu
     import time
 
     from solvable import amp as _amp
+
     x, manual = 0.1, [0.1]
-    for _ in range(3000):          # the recursion x -> 0.5 x + 0.25 by hand: it reaches 0.5 exactly
+    for _ in range(3000):  # the recursion x -> 0.5 x + 0.25 by hand: it reaches 0.5 exactly
         x = 0.5 * x + 0.25
         manual.append(x)
     fp = _amp.iterate_fixed_point(lambda v: 0.5 * v + 0.25, 0.1, tol=0.0, max_iter=3000)
     assert fp.iterations == 3000 and np.array_equal(fp.states[:, 0], manual) and not fp.converged
     t0 = time.perf_counter()
-    big = _amp.iterate_fixed_point(lambda v: (0.5 * v + 0.25, float(v[0])), [0.1, 0.2], tol=0.0, max_iter=10**6)
-    assert time.perf_counter() - t0 < 2.0   # computing every step takes about 8 s
+    big = _amp.iterate_fixed_point(
+        lambda v: (0.5 * v + 0.25, float(v[0])), [0.1, 0.2], tol=0.0, max_iter=10**6
+    )
+    assert time.perf_counter() - t0 < 2.0  # computing every step takes about 8 s
     assert big.iterations == 10**6 and big.states.shape == (10**6 + 1, 2) and big.observed.shape == (10**6,)
     assert np.all(big.states[-1] == 0.5) and big.observed[-1] == 0.5
 
@@ -290,11 +325,19 @@ def test_run_gamp_names_w0_when_its_shape_does_not_fit_the_linear_map():
     """A w0 of the wrong length raised NumPy's matmul core-dimension error, which names no parameter."""
     from solvable import amp as _amp
     from solvable import channels, priors
+
     X = np.random.default_rng(1).standard_normal((40, 10))
     y = np.sign(X[:, 0])
     with pytest.raises(ValueError, match="w0"):
-        _amp.run_gamp(_amp.DenseLinearMap(X), channels.get_channel("sign"), priors.get_prior("gaussian"), y,
-                      np.full(1, 1e-3), 1.0, max_iter=5)
+        _amp.run_gamp(
+            _amp.DenseLinearMap(X),
+            channels.get_channel("sign"),
+            priors.get_prior("gaussian"),
+            y,
+            np.full(1, 1e-3),
+            1.0,
+            max_iter=5,
+        )
 
 
 # --------------------------------------------------------------------------- random streams of one seed
@@ -302,11 +345,15 @@ def test_run_gamp_names_w0_when_its_shape_does_not_fit_the_linear_map():
 
 def test_the_data_stream_of_a_seed_is_default_rng_and_a_generator_is_used_as_it_is():
     for seed in (0, 12345, np.random.SeedSequence(7), np.random.SeedSequence(7).spawn(3)[2]):
-        assert np.array_equal(streams.stream(seed, "data").integers(0, 2**62, 5),
-                              np.random.default_rng(seed).integers(0, 2**62, 5))
+        assert np.array_equal(
+            streams.stream(seed, "data").integers(0, 2**62, 5),
+            np.random.default_rng(seed).integers(0, 2**62, 5),
+        )
     bitgen = np.random.PCG64(3)
-    assert np.array_equal(streams.stream(bitgen, "data").integers(0, 2**62, 5),
-                          np.random.default_rng(np.random.PCG64(3)).integers(0, 2**62, 5))
+    assert np.array_equal(
+        streams.stream(bitgen, "data").integers(0, 2**62, 5),
+        np.random.default_rng(np.random.PCG64(3)).integers(0, 2**62, 5),
+    )
     g = np.random.default_rng(1)
     assert streams.stream(g, "init") is g and streams.stream(g, "data") is g
 
@@ -321,13 +368,23 @@ def test_the_init_stream_is_a_child_of_the_seed_keyed_by_the_purpose_digest():
     parent = np.random.SeedSequence(5).spawn(2)[1]  # a spawned seed keeps its own key in front
     expected = np.random.default_rng(np.random.SeedSequence(5, spawn_key=(1, key))).integers(0, 2**62, 4)
     assert np.array_equal(streams.stream(parent, "init").integers(0, 2**62, 4), expected)
-    assert np.array_equal(streams.stream(np.random.PCG64(5), "init").integers(0, 2**62, 4),
-                          streams.stream(5, "init").integers(0, 2**62, 4))
+    assert np.array_equal(
+        streams.stream(np.random.PCG64(5), "init").integers(0, 2**62, 4),
+        streams.stream(5, "init").integers(0, 2**62, 4),
+    )
 
 
-@pytest.mark.parametrize("rng, purpose, kind", [(None, "init", TypeError), (-1, "init", ValueError),
-                                                (True, "init", TypeError), (1.5, "data", TypeError),
-                                                (0, "", ValueError), (0, 3, ValueError)])
+@pytest.mark.parametrize(
+    "rng, purpose, kind",
+    [
+        (None, "init", TypeError),
+        (-1, "init", ValueError),
+        (True, "init", TypeError),
+        (1.5, "data", TypeError),
+        (0, "", ValueError),
+        (0, 3, ValueError),
+    ],
+)
 def test_stream_rejects_bad_seeds_and_purposes(rng, purpose, kind):
     with pytest.raises(kind, match="rng|purpose"):
         streams.stream(rng, purpose)
@@ -345,7 +402,9 @@ def test_a_seed_given_to_sample_and_to_gd_never_starts_a_student_at_the_teacher(
     res = attention.gd(tied, n_inits=2, max_steps=0, rng=seed)
     assert np.all(res.errors > 1e-3)
     draws = {p: streams.stream(seed, p).standard_normal(8) for p in ("data", "init", "algorithm")}
-    assert not np.allclose(draws["data"], draws["init"]) and not np.allclose(draws["init"], draws["algorithm"])
+    assert not np.allclose(draws["data"], draws["init"]) and not np.allclose(
+        draws["init"], draws["algorithm"]
+    )
     assert not np.allclose(draws["data"], draws["algorithm"])
 
 
@@ -357,8 +416,12 @@ def test_a_seed_given_to_sample_and_to_gamp_never_starts_gamp_at_the_teacher():
     assert res.history[0] > 0.1
     perceptron = glm.sample(200, 2.0, rng=4)
     from_seed = glm.gamp(perceptron, max_iter=1, tol=0, rng=4).estimate
-    assert np.array_equal(from_seed, glm.gamp(perceptron, max_iter=1, tol=0, rng=streams.stream(4, "init")).estimate)
-    assert not np.array_equal(from_seed, glm.gamp(perceptron, max_iter=1, tol=0, rng=np.random.default_rng(4)).estimate)
+    assert np.array_equal(
+        from_seed, glm.gamp(perceptron, max_iter=1, tol=0, rng=streams.stream(4, "init")).estimate
+    )
+    assert not np.array_equal(
+        from_seed, glm.gamp(perceptron, max_iter=1, tol=0, rng=np.random.default_rng(4)).estimate
+    )
 
 
 # --------------------------------------------------------------------------- engine edges: what run_gd and the driver refuse
@@ -366,21 +429,29 @@ def test_a_seed_given_to_sample_and_to_gamp_never_starts_gamp_at_the_teacher():
 
 def _square_loss(d=3, L=4, n=5, seed=0):
     from solvable import bsr
+
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d, L))
     return gd.SquareLoss(bsr.BilinearMap(X), gd.LowRankProduct(2), rng.standard_normal(n))
 
 
-@pytest.mark.parametrize("kwargs, kind, name", [
-    ({"target": np.zeros((4, 3))}, ValueError, "target"),            # transposed
-    ({"target": np.zeros(12)}, ValueError, "target"),
-    ({"target": np.full((3, 4), np.nan)}, ValueError, "target"),
-    ({"target": np.zeros((3, 4)) + 1j}, TypeError, "target"),
-    ({"target": np.zeros((3, 4)), "error": "mse"}, TypeError, "error"),
-    ({"target": np.zeros((3, 4)), "error": lambda S, T: np.zeros(7)}, ValueError, "error"),
-    ({"target": np.zeros((3, 4)), "error": lambda S, T: np.full(S.shape[0], np.nan)}, ValueError, "error"),
-    ({"optimiser": gd.Adam}, TypeError, "optimiser"),
-])
+@pytest.mark.parametrize(
+    "kwargs, kind, name",
+    [
+        ({"target": np.zeros((4, 3))}, ValueError, "target"),  # transposed
+        ({"target": np.zeros(12)}, ValueError, "target"),
+        ({"target": np.full((3, 4), np.nan)}, ValueError, "target"),
+        ({"target": np.zeros((3, 4)) + 1j}, TypeError, "target"),
+        ({"target": np.zeros((3, 4)), "error": "mse"}, TypeError, "error"),
+        ({"target": np.zeros((3, 4)), "error": lambda S, T: np.zeros(7)}, ValueError, "error"),
+        (
+            {"target": np.zeros((3, 4)), "error": lambda S, T: np.full(S.shape[0], np.nan)},
+            ValueError,
+            "error",
+        ),
+        ({"optimiser": gd.Adam}, TypeError, "optimiser"),
+    ],
+)
 def test_run_gd_validates_its_target_error_and_optimiser(kwargs, kind, name):
     params0 = (np.ones((2, 3, 2)), np.ones((2, 4, 2)))
     kw = {"lr": 0.1} if "optimiser" not in kwargs else {}
@@ -388,15 +459,18 @@ def test_run_gd_validates_its_target_error_and_optimiser(kwargs, kind, name):
         gd.run_gd(_square_loss(), params0, max_steps=2, **kw, **kwargs)
 
 
-@pytest.mark.parametrize("params0, kind", [
-    ((np.ones((2, 3, 2)) + 0j, np.ones((2, 4, 2))), TypeError),      # complex: never cast to real silently
-    ((np.ones((2, 3, 3)), np.ones((2, 4, 3))), ValueError),          # a width the objective does not have
-    ((np.ones((2, 4, 2)), np.ones((2, 3, 2))), ValueError),          # U and V swapped
-    ((np.ones((2, 3, 2)),), ValueError),                             # one factor missing
-    ((np.ones((2, 3, 2)), np.full((2, 4, 2), np.inf)), ValueError),
-    ((np.ones((2, 3, 2)), np.ones((3, 4, 2))), ValueError),
-    (("ab", np.ones((2, 4, 2))), TypeError),
-])
+@pytest.mark.parametrize(
+    "params0, kind",
+    [
+        ((np.ones((2, 3, 2)) + 0j, np.ones((2, 4, 2))), TypeError),  # complex: never cast to real silently
+        ((np.ones((2, 3, 3)), np.ones((2, 4, 3))), ValueError),  # a width the objective does not have
+        ((np.ones((2, 4, 2)), np.ones((2, 3, 2))), ValueError),  # U and V swapped
+        ((np.ones((2, 3, 2)),), ValueError),  # one factor missing
+        ((np.ones((2, 3, 2)), np.full((2, 4, 2), np.inf)), ValueError),
+        ((np.ones((2, 3, 2)), np.ones((3, 4, 2))), ValueError),
+        (("ab", np.ones((2, 4, 2))), TypeError),
+    ],
+)
 def test_run_gd_validates_its_initial_parameters(params0, kind):
     with pytest.raises(kind, match="params0"):
         gd.run_gd(_square_loss(), params0, lr=0.1, max_steps=2)
@@ -409,8 +483,16 @@ def test_run_gd_refuses_parameters_of_two_array_libraries():
         gd.run_gd(_square_loss(), params0, lr=0.1, max_steps=2)
 
 
-@pytest.mark.parametrize("bounds, kind", [((1.0, 0.0), ValueError), ((math.nan, 1.0), ValueError), ((0.0,), TypeError),
-                                          ("ab", TypeError), ((np.zeros(3), 1.0), ValueError)])
+@pytest.mark.parametrize(
+    "bounds, kind",
+    [
+        ((1.0, 0.0), ValueError),
+        ((math.nan, 1.0), ValueError),
+        ((0.0,), TypeError),
+        ("ab", TypeError),
+        ((np.zeros(3), 1.0), ValueError),
+    ],
+)
 def test_fixed_point_driver_refuses_reversed_or_malformed_bounds(bounds, kind):
     """Reversed bounds would clip every iterate to one point, reported converged."""
     with pytest.raises(kind, match="bounds"):
@@ -420,8 +502,11 @@ def test_fixed_point_driver_refuses_reversed_or_malformed_bounds(bounds, kind):
 
 
 def test_fixed_point_driver_accepts_infinite_and_per_component_bounds():
-    res = amp.iterate_fixed_point(lambda x: 0.5 * x + 0.3, np.array([0.9, 0.1]),
-                                  bounds=(np.array([0.0, -math.inf]), np.array([0.5, math.inf])))
+    res = amp.iterate_fixed_point(
+        lambda x: 0.5 * x + 0.3,
+        np.array([0.9, 0.1]),
+        bounds=(np.array([0.0, -math.inf]), np.array([0.5, math.inf])),
+    )
     assert res.converged and np.allclose(res.states[-1], [0.5, 0.6], atol=1e-9)
 
 
@@ -429,21 +514,24 @@ def test_fixed_point_driver_accepts_infinite_and_per_component_bounds():
 
 
 @pytest.mark.parametrize("model", ["bsr", "quadratic", "attention"])
-@pytest.mark.parametrize("kwargs, kind, name", [
-    ({"warn": "no"}, TypeError, "warn"),
-    ({"warn": None}, TypeError, "warn"),
-    ({"dtype": None}, TypeError, "dtype"),
-    ({"dtype": "int8"}, ValueError, "dtype"),
-    ({"optimiser": "sgd"}, ValueError, "optimiser"),
-    ({"lr": 0.0}, ValueError, "lr"),
-    ({"lr": None}, ValueError, "lr"),
-    ({"n_inits": 0}, ValueError, "n_inits"),
-    ({"tol": 1.0}, ValueError, "tol"),
-    ({"max_steps": -1}, ValueError, "max_steps"),
-    ({"record_every": 0}, ValueError, "record_every"),
-    ({"device": "tpu"}, ValueError, "device"),
-    ({"rng": None}, TypeError, "rng"),
-])
+@pytest.mark.parametrize(
+    "kwargs, kind, name",
+    [
+        ({"warn": "no"}, TypeError, "warn"),
+        ({"warn": None}, TypeError, "warn"),
+        ({"dtype": None}, TypeError, "dtype"),
+        ({"dtype": "int8"}, ValueError, "dtype"),
+        ({"optimiser": "sgd"}, ValueError, "optimiser"),
+        ({"lr": 0.0}, ValueError, "lr"),
+        ({"lr": None}, ValueError, "lr"),
+        ({"n_inits": 0}, ValueError, "n_inits"),
+        ({"tol": 1.0}, ValueError, "tol"),
+        ({"max_steps": -1}, ValueError, "max_steps"),
+        ({"record_every": 0}, ValueError, "record_every"),
+        ({"device": "tpu"}, ValueError, "device"),
+        ({"rng": None}, TypeError, "rng"),
+    ],
+)
 def test_the_three_gd_front_ends_accept_and_refuse_the_same_controls(model, kwargs, kind, name):
     """One front end (gd.fit_students) checks the controls of every model's gd: the same value is refused by all
     three, naming the parameter."""
@@ -470,6 +558,7 @@ _GD_DATA = {
 def test_the_three_gd_front_ends_run_zero_steps_and_silence_every_warning(model, recwarn):
     """``max_steps=0`` is the initial state in every model; ``warn=False`` silences every ConvergenceWarning."""
     import warnings as _w
+
     module = {"bsr": __import__("solvable.bsr").bsr, "quadratic": quadratic, "attention": attention}[model]
     with _w.catch_warnings():
         _w.simplefilter("error", ConvergenceWarning)
@@ -482,7 +571,9 @@ def test_warnings_name_the_callers_line_whatever_the_path():
     front end, the fixed-point driver, the GAMP loop) lie between it and the line that warns."""
     data = quadratic.sample(10, 0.3, kappa=0.5, rng=0)
     calls = {
-        "declared state evolution": lambda: glm.state_evolution(2.0, prior="gaussian", channel="sign", max_iter=2),
+        "declared state evolution": lambda: glm.state_evolution(
+            2.0, prior="gaussian", channel="sign", max_iter=2
+        ),
         "declared GAMP-RIE on the shared loop": lambda: quadratic.gamp_rie(data, max_iter=2, rng=0),
         "the driver itself": lambda: amp.iterate_fixed_point(lambda x: 0.5 * x + 1, 0.0, max_iter=2),
     }

@@ -10,8 +10,23 @@ from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[1]
 # The development toolchain: Binder's reader never needs these (the book builder, browser driver, tests, PDF tools).
-TOOLCHAIN = {"jupyter-book", "sphinx", "myst-nb", "playwright", "pytest", "pytest-xdist", "nbval", "pypdf", "numpydoc",
-             "hypothesis", "array-api-strict", "dask", "distributed", "sphinxcontrib-bibtex", "sphinx-exercise"}
+TOOLCHAIN = {
+    "jupyter-book",
+    "sphinx",
+    "myst-nb",
+    "playwright",
+    "pytest",
+    "pytest-xdist",
+    "nbval",
+    "pypdf",
+    "numpydoc",
+    "hypothesis",
+    "array-api-strict",
+    "dask",
+    "distributed",
+    "sphinxcontrib-bibtex",
+    "sphinx-exercise",
+}
 
 
 def norm(name: str) -> str:
@@ -45,7 +60,8 @@ def test_the_lock_pins_every_requirement_inside_its_range():
     for name, req in wanted.items():
         assert name in locked, f"requirements.lock does not pin {name} (run `bash .ci/lock`)"
         assert req.specifier.contains(locked[name], prereleases=True), (
-            f"requirements.lock pins {name}=={locked[name]}, outside {req} of requirements.txt (run `bash .ci/lock`)")
+            f"requirements.lock pins {name}=={locked[name]}, outside {req} of requirements.txt (run `bash .ci/lock`)"
+        )
     assert "solvable" not in locked  # the course's package is installed from lib/, never pinned
     text = (ROOT / "requirements.lock").read_text(encoding="utf-8")
     assert "bash .ci/lock" in text.splitlines()[1], "the lock says which command wrote it"
@@ -55,11 +71,17 @@ def test_the_lock_pins_every_requirement_inside_its_range():
 def test_binder_builds_the_readers_environment_at_the_locked_versions():
     reader, locked = pins(ROOT / "binder" / "requirements.txt"), pins(ROOT / "requirements.lock")
     wanted = ranges(ROOT / "binder" / "requirements.in")
-    assert {"numpy", "scipy", "matplotlib", "ipywidgets", "ipykernel", "joblib", "array-api-compat"} <= set(wanted)
+    assert {"numpy", "scipy", "matplotlib", "ipywidgets", "ipykernel", "joblib", "array-api-compat"} <= set(
+        wanted
+    )
     assert set(wanted) <= set(reader)
-    assert not (set(reader) & TOOLCHAIN), f"Binder would install the toolchain: {sorted(set(reader) & TOOLCHAIN)}"
+    assert not (set(reader) & TOOLCHAIN), (
+        f"Binder would install the toolchain: {sorted(set(reader) & TOOLCHAIN)}"
+    )
     differ = {n: (v, locked.get(n)) for n, v in reader.items() if locked.get(n) != v}
-    assert not differ, f"binder/requirements.txt and requirements.lock disagree: {differ} (run `bash .ci/lock`)"
+    assert not differ, (
+        f"binder/requirements.txt and requirements.lock disagree: {differ} (run `bash .ci/lock`)"
+    )
     # the package itself comes from lib/ after the locked install, without moving a locked version
     post = (ROOT / "binder" / "postBuild").read_text(encoding="utf-8")
     assert "--no-deps -e ." in post and post.startswith("#!/usr/bin/env bash")

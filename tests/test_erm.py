@@ -22,8 +22,9 @@ CHANNEL = {"ridge": "ridge_on_sign_teacher", "logistic": "logistic_on_sign_teach
 
 def _erm_reference(loss):
     """(alpha, lam, gen_error, tolerance, {m, Q, V}) of the reference row for this loss."""
-    rows = [r for r in reference_rows(REF)
-            if r["quantity"] == "erm_gen_error" and r["channel"] == CHANNEL[loss]]
+    rows = [
+        r for r in reference_rows(REF) if r["quantity"] == "erm_gen_error" and r["channel"] == CHANNEL[loss]
+    ]
     assert len(rows) == 1
     row = rows[0]
     lam = float(re.fullmatch(r"lambda=([0-9.eE+-]+)", row["param"]).group(1))
@@ -70,8 +71,12 @@ def test_optimal_ridge_lambda_minimises_the_error(alpha):
     best = erm.erm_gen_error(alpha, "ridge", lam=lam_star)
     for factor in (0.8, 0.95, 1.05, 1.25):
         assert erm.erm_gen_error(alpha, "ridge", lam=lam_star * factor) > best
-    found = minimize_scalar(lambda lam: erm.erm_gen_error(alpha, "ridge", lam=lam), bounds=(0.05, 5.0),
-                            method="bounded", options={"xatol": 1e-7})
+    found = minimize_scalar(
+        lambda lam: erm.erm_gen_error(alpha, "ridge", lam=lam),
+        bounds=(0.05, 5.0),
+        method="bounded",
+        options={"xatol": 1e-7},
+    )
     # the error is flat (quadratic) at its minimum: 1e-7 in the function gives ~1e-3 in lam
     assert found.x == pytest.approx(lam_star, abs=2e-3)
 
@@ -111,8 +116,9 @@ def test_half_normal_rule_integrates_half_line_moments():
     assert np.all(z >= 0)
     # E|xi|^k = 2^{k/2} Gamma((k+1)/2) / sqrt(pi)
     for k in range(7):
-        assert np.dot(w, z**k) == pytest.approx(2 ** (k / 2) * math.gamma((k + 1) / 2) / math.sqrt(math.pi),
-                                                rel=1e-12)
+        assert np.dot(w, z**k) == pytest.approx(
+            2 ** (k / 2) * math.gamma((k + 1) / 2) / math.sqrt(math.pi), rel=1e-12
+        )
 
 
 # ----------------------------------------------------------------------------------------------- finite size
@@ -175,7 +181,9 @@ def test_finite_size_fits_match_the_asymptotic_theory(loss, lam):
     assert np.mean(m) == pytest.approx(theory.m, rel=REL_OVERLAP)
     assert np.mean(Q) == pytest.approx(theory.Q, rel=REL_OVERLAP)
     # the public one-draw helper does exactly this
-    assert erm.erm_gen_error_simulation(D_SIM, 2.0, loss, lam, rng=np.random.default_rng(SEEDS[0])) == errors[0]
+    assert (
+        erm.erm_gen_error_simulation(D_SIM, 2.0, loss, lam, rng=np.random.default_rng(SEEDS[0])) == errors[0]
+    )
 
 
 # -------------------------------------------------------------------------------------------- validation
@@ -255,7 +263,7 @@ def test_hinge_tends_to_max_margin_as_lam_goes_to_zero(alpha):
 def test_hinge_moments_match_the_generic_prox_by_quadrature():
     # the closed-form eta averages against brute-force quadrature of the piecewise-linear prox
     eta = np.linspace(-12, 12, 2_000_001)
-    weight = np.exp(-eta**2 / 2) / math.sqrt(2 * math.pi) * (eta[1] - eta[0])
+    weight = np.exp(-(eta**2) / 2) / math.sqrt(2 * math.pi) * (eta[1] - eta[0])
     for a, s, V in [(0.3, 0.8, 0.5), (-1.0, 1.5, 3.0), (2.0, 0.2, 0.1)]:
         f, df, loss = erm._prox_hinge_plus(a + s * eta, V)
         exact = erm._hinge_moments(np.array([a]), s, V)
@@ -272,8 +280,9 @@ def test_max_margin_large_alpha_tail_matches_aubin_et_al():
     assert all(x > y for x, y in zip(values, values[1:]))
 
 
-@pytest.mark.parametrize("alpha, lam_expected, eps_expected",
-                         [(2.0, 0.0163, 0.174587), (5.0, 0.00397, 0.083980)])
+@pytest.mark.parametrize(
+    "alpha, lam_expected, eps_expected", [(2.0, 0.0163, 0.174587), (5.0, 0.00397, 0.083980)]
+)
 def test_optimal_logistic_comes_within_1e4_of_bayes(alpha, lam_expected, eps_expected):
 
     best = erm.optimal_lambda(alpha, "logistic")
@@ -355,19 +364,31 @@ def test_batched_ridge_equals_one_by_one_and_simulation_matches_helper():
 
 # ------------------------------------------------------------------------------ one driver, hard edges
 
+
 def test_erm_result_names_follow_the_state_evolution_result():
     res = erm.erm_state_evolution(2.0, "logistic", lam=0.1)
     assert res.gen_error == res.error and res.overlap == res.m and res.converged and res.iterations > 1
     assert res.error == pytest.approx(math.acos(res.m / math.sqrt(res.Q)) / math.pi, abs=1e-14)
     best = erm.optimal_lambda(2.0, "ridge")
-    assert best.lam == pytest.approx(math.pi / 2 - 1, rel=1e-15) and best.error == best.gen_error == best.result.error
+    assert (
+        best.lam == pytest.approx(math.pi / 2 - 1, rel=1e-15)
+        and best.error == best.gen_error == best.result.error
+    )
 
 
-@pytest.mark.parametrize("kwargs,name", [
-    ({"tol": math.inf}, "tol"), ({"tol": 0.0}, "tol"), ({"max_iter": 0}, "max_iter"), ({"damping": 1.0}, "damping"),
-    ({"init": (0.5, 1.0)}, "init"), ({"init": (0.5, math.nan, 1.0)}, "init"), ({"n_hermite": 1000}, "n_hermite"),
-    ({"method": "newton"}, "method"),
-])
+@pytest.mark.parametrize(
+    "kwargs,name",
+    [
+        ({"tol": math.inf}, "tol"),
+        ({"tol": 0.0}, "tol"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"damping": 1.0}, "damping"),
+        ({"init": (0.5, 1.0)}, "init"),
+        ({"init": (0.5, math.nan, 1.0)}, "init"),
+        ({"n_hermite": 1000}, "n_hermite"),
+        ({"method": "newton"}, "method"),
+    ],
+)
 def test_erm_state_evolution_validates_its_controls(kwargs, name):
     with pytest.raises(ValueError, match=name):
         erm.erm_state_evolution(2.0, "logistic", lam=0.1, **kwargs)
@@ -383,9 +404,6 @@ def test_optimal_lambda_and_max_margin_validate_their_controls():
         erm.erm_gen_error_simulation(10**5, 1e5, "ridge", 0.5, rng=0)
     with pytest.raises(ValueError, match="design X"):
         erm.erm_simulation(10**4, 100.0, "ridge", 0.5, 20, rng=0)
-
-
-
 
 
 @settings(max_examples=30, deadline=None, derandomize=True)
@@ -404,7 +422,9 @@ def test_extreme_but_valid_parameters_give_finite_values():
     # the ridge closed form used to overflow (OverflowError at alpha = 1e300, Q = 0 raised at lam = 1e300)
     eps = [erm.erm_gen_error(a, "ridge", lam=0.5) for a in (1e12, 1e20, 1e300)]
     assert all(0.0 < e < 1e-6 for e in eps)
-    assert eps[1] * math.sqrt(1e20) == pytest.approx(eps[2] * math.sqrt(1e300), rel=1e-9)  # eps ~ C/sqrt(alpha)
+    assert eps[1] * math.sqrt(1e20) == pytest.approx(
+        eps[2] * math.sqrt(1e300), rel=1e-9
+    )  # eps ~ C/sqrt(alpha)
     assert 0.0 < erm.erm_gen_error(1.0, "ridge", lam=1e300) < 0.5
     assert erm.erm_gen_error(1e-300, "ridge", lam=0.5) == pytest.approx(0.5, abs=1e-12)
     with pytest.raises(ValueError, match="alpha"):
@@ -414,6 +434,7 @@ def test_extreme_but_valid_parameters_give_finite_values():
 
 
 # ------------------------------------------------------------------------------ issue 20: hard edges
+
 
 def test_fit_max_margin_refuses_data_that_are_not_separable():
     # it returned the garbage weights of the least-distance program for 2/3 of such data sets
@@ -426,7 +447,9 @@ def test_fit_max_margin_refuses_data_that_are_not_separable():
     X = rng.standard_normal((40, 20))
     y = np.sign(X @ rng.standard_normal(20))
     w = erm.fit_max_margin(X, y)
-    assert np.min(y * (X @ w)) / math.sqrt(20) == pytest.approx(1.0, rel=1e-9)   # the margin constraint is active
+    assert np.min(y * (X @ w)) / math.sqrt(20) == pytest.approx(
+        1.0, rel=1e-9
+    )  # the margin constraint is active
 
 
 @pytest.mark.parametrize("alpha", [1e-300, 1e-20, 1e-8, 1e-4, 2.9e-3])
@@ -437,7 +460,9 @@ def test_max_margin_at_tiny_alpha_is_the_minimum_norm_interpolator(alpha):
     c = math.sqrt(2 / math.pi)
     assert res.m == pytest.approx(alpha * c, rel=1e-12)
     assert res.Q - res.m**2 == pytest.approx(alpha * (1 - 2 * res.m * c + res.Q), rel=1e-10)
-    assert abs(res.error - (0.5 - math.sqrt(2 * alpha / math.pi) / math.pi)) <= alpha   # eps ~ 1/2 - sqrt(2 alpha/pi)/pi
+    assert (
+        abs(res.error - (0.5 - math.sqrt(2 * alpha / math.pi) / math.pi)) <= alpha
+    )  # eps ~ 1/2 - sqrt(2 alpha/pi)/pi
     assert 0.0 <= 0.5 - res.error <= 0.5
 
 
@@ -469,13 +494,13 @@ def test_logistic_prox_at_huge_prox_variance_and_tiny_penalty():
     for V in (1e3, 1e30, 1e300):
         f, df, loss = erm._prox_logistic_plus(omega, V)
         h = omega + V * f
-        s = 1 / (1 + np.exp(h))   # sigma(-h)
-        np.testing.assert_allclose(h - omega, V * s, rtol=1e-10, atol=1e-12)   # the prox equation itself
+        s = 1 / (1 + np.exp(h))  # sigma(-h)
+        np.testing.assert_allclose(h - omega, V * s, rtol=1e-10, atol=1e-12)  # the prox equation itself
     for lam in (1e-300, 1e-20):
         with pytest.raises(ValueError, match="lam must be >= 1e-12 for the logistic loss"):
             erm.erm_state_evolution(2.0, "logistic", lam=lam)
     res = erm.erm_state_evolution(0.5, "logistic", lam=1e-12)
-    assert res.converged and abs(res.error - erm.max_margin_gen_error(0.5)) < 3e-3   # tends to max margin
+    assert res.converged and abs(res.error - erm.max_margin_gen_error(0.5)) < 3e-3  # tends to max margin
 
 
 @pytest.mark.parametrize("scale", [1e-150, 1e150])
@@ -485,8 +510,9 @@ def test_ridge_fits_at_extreme_scales_and_rank_deficient_inputs(scale):
     X, y = rng.standard_normal((30, 10)), rng.standard_normal(30)
     w = erm.fit_ridge(X, y, 0.3)
     np.testing.assert_allclose(erm.fit_ridge(scale * X, y, 0.3 * scale**2) * scale, w, rtol=1e-10)
-    np.testing.assert_allclose(erm.fit_ridge_batch((scale * X)[None], y[None], 0.3 * scale**2)[0] * scale, w,
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        erm.fit_ridge_batch((scale * X)[None], y[None], 0.3 * scale**2)[0] * scale, w, rtol=1e-10
+    )
     # rank-deficient design with a vanishing penalty: the minimum-norm least-squares solution (lam -> 0+),
     # against numpy's pseudo-inverse (LinAlgError "singular matrix" before)
     Xr = np.hstack([X, X])
@@ -529,16 +555,17 @@ def test_optimal_lambda_caps_its_scan():
     with pytest.raises(ValueError, match="n_scan must be an integer >= 3 and <= 1000"):
         erm.optimal_lambda(2.0, "logistic", n_scan=10**9)
     with pytest.raises(ValueError, match="n_seeds must be an integer >= 1 and <= 100000"):
-        erm.erm_simulation(10, 1.0, "logistic", 0.1, 10**9, rng=0)   # rng.spawn(10**9) ran out of memory
+        erm.erm_simulation(10, 1.0, "logistic", 0.1, 10**9, rng=0)  # rng.spawn(10**9) ran out of memory
 
 
 def test_simulations_count_every_allocation_against_the_size_cap(monkeypatch):
     """d = 10**9 with a tiny alpha (n = 1) passed the size check of the design alone and then allocated the teacher,
     the design and the fit's copies (7.5 GiB each): the check counts them all, before anything is drawn."""
     from solvable import validation
+
     monkeypatch.setattr(validation, "MAX_ELEMENTS", 1000)
     with pytest.raises(ValueError, match="MAX_ELEMENTS"):
-        erm.erm_gen_error_simulation(600, 1e-300, "ridge", 0.5, rng=0)   # n d = 600, 3 n d + d = 2400
+        erm.erm_gen_error_simulation(600, 1e-300, "ridge", 0.5, rng=0)  # n d = 600, 3 n d + d = 2400
     with pytest.raises(ValueError, match="MAX_ELEMENTS"):
-        erm.erm_simulation(100, 1.0, "ridge", 0.5, 1, rng=0)              # stacked: 3 n d = 30000
-    assert 0.0 <= erm.erm_gen_error_simulation(10, 2.0, "ridge", 0.5, rng=0) <= 0.5   # 3 n d + d = 610
+        erm.erm_simulation(100, 1.0, "ridge", 0.5, 1, rng=0)  # stacked: 3 n d = 30000
+    assert 0.0 <= erm.erm_gen_error_simulation(10, 2.0, "ridge", 0.5, rng=0) <= 0.5  # 3 n d + d = 610

@@ -23,14 +23,23 @@ def _notebook(path, *sources):
 
 
 def _run(*args, timeout=240):
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def test_it_executes_a_notebook_in_place_in_its_folder(tmp_path):
     (tmp_path / "data.txt").write_text("42")
-    path = _notebook(tmp_path / "small.ipynb", "import os\nprint(open('data.txt').read())",
-                     "print(os.environ['OMP_NUM_THREADS'])", "import solvable\nprint(solvable.__version__)")
+    path = _notebook(
+        tmp_path / "small.ipynb",
+        "import os\nprint(open('data.txt').read())",
+        "print(os.environ['OMP_NUM_THREADS'])",
+        "import solvable\nprint(solvable.__version__)",
+    )
     proc = _run(path)
     assert proc.returncode == 0, proc.stderr
     cells = nbformat.read(path, as_version=4).cells

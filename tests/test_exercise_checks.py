@@ -20,7 +20,10 @@ def test_a_correct_function_passes_and_is_handed_on(capsys):
 
     verdict = exercises.check_function("sin and cos", mine, reference, CASES, outputs=("f", "df"))
     assert verdict.passed and verdict.function is mine
-    assert capsys.readouterr().out.strip() == "PASS: sin and cos: mine agrees with the reference on 1 case (to 1e-08 relative)"
+    assert (
+        capsys.readouterr().out.strip()
+        == "PASS: sin and cos: mine agrees with the reference on 1 case (to 1e-08 relative)"
+    )
 
 
 def test_a_stub_is_not_started_and_the_library_stands_in(capsys):
@@ -35,16 +38,25 @@ def test_a_stub_is_not_started_and_the_library_stands_in(capsys):
     assert again.status == "not started", "an emptied cell must not pass on the library's stand-in"
 
 
-@pytest.mark.parametrize(("mistake", "words"), [
-    (lambda x, a: (2 * a * np.sin(x), np.cos(x)), ["f is", "2 times the reference: a factor 2 too large"]),
-    (lambda x, a: (a * np.sin(x), -np.cos(x)), ["df is", "the sign is flipped"]),
-    (lambda x, a: (a * np.sin(x) + 0.5, np.cos(x)), ["off by the same +0.5"]),
-    (lambda x, a: (a * np.sin(x), np.cos(x)[:-1]), ["df has shape (4,); the reference has shape (5,)"]),
-    (lambda x, a: (a * np.sin(x), np.cos(x) / 0 * 0), ["df is nan at x = 0.1"]),
-    (lambda x, a: a * np.sin(x), ["returned a ndarray; expected the tuple (f, df)"]),
-    (lambda x, a: (a * np.sin(x), np.cos(x), 0), ["returned a tuple of 3"]),
-    (lambda x, a: (a * np.sin(x) + (x > 0.9), np.cos(x)), ["f is 2.68294 at x = 1, the reference 1.68294 (1 of 5 entries differ)"]),
-])
+@pytest.mark.parametrize(
+    ("mistake", "words"),
+    [
+        (
+            lambda x, a: (2 * a * np.sin(x), np.cos(x)),
+            ["f is", "2 times the reference: a factor 2 too large"],
+        ),
+        (lambda x, a: (a * np.sin(x), -np.cos(x)), ["df is", "the sign is flipped"]),
+        (lambda x, a: (a * np.sin(x) + 0.5, np.cos(x)), ["off by the same +0.5"]),
+        (lambda x, a: (a * np.sin(x), np.cos(x)[:-1]), ["df has shape (4,); the reference has shape (5,)"]),
+        (lambda x, a: (a * np.sin(x), np.cos(x) / 0 * 0), ["df is nan at x = 0.1"]),
+        (lambda x, a: a * np.sin(x), ["returned a ndarray; expected the tuple (f, df)"]),
+        (lambda x, a: (a * np.sin(x), np.cos(x), 0), ["returned a tuple of 3"]),
+        (
+            lambda x, a: (a * np.sin(x) + (x > 0.9), np.cos(x)),
+            ["f is 2.68294 at x = 1, the reference 1.68294 (1 of 5 entries differ)"],
+        ),
+    ],
+)
 def test_a_wrong_function_is_told_where_and_how_it_differs(mistake, words, capsys):
     with np.errstate(all="ignore"):
         verdict = exercises.check_function("sin and cos", mistake, reference, CASES, outputs=("f", "df"))
@@ -90,9 +102,14 @@ def test_values_and_bad_arguments(capsys):
 
 
 def test_a_name_is_looked_up_in_the_calling_cell(capsys):
-    verdict = exercises.check_function("sin and cos", "not_written_yet", reference, CASES, outputs=("f", "df"))
+    verdict = exercises.check_function(
+        "sin and cos", "not_written_yet", reference, CASES, outputs=("f", "df")
+    )
     out = capsys.readouterr().out
-    assert verdict.status == "not started" and "not_written_yet is not defined yet. Run the cell that defines" in out
+    assert (
+        verdict.status == "not started"
+        and "not_written_yet is not defined yet. Run the cell that defines" in out
+    )
     assert verdict.function.__name__ == "not_written_yet"  # the stand-in carries the reader's name
 
     def mine(x, a):
@@ -169,12 +186,25 @@ def test_the_cases_are_copied_for_each_call():
 
     x = np.linspace(0.1, 1.0, 5)
     before = x.copy()
-    assert exercises.check_function("sin and cos", mine, reference, [dict(x=x, a=2.0)], outputs=("f", "df")).passed
+    assert exercises.check_function(
+        "sin and cos", mine, reference, [dict(x=x, a=2.0)], outputs=("f", "df")
+    ).passed
     np.testing.assert_array_equal(x, before)
 
 
-@pytest.mark.parametrize("got", [None, "text", object(), np.ma.masked_array([1.0, 2.0], [0, 1]), [1 + 1j, 2.0],
-                                 {"a": 1}, [[1.0], [2.0, 3.0]]], ids=lambda g: type(g).__name__)
+@pytest.mark.parametrize(
+    "got",
+    [
+        None,
+        "text",
+        object(),
+        np.ma.masked_array([1.0, 2.0], [0, 1]),
+        [1 + 1j, 2.0],
+        {"a": 1},
+        [[1.0], [2.0, 3.0]],
+    ],
+    ids=lambda g: type(g).__name__,
+)
 def test_any_answer_gives_a_verdict_never_an_exception(got, capsys):
     def mine(x, a):
         return got, np.cos(x)
@@ -187,8 +217,10 @@ def test_a_known_slip_is_named(capsys):
     def mine(x, a):
         return 2 * a * np.sin(x), np.cos(x)
 
-    slips = {"the amplitude is counted twice": lambda x, a: (2 * a * np.sin(x), np.cos(x)),
-             "the derivative's sign is flipped": lambda x, a: (a * np.sin(x), -np.cos(x))}
+    slips = {
+        "the amplitude is counted twice": lambda x, a: (2 * a * np.sin(x), np.cos(x)),
+        "the derivative's sign is flipped": lambda x, a: (a * np.sin(x), -np.cos(x)),
+    }
     exercises.check_function("sin and cos", mine, reference, CASES, outputs=("f", "df"), mistakes=slips)
     assert "This is what one gets when the amplitude is counted twice." in capsys.readouterr().out
     exercises.check("a value", 4.0, 2.0, mistakes={"it is squared": 4.0, "it is halved": 1.0})
@@ -200,8 +232,9 @@ def test_memory_beyond_the_cap_is_not_yet(capsys):
         big = np.ones((len(x), 400, 400))  # 6.4 MB for 5 inputs
         return a * np.sin(x) * big[:, 0, 0], np.cos(x)
 
-    verdict = exercises.check_function("sin and cos", tensor, reference, CASES, outputs=("f", "df"),
-                                       max_bytes=1e6)
+    verdict = exercises.check_function(
+        "sin and cos", tensor, reference, CASES, outputs=("f", "df"), max_bytes=1e6
+    )
     assert verdict.status == "not yet" and "allocated 6.4 MB at its peak" in capsys.readouterr().out
 
 
@@ -214,23 +247,39 @@ def test_progress_lists_every_exercise(capsys):
     state = exercises.progress(["mine", "never_checked"])
     out = capsys.readouterr().out
     assert state == {"mine": "pass", "never_checked": "not started"}
-    assert out.splitlines() == ["Your exercises in this chapter: 1 of 2 pass.", "  PASS         mine",
-                                "  NOT STARTED  never_checked"]
+    assert out.splitlines() == [
+        "Your exercises in this chapter: 1 of 2 pass.",
+        "  PASS         mine",
+        "  NOT STARTED  never_checked",
+    ]
 
 
-@pytest.mark.parametrize(("kwargs", "name"), [
-    (dict(rtol=10**400), "rtol"),          # raised OverflowError: a check never raises
-    (dict(atol=-1.0), "atol"), (dict(max_bytes=np.inf), "max_bytes"), (dict(max_bytes=0), "max_bytes"),
-    (dict(reference="reference"), "reference"), (dict(cases=[{1: 2.0}]), "cases"), (dict(cases=CASES[0]), "cases"),
-    (dict(outputs="f"), "outputs"), (dict(axes=[0]), "axes"), (dict(hint=3), "hint"),
-    (dict(mistakes={"a slip": 2.0}), "mistakes"), (dict(name=None), "name"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        (dict(rtol=10**400), "rtol"),  # raised OverflowError: a check never raises
+        (dict(atol=-1.0), "atol"),
+        (dict(max_bytes=np.inf), "max_bytes"),
+        (dict(max_bytes=0), "max_bytes"),
+        (dict(reference="reference"), "reference"),
+        (dict(cases=[{1: 2.0}]), "cases"),
+        (dict(cases=CASES[0]), "cases"),
+        (dict(outputs="f"), "outputs"),
+        (dict(axes=[0]), "axes"),
+        (dict(hint=3), "hint"),
+        (dict(mistakes={"a slip": 2.0}), "mistakes"),
+        (dict(name=None), "name"),
+    ],
+)
 def test_a_fault_of_the_check_is_a_check_error_naming_the_argument(kwargs, name, capsys):
-    call = dict(name="sin and cos", function=reference, reference=reference, cases=CASES, outputs=("f", "df")) | kwargs
+    call = (
+        dict(name="sin and cos", function=reference, reference=reference, cases=CASES, outputs=("f", "df"))
+        | kwargs
+    )
     verdict = exercises.check_function(**call)
     out = capsys.readouterr().out
     assert verdict.status == "check error" and out.startswith("CHECK ERROR") and name in verdict.message
-    if callable(call["reference"]):   # the cells that follow still run, on the reference
+    if callable(call["reference"]):  # the cells that follow still run, on the reference
         assert np.array_equal(verdict.function(**CASES[0])[0], reference(**CASES[0])[0])
 
 

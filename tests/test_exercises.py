@@ -41,7 +41,9 @@ def _exercises(path: Path) -> dict[str, dict]:
         mark = cell.get("metadata", {}).get("exercise")
         if mark:
             role = found.setdefault(mark["id"], {})
-            assert mark["role"] not in role, f"{path.name}: exercise {mark['id']} has two {mark['role']} cells"
+            assert mark["role"] not in role, (
+                f"{path.name}: exercise {mark['id']} has two {mark['role']} cells"
+            )
             role[mark["role"]] = cell
     return found
 
@@ -87,8 +89,12 @@ def _verdicts(printed: str) -> list[str]:
 
 ALL = [(path, ex_id) for path in CHAPTERS for ex_id in _exercises(path)]
 IDS = [f"{path.stem[:2]}-{ex_id}" for path, ex_id in ALL]
-WRONG = [(path, ex_id, k, w) for path in CHAPTERS for ex_id, ws in _wrong_answers(path).items()
-         for k, w in enumerate(ws)]
+WRONG = [
+    (path, ex_id, k, w)
+    for path in CHAPTERS
+    for ex_id, ws in _wrong_answers(path).items()
+    for k, w in enumerate(ws)
+]
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
@@ -96,23 +102,32 @@ def test_every_exercise_is_a_stub_a_check_and_a_hidden_solution(path):
     exercises = _exercises(path)
     wrong = _wrong_answers(path)
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    assert not [i for i, c in enumerate(cells) if c["cell_type"] == "code"
-                and re.search(r"(?i)reference solution", _source(c))], f"{path.name}: a code cell holds a solution"
+    assert not [
+        i
+        for i, c in enumerate(cells)
+        if c["cell_type"] == "code" and re.search(r"(?i)reference solution", _source(c))
+    ], f"{path.name}: a code cell holds a solution"
     for ex_id, roles in exercises.items():
         assert set(roles) == {"stub", "check", "solution"}, f"{path.name} {ex_id}: roles {sorted(roles)}"
         stub, check, solution = roles["stub"], roles["check"], roles["solution"]
-        assert stub["cell_type"] == "code" and _stub_name(stub), f"{ex_id}: the stub neither raises NotImplementedError nor sets a name to None"
-        assert not set(stub["metadata"].get("tags", [])) & {"hide-input", "remove-cell", "remove-input"}, ex_id
+        assert stub["cell_type"] == "code" and _stub_name(stub), (
+            f"{ex_id}: the stub neither raises NotImplementedError nor sets a name to None"
+        )
+        assert not set(stub["metadata"].get("tags", [])) & {"hide-input", "remove-cell", "remove-input"}, (
+            ex_id
+        )
         assert check["cell_type"] == "code" and "check" in _source(check), ex_id
         assert solution["cell_type"] == "markdown" and ":class: dropdown" in _source(solution), ex_id
         code = _solution_code(solution)
         assert "NotImplementedError" not in code, ex_id
         wide = [line for line in code.splitlines() if len(line) > 80]
         assert not wide, f"{ex_id}: solution lines wider than the dropdown's code box (80 characters): {wide}"
-        printed = "".join("".join(o.get("text", "")) for o in check.get("outputs", [])
-                          if o.get("name") == "stdout")
+        printed = "".join(
+            "".join(o.get("text", "")) for o in check.get("outputs", []) if o.get("name") == "stdout"
+        )
         assert _verdicts(printed) and all(v.startswith("NOT STARTED") for v in _verdicts(printed)), (
-            f"{path.name} {ex_id}: the committed notebook shows {_verdicts(printed)}, not the unsolved exercise")
+            f"{path.name} {ex_id}: the committed notebook shows {_verdicts(printed)}, not the unsolved exercise"
+        )
         assert wrong.get(ex_id), f"{path.name} {ex_id}: no plausible wrong answer in tests/data/exercises"
     assert set(wrong) <= set(exercises), f"{path.name}: wrong answers for unknown exercises"
 
@@ -134,8 +149,9 @@ def test_an_unsolved_exercise_reports_not_started_and_its_solution_passes(path, 
     assert verdicts and all(v.startswith("PASS") for v in verdicts), verdicts
 
 
-@pytest.mark.parametrize(("path", "ex_id", "k", "wrong"), WRONG,
-                         ids=[f"{p.stem[:2]}-{e}-{k}" for p, e, k, _ in WRONG])
+@pytest.mark.parametrize(
+    ("path", "ex_id", "k", "wrong"), WRONG, ids=[f"{p.stem[:2]}-{e}-{k}" for p, e, k, _ in WRONG]
+)
 def test_a_wrong_answer_is_told_where_it_differs(path, ex_id, k, wrong):
     roles = _exercises(path)[ex_id]
     if "code" in wrong:
@@ -166,11 +182,11 @@ def _statements(path: Path) -> list[tuple[str, str, bool]]:
         text = _source(cell)
         for match in EXERCISE.finditer(text):
             label = re.search(r":label: *(\S+)", match.group(0))
-            rest = text[match.end():]
+            rest = text[match.end() :]
             stop = re.search(r"^`{3,}\{(exercise|solution)\}", rest, re.M)
             after = rest[: stop.start()] if stop else rest
             following = cells[i + 1] if i + 1 < len(cells) else {}
-            has_stub = (not stop and following.get("metadata", {}).get("exercise", {}).get("role") == "stub")
+            has_stub = not stop and following.get("metadata", {}).get("exercise", {}).get("role") == "stub"
             found.append((label.group(1) if label else "?", after, has_stub))
     return found
 
@@ -180,9 +196,13 @@ def test_every_exercise_has_graded_hints_and_every_derivation_a_short_answer(pat
     for label, after, has_stub in _statements(path):
         kinds = DROPDOWN.findall(after)
         hints = [k for _, k in kinds if k.startswith("Hint")]
-        assert hints[:2] == ["Hint 1", "Hint 2"], f"{path.name} {label}: graded hints {hints} (at least Hint 1, Hint 2)"
+        assert hints[:2] == ["Hint 1", "Hint 2"], (
+            f"{path.name} {label}: graded hints {hints} (at least Hint 1, Hint 2)"
+        )
         if not has_stub:
-            assert "Short answer" in [k for _, k in kinds], f"{path.name} {label}: a derivation with no short answer"
+            assert "Short answer" in [k for _, k in kinds], (
+                f"{path.name} {label}: a derivation with no short answer"
+            )
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
@@ -190,9 +210,12 @@ def test_wrong_answers_name_the_likely_slip_and_a_progress_cell_lists_every_exer
     exercises = _exercises(path)
     wrong = _wrong_answers(path)
     for ex_id in exercises:
-        named = [w for w in wrong.get(ex_id, []) if any(e.startswith("This is what one gets") for e in w["expect"])]
+        named = [
+            w for w in wrong.get(ex_id, []) if any(e.startswith("This is what one gets") for e in w["expect"])
+        ]
         assert len(wrong.get(ex_id, [])) >= 3 and len(named) >= 2, (
-            f"{path.name} {ex_id}: {len(wrong.get(ex_id, []))} catalogued wrong answers, {len(named)} named slips")
+            f"{path.name} {ex_id}: {len(wrong.get(ex_id, []))} catalogued wrong answers, {len(named)} named slips"
+        )
     names = [_stub_name(roles["stub"]) for roles in exercises.values()]
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     calls = [_source(c) for c in cells if c["cell_type"] == "code" and "progress(" in _source(c)]

@@ -28,8 +28,9 @@ def test_binary_capacity_matches_reference():
     alpha_c = gardner.gardner_capacity("binary")
     assert alpha_c == pytest.approx(value, abs=tol)
     # the table also records the value computed from the formula of the notes, to 6 decimals
-    (row,) = [r for r in reference_rows(REF)
-              if r["quantity"] == "gardner_capacity" and r["prior"] == "binary"]
+    (row,) = [
+        r for r in reference_rows(REF) if r["quantity"] == "gardner_capacity" and r["prior"] == "binary"
+    ]
     computed = float(re.search(r"perceptron\.md: ([0-9.]+)", row["source"]).group(1))
     assert alpha_c == pytest.approx(computed, abs=1e-6)
     # zero entropy there, with the overlaps quoted in science/perceptron.md, Sec. 7
@@ -202,6 +203,7 @@ def test_bad_finite_size_arguments_raise():
 
 # -------------------------------------------------------------------------------------------- hard edges
 
+
 def test_binary_entropy_far_beyond_capacity_is_minus_infinity():
     # issue 11: margin = 1e8 returned NaN with only a warning. No binary w stores anything with that margin:
     # the RS overlap runs to q -> 1, along which the RS entropy diverges to -inf (no solutions).
@@ -212,10 +214,17 @@ def test_binary_entropy_far_beyond_capacity_is_minus_infinity():
         assert gardner.binary_storage_entropy(1.5).entropy == -math.inf
 
 
-@pytest.mark.parametrize("kwargs,name", [
-    ({"tol": math.inf}, "tol"), ({"tol": 0.0}, "tol"), ({"max_iter": 0}, "max_iter"), ({"damping": 1.0}, "damping"),
-    ({"start": 1.0}, "start"), ({"start": math.nan}, "start"),
-])
+@pytest.mark.parametrize(
+    "kwargs,name",
+    [
+        ({"tol": math.inf}, "tol"),
+        ({"tol": 0.0}, "tol"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"damping": 1.0}, "damping"),
+        ({"start": 1.0}, "start"),
+        ({"start": math.nan}, "start"),
+    ],
+)
 def test_binary_entropy_validates_its_controls(kwargs, name):
     with pytest.raises(ValueError, match=name):
         gardner.binary_storage_entropy(0.5, **kwargs)
@@ -227,8 +236,6 @@ def test_binary_entropy_reports_its_iteration_cap():
     assert not res.converged and res.iterations == 2 and math.isfinite(res.entropy)
     with pytest.raises(ValueError, match="xtol"):
         gardner.binary_capacity(xtol=math.inf)
-
-
 
 
 @settings(max_examples=30, deadline=None, derandomize=True)
@@ -261,12 +268,13 @@ def test_huge_margins_do_not_overflow_silently():
 
 # -------------------------------------------------------------------------------------------- issue 20: hard edges
 
+
 def _separable_and_not(seed=0):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((30, 10))
     y_sep = np.sign(X[:, 0] + 1e-3)
     X_bad = rng.standard_normal((100, 5))
-    y_bad = np.sign(rng.standard_normal(100))   # 100 random labels in d = 5: far above capacity
+    y_bad = np.sign(rng.standard_normal(100))  # 100 random labels in d = 5: far above capacity
     return X, y_sep, X_bad, y_bad
 
 
@@ -277,7 +285,7 @@ def test_hard_margin_weights_refuse_data_that_are_not_separable():
     for seed in range(20):
         rng = np.random.default_rng(seed)
         X, y = rng.standard_normal((100, 5)), np.sign(rng.standard_normal(100))
-        assert not gardner.is_linearly_separable(X, y)   # the LP's certificate agrees
+        assert not gardner.is_linearly_separable(X, y)  # the LP's certificate agrees
         with pytest.raises(ValueError, match="not linearly separable"):
             gardner.hard_margin_weights(X, y)
         assert gardner.max_margin(X, y) == 0.0
@@ -315,7 +323,9 @@ def test_all_zero_inputs_are_not_separable():
 
 def test_binary_capacity_at_large_margins_is_refused_with_the_reason():
     # margin 10 took 28 s and ended in a DivergenceError, 1e3 in a "math domain error"
-    assert gardner.binary_capacity(gardner.BINARY_MARGIN_MAX) < gardner.spherical_capacity(gardner.BINARY_MARGIN_MAX)
+    assert gardner.binary_capacity(gardner.BINARY_MARGIN_MAX) < gardner.spherical_capacity(
+        gardner.BINARY_MARGIN_MAX
+    )
     for margin in (4.5, 10.0, 1e3, 1e300):
         with pytest.raises(ValueError, match=r"margin must be a number in \[0.0, 4.0\].* runs to q -> 1"):
             gardner.binary_capacity(margin)
@@ -329,7 +339,7 @@ def test_storage_probability_takes_rng_by_keyword():
     with pytest.raises(TypeError, match="rng"):
         gardner.storage_probability(10, 1.0, 5, rng="0")
     res = gardner.binary_storage_entropy(0.5)
-    assert res == gardner.binary_storage_entropy(0.5)   # a record: value equality
+    assert res == gardner.binary_storage_entropy(0.5)  # a record: value equality
 
 
 def test_nnls_and_lp_decide_separability_alike_near_the_capacity():
@@ -341,7 +351,9 @@ def test_nnls_and_lp_decide_separability_alike_near_the_capacity():
     alphas = np.linspace(0.5, 3.5, 13)
     for d, k in ((25, 7), (100, 6)):
         seq = children[d][k].bit_generator.seed_seq
-        by_nnls = gardner.storage_probability(d, alphas[k], 100, method="nnls", rng=np.random.default_rng(seq))
+        by_nnls = gardner.storage_probability(
+            d, alphas[k], 100, method="nnls", rng=np.random.default_rng(seq)
+        )
         by_lp = gardner.storage_probability(d, alphas[k], 100, method="lp", rng=np.random.default_rng(seq))
         assert by_nnls == by_lp, (d, alphas[k], by_nnls, by_lp)
 
@@ -353,6 +365,7 @@ def test_binary_storage_entropy_edges_of_start_and_margin():
     import warnings
 
     from solvable.errors import ConvergenceWarning
+
     ref = gardner.binary_storage_entropy(0.5, start=0.3)
     assert ref.entropy > 0
     near = gardner.binary_storage_entropy(0.5, start=1 - 1e-6)
@@ -374,14 +387,15 @@ def test_hard_margin_weights_refuse_subnormal_data_whose_weights_overflow(scale)
     y = np.sign(X @ rng.standard_normal(5))
     with pytest.raises(ValueError, match="X is too small"):
         gardner.hard_margin_weights(scale * X, y)
-    w = gardner.hard_margin_weights(1e-300 * X, y)   # still representable: a separating, finite w
+    w = gardner.hard_margin_weights(1e-300 * X, y)  # still representable: a separating, finite w
     assert np.all(np.isfinite(w)) and np.all(np.sign(X @ w) == y)
 
 
 def test_storage_probability_counts_the_copies_of_its_separability_test(monkeypatch):
     """One trial at d = 10**9 and n = 1 passed the size check of X alone; the test copies X four times."""
     from solvable import validation
+
     monkeypatch.setattr(validation, "MAX_ELEMENTS", 1000)
     with pytest.raises(ValueError, match="MAX_ELEMENTS"):
-        gardner.storage_probability(300, 1e-300, 1, rng=0)   # n d = 300, 5 n d = 1500
-    assert gardner.storage_probability(10, 2.0, 2, rng=0) in (0.0, 0.5, 1.0)   # 5 n d = 1000
+        gardner.storage_probability(300, 1e-300, 1, rng=0)  # n d = 300, 5 n d = 1500
+    assert gardner.storage_probability(10, 2.0, 2, rng=0) in (0.0, 0.5, 1.0)  # 5 n d = 1000

@@ -63,9 +63,16 @@ def test_batched_runs_equal_separate_runs():
     rng = streams.stream(7, "init")  # the initialisations of an integer seed
     U0, V0 = rng.standard_normal((3, 8, 2)), rng.standard_normal((3, 10, 2))
     for k in range(3):
-        one = gd.run_gd(gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(2), data.y), (U0[k:k + 1], V0[k:k + 1]),
-                        lr=0.2, max_steps=5000, target=data.S_star)
-        assert one.iterations[0] == batch.iterations[k]  # a converged run is frozen: same stopping step as alone
+        one = gd.run_gd(
+            gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(2), data.y),
+            (U0[k : k + 1], V0[k : k + 1]),
+            lr=0.2,
+            max_steps=5000,
+            target=data.S_star,
+        )
+        assert (
+            one.iterations[0] == batch.iterations[k]
+        )  # a converged run is frozen: same stopping step as alone
         assert one.estimates[0] == pytest.approx(batch.estimates[k], abs=1e-10)
     assert batch.average == pytest.approx(batch.estimates.mean(axis=0))
     assert batch.average_error == pytest.approx(bsr.mse(batch.average, data))
@@ -105,8 +112,12 @@ def test_error_history_and_single_precision():
     with pytest.raises(ValueError, match="dtype"):
         bsr.gd(data, n_inits=2, lr=0.4, dtype=np.int32, rng=0)
     with pytest.raises(ValueError, match="dtype"):
-        gd.run_gd(gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(4), data.y),
-                  (np.ones((1, 20, 4)), np.ones((1, 20, 4))), lr=0.1, dtype=np.float16)
+        gd.run_gd(
+            gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(4), data.y),
+            (np.ones((1, 20, 4)), np.ones((1, 20, 4))),
+            lr=0.1,
+            dtype=np.float16,
+        )
 
 
 def test_gd_warns_at_its_step_cap_and_raises_on_divergence():
@@ -124,8 +135,13 @@ def test_small_initialisation_and_no_target():
     data = bsr.sample(10, 0.3, beta=1.0, rho=0.2, rng=1)
     res = bsr.gd(data, n_inits=2, lr=0.4, init="small", init_scale=1e-4, rng=0, max_steps=20000)
     assert res.converged.all() and res.losses.max() < 1e-6
-    out = gd.run_gd(gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(2), data.y),
-                    (np.ones((1, 10, 2)), np.ones((1, 10, 2))), lr=0.1, tol=0.0, max_steps=3)
+    out = gd.run_gd(
+        gd.SquareLoss(bsr.BilinearMap(data.X), gd.LowRankProduct(2), data.y),
+        (np.ones((1, 10, 2)), np.ones((1, 10, 2))),
+        lr=0.1,
+        tol=0.0,
+        max_steps=3,
+    )
     assert np.isnan(out.errors).all() and math.isnan(out.average_error)
 
 
@@ -156,6 +172,7 @@ def test_run_gd_rejects_bad_input(kwargs, name):
 def test_optimisers_store_their_controls_as_floats():
     """A Fraction or NumPy scalar step size is stored as the float it is (and compares equal to it)."""
     from fractions import Fraction
+
     assert gd.GradientStep(lr=Fraction(1, 10)) == gd.GradientStep(lr=0.1)
     a = gd.Adam(lr=Fraction(1, 100), beta1=np.float32(0.5), beta2=Fraction(9, 10), eps=np.float64(1e-8))
     assert a == gd.Adam(lr=0.01, beta1=0.5, beta2=0.9, eps=1e-8)

@@ -22,15 +22,21 @@ REF = "perceptron.csv"
 
 
 def _rows(quantity, prior="gaussian", channel="sign"):
-    return [r for r in reference_rows(REF) if r["quantity"] == quantity and r["prior"] == prior
-            and r["channel"] == channel]
+    return [
+        r
+        for r in reference_rows(REF)
+        if r["quantity"] == quantity and r["prior"] == prior and r["channel"] == channel
+    ]
 
 
 @pytest.mark.parametrize("alpha", [1, 2, 5])
 def test_bayes_error_overlap_and_free_entropy_match_reference(alpha):
     res = glm.state_evolution(alpha, "gaussian", "sign")
-    for quantity, got in [("bayes_gen_error", res.gen_error), ("bayes_overlap_q", res.overlap),
-                          ("free_entropy_fRS", res.free_entropy)]:
+    for quantity, got in [
+        ("bayes_gen_error", res.gen_error),
+        ("bayes_overlap_q", res.overlap),
+        ("free_entropy_fRS", res.free_entropy),
+    ]:
         value, tol = reference(REF, quantity, prior="gaussian", channel="sign", alpha=alpha)
         assert got == pytest.approx(value, abs=tol), quantity
     assert res.converged and res.branch == "uninformed"
@@ -91,8 +97,9 @@ def test_free_entropy_of_branches_crosses_log2_at_alpha_it():
 
 @pytest.mark.parametrize("alpha,delta", [(1, 0.1), (0.5, 0.0), (2, 0.0)])
 def test_linear_channel_weight_mmse(alpha, delta):
-    value, tol = reference(REF, "bayes_mmse_weights", prior="gaussian", channel="linear", alpha=alpha,
-                           param=f"Delta={delta:g}")
+    value, tol = reference(
+        REF, "bayes_mmse_weights", prior="gaussian", channel="linear", alpha=alpha, param=f"Delta={delta:g}"
+    )
     assert glm.bayes_gen_error(alpha, "gaussian", "linear", delta) == pytest.approx(value, abs=tol)
 
 
@@ -123,7 +130,9 @@ def test_gamp_reproduces_the_reference_simulation():
     rng = np.random.default_rng(2024)
     data = glm.sample(2000, 2.0, rng=rng)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)  # tol = 0: a fixed number of iterations, no warning
+        warnings.simplefilter(
+            "error", ConvergenceWarning
+        )  # tol = 0: a fixed number of iterations, no warning
         res = glm.gamp(data, max_iter=60, tol=0.0, rng=rng)
     assert res.iterations == 60
     # The reference run of this seed gave an angle error of 0.1785 (same draws, same algorithm).
@@ -174,11 +183,17 @@ def test_gamp_warns_at_its_iteration_cap_and_reports_divergence():
         glm.Dataset(X=data.X * np.nan, y=data.y, w_star=data.w_star)
 
 
-@pytest.mark.parametrize("kwargs,name", [
-    ({"alpha": -1.0}, "alpha"), ({"alpha": float("nan")}, "alpha"), ({"alpha": float("inf")}, "alpha"),
-    ({"alpha": 1.0, "prior": "laplace"}, "prior"), ({"alpha": 1.0, "channel": "relu"}, "channel"),
-    ({"alpha": 1.0, "channel": "linear", "delta": -0.5}, "delta"),
-])
+@pytest.mark.parametrize(
+    "kwargs,name",
+    [
+        ({"alpha": -1.0}, "alpha"),
+        ({"alpha": float("nan")}, "alpha"),
+        ({"alpha": float("inf")}, "alpha"),
+        ({"alpha": 1.0, "prior": "laplace"}, "prior"),
+        ({"alpha": 1.0, "channel": "relu"}, "channel"),
+        ({"alpha": 1.0, "channel": "linear", "delta": -0.5}, "delta"),
+    ],
+)
 def test_state_evolution_rejects_bad_input(kwargs, name):
     with pytest.raises(ValueError, match=name):
         glm.state_evolution(**kwargs)
@@ -215,6 +230,7 @@ def test_sampling_is_reproducible_and_labels_follow_the_channel():
 
 # ------------------------------------------------------------------------------ one engine: result types
 
+
 def test_state_evolution_returns_the_engine_result_with_error_history():
     from solvable.amp import SEResult
 
@@ -223,15 +239,26 @@ def test_state_evolution_returns_the_engine_result_with_error_history():
     q_t = res.overlap_history
     assert q_t[0] == glm.Q0_UNINFORMED and q_t.size == res.iterations + 1
     np.testing.assert_allclose(res.history, np.arccos(np.sqrt(q_t)) / np.pi, rtol=0, atol=1e-15)
-    assert res.conjugate == pytest.approx(2.0 * float(get_channel("sign").se_mhat_factor(res.overlap)), rel=1e-12)
+    assert res.conjugate == pytest.approx(
+        2.0 * float(get_channel("sign").se_mhat_factor(res.overlap)), rel=1e-12
+    )
     # the trajectory against the recursion written out with adaptive quadrature: mhat = alpha I(k)/(1 - q),
     # I(k) = E[phi(k xi)^2/(Phi(k xi) Phi(-k xi))], k = sqrt(q/(1 - q)), and q' = mhat/(1 + mhat)
     traj = glm.se_trajectory(2.0, iterations=4)
     q = glm.Q0_UNINFORMED
     for t in range(1, 5):
         k = math.sqrt(q / (1 - q))
-        fisher = quad(lambda x: math.exp(-x * x / 2 - k * k * x * x - math.log(2 * math.pi) - log_ndtr(k * x)
-                                         - log_ndtr(-k * x)) / math.sqrt(2 * math.pi), -np.inf, np.inf, epsabs=1e-14)[0]
+        fisher = quad(
+            lambda x: (
+                math.exp(
+                    -x * x / 2 - k * k * x * x - math.log(2 * math.pi) - log_ndtr(k * x) - log_ndtr(-k * x)
+                )
+                / math.sqrt(2 * math.pi)
+            ),
+            -np.inf,
+            np.inf,
+            epsabs=1e-14,
+        )[0]
         mhat = 2.0 * fisher / (1 - q)
         q = mhat / (1 + mhat)
         assert traj[t] == pytest.approx(q, rel=1e-9), t
@@ -250,6 +277,7 @@ def test_gamp_returns_the_engine_result():
 
 # ------------------------------------------------------------------------------ hard edges (issue 11)
 
+
 def test_mutual_information_of_noiseless_continuous_observations_raises():
     # a Gaussian teacher seen through y = z exactly: I = +inf; refused with a message naming delta
     with pytest.raises(ValueError, match="delta must be > 0"):
@@ -263,8 +291,11 @@ def test_mutual_information_of_noiseless_continuous_observations_raises():
 def test_mutual_information_of_a_binary_teacher_stays_below_log2(channel):
     # issue 11: +2.6e-4 above log 2 at alpha = 500, delta = 1e-8 (the channel's 1e-14 floor on rho - q,
     # multiplied by alpha/delta); now the alpha-growing terms cancel in closed form
-    values = [glm.mutual_information(a, "rademacher", channel, delta)
-              for a in (0.3, 1.0, 3.0, 50.0, 500.0, 2000.0) for delta in (1e-8, 1e-3, 0.5)]
+    values = [
+        glm.mutual_information(a, "rademacher", channel, delta)
+        for a in (0.3, 1.0, 3.0, 50.0, 500.0, 2000.0)
+        for delta in (1e-8, 1e-3, 0.5)
+    ]
     assert all(0.0 <= v <= math.log(2) for v in values)
     assert glm.mutual_information(500.0, "rademacher", channel, 1e-8) == pytest.approx(math.log(2), abs=1e-12)
 
@@ -272,9 +303,14 @@ def test_mutual_information_of_a_binary_teacher_stays_below_log2(channel):
 def test_free_entropy_validates_every_argument():
     with pytest.raises(ValueError, match="mhat"):
         glm.free_entropy(0.3, -1.0, -1.0)  # issue 11: returned inf
-    for args, name in [((0.3, 1.0, -1.0), "alpha"), ((1.5, 1.0, 1.0), "q"), ((-0.1, 1.0, 1.0), "q"),
-                       ((float("nan"), 1.0, 1.0), "q"), ((0.3, float("inf"), 1.0), "mhat"),
-                       ((0.3, 1.0, float("inf")), "alpha")]:
+    for args, name in [
+        ((0.3, 1.0, -1.0), "alpha"),
+        ((1.5, 1.0, 1.0), "q"),
+        ((-0.1, 1.0, 1.0), "q"),
+        ((float("nan"), 1.0, 1.0), "q"),
+        ((0.3, float("inf"), 1.0), "mhat"),
+        ((0.3, 1.0, float("inf")), "alpha"),
+    ]:
         with pytest.raises(ValueError, match=name):
             glm.free_entropy(*args)
     with pytest.raises(ValueError, match="q must be < rho"):
@@ -283,17 +319,32 @@ def test_free_entropy_validates_every_argument():
     # psi_out = 2 E[Phi(k xi) log Phi(k xi)], k = sqrt(q/(1 - q)), by adaptive quadrature
     for q, mhat, alpha in [(0.3, 0.7, 1.0), (0.9, 12.0, 4.0), (0.05, 0.01, 0.2)]:
         k = math.sqrt(q / (1 - q))
-        psi_out = 2 * quad(lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi) * ndtr(k * x) * log_ndtr(k * x),
-                           -np.inf, np.inf, epsabs=1e-13)[0]
+        psi_out = (
+            2
+            * quad(
+                lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi) * ndtr(k * x) * log_ndtr(k * x),
+                -np.inf,
+                np.inf,
+                epsabs=1e-13,
+            )[0]
+        )
         expected = 0.5 * (mhat - math.log1p(mhat)) + alpha * psi_out - 0.5 * mhat * q
         assert glm.free_entropy(q, mhat, alpha) == pytest.approx(expected, abs=1e-10)
 
 
-@pytest.mark.parametrize("kwargs,name", [
-    ({"tol": math.inf}, "tol"), ({"tol": 0.0}, "tol"), ({"tol": -1e-3}, "tol"), ({"tol": float("nan")}, "tol"),
-    ({"max_iter": 0}, "max_iter"), ({"max_iter": 2.5}, "max_iter"), ({"damping": 1.0}, "damping"),
-    ({"damping": -0.1}, "damping"),
-])
+@pytest.mark.parametrize(
+    "kwargs,name",
+    [
+        ({"tol": math.inf}, "tol"),
+        ({"tol": 0.0}, "tol"),
+        ({"tol": -1e-3}, "tol"),
+        ({"tol": float("nan")}, "tol"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"max_iter": 2.5}, "max_iter"),
+        ({"damping": 1.0}, "damping"),
+        ({"damping": -0.1}, "damping"),
+    ],
+)
 def test_state_evolution_validates_its_controls(kwargs, name):
     # issue 11: glm.state_evolution(1.0, tol=inf) reported converged=True after one step
     with pytest.raises(ValueError, match=name):
@@ -309,8 +360,13 @@ def test_trajectory_gamp_and_branch_controls_are_validated():
         glm.se_trajectory(1.0, q0=1e-6)  # renamed: the starting state is `start` in every model
     rng = np.random.default_rng(0)
     data = glm.sample(20, 1.0, rng=rng)
-    for kwargs, name in [({"tol": math.inf}, "tol"), ({"max_iter": 0}, "max_iter"), ({"damping": 1.0}, "damping"),
-                         ({"init_scale": float("nan")}, "init_scale"), ({"variance": "diag"}, "variance")]:
+    for kwargs, name in [
+        ({"tol": math.inf}, "tol"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"damping": 1.0}, "damping"),
+        ({"init_scale": float("nan")}, "init_scale"),
+        ({"variance": "diag"}, "variance"),
+    ]:
         with pytest.raises(ValueError, match=name):
             glm.gamp(data, rng=rng, **kwargs)
     with pytest.raises(TypeError, match="data must be"):
@@ -332,9 +388,14 @@ def test_sample_refuses_an_absurd_size():
 # ------------------------------------------------------------------------------ property-based tests
 
 
-
-MODELS = [("gaussian", "sign"), ("gaussian", "probit"), ("gaussian", "linear"),
-          ("rademacher", "sign"), ("rademacher", "probit"), ("rademacher", "linear")]
+MODELS = [
+    ("gaussian", "sign"),
+    ("gaussian", "probit"),
+    ("gaussian", "linear"),
+    ("rademacher", "sign"),
+    ("rademacher", "probit"),
+    ("rademacher", "linear"),
+]
 _alphas = st.floats(0.0, 50.0, allow_nan=False)
 
 
@@ -355,7 +416,10 @@ def test_bayes_error_is_finite_bounded_and_non_increasing(prior, channel, a, b, 
     lo, hi = sorted((a, b))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # critical slowing down at a spinodal
-        r_lo, r_hi = glm.state_evolution(lo, prior, channel, delta), glm.state_evolution(hi, prior, channel, delta)
+        r_lo, r_hi = (
+            glm.state_evolution(lo, prior, channel, delta),
+            glm.state_evolution(hi, prior, channel, delta),
+        )
     top = _at_zero(prior, channel)
     for r in (r_lo, r_hi):
         assert math.isfinite(r.error) and 0.0 <= r.error <= top
@@ -418,12 +482,18 @@ def test_mutual_information_of_a_binary_teacher_in_zero_log2_and_increasing(chan
 
 # ------------------------------------------------------------------------------ contract and hard edges (issue 20)
 
+
 def _sign_tail_constants():
     """``c = lim alpha eps_Bayes = sqrt(2/pi)/J`` and ``C = lim alpha^2 (1 - q) = 2 pi/J^2``, with
     ``J = int phi(u)^2/(Phi(u) Phi(-u)) du`` (large-alpha expansion of the Gaussian-prior sign-channel state
     evolution: ``I(k) ~ J/(sqrt(2 pi) k)``, ``mhat ~ alpha J/(sqrt(2 pi) sqrt(1 - q))``, ``1 - q ~ 1/mhat``)."""
-    J = quad(lambda u: math.exp(-u * u - math.log(2 * math.pi) - log_ndtr(u) - log_ndtr(-u)), -np.inf, np.inf,
-             epsabs=1e-14, epsrel=1e-13)[0]
+    J = quad(
+        lambda u: math.exp(-u * u - math.log(2 * math.pi) - log_ndtr(u) - log_ndtr(-u)),
+        -np.inf,
+        np.inf,
+        epsabs=1e-14,
+        epsrel=1e-13,
+    )[0]
     return math.sqrt(2 / math.pi) / J, 2 * math.pi / J**2
 
 
@@ -449,7 +519,9 @@ def test_extreme_sample_ratios_give_finite_values_or_say_why():
         assert res.error == pytest.approx(0.0 if prior == "rademacher" else 1e-301, rel=1e-9, abs=1e-320)
         assert math.isfinite(res.free_entropy) and math.isfinite(res.conjugate)
     assert glm.state_evolution(1e300, "rademacher", "linear", 0.0).error == 0.0
-    assert glm.bayes_gen_error(1e300, "gaussian", "linear", 1e-300) == 0.0  # the closed form (underflows to 0)
+    assert (
+        glm.bayes_gen_error(1e300, "gaussian", "linear", 1e-300) == 0.0
+    )  # the closed form (underflows to 0)
     with pytest.raises(ValueError, match="alpha = 1e\\+300 is too large"):
         glm.state_evolution(1e300, "gaussian", "sign")
     # mutual information of a Gaussian teacher through the linear channel: I = log(alpha/delta)/2 + O(1); was inf
@@ -462,7 +534,9 @@ def test_extreme_sample_ratios_give_finite_values_or_say_why():
     assert glm.mutual_information(1.2, "gaussian", "linear", 0.1) == pytest.approx(
         0.5 * math.log1p(1.2 / (0.1 + glm.bayes_gen_error(1.2, "gaussian", "linear", 0.1)))
         - 0.5 * (1 - glm.bayes_gen_error(1.2, "gaussian", "linear", 0.1))
-        + 0.6 * math.log1p(glm.bayes_gen_error(1.2, "gaussian", "linear", 0.1) / 0.1), rel=1e-12)
+        + 0.6 * math.log1p(glm.bayes_gen_error(1.2, "gaussian", "linear", 0.1) / 0.1),
+        rel=1e-12,
+    )
 
 
 @pytest.mark.parametrize("prior", ["gaussian", "rademacher"])
@@ -478,16 +552,29 @@ def test_rademacher_free_entropy_small_mhat_series_against_quadrature():
     # fixed-rule quadrature is still accurate) and its series -m/2 + m^2/4 - m^3/6 below 1e-4
     P = get_prior("rademacher")
     for m in (1e-3, 5e-5):
-        exact = quad(lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi) * (
-            math.log(math.cosh(m + math.sqrt(m) * x))), -40, 40, epsabs=1e-17, epsrel=1e-13)[0] - m
+        exact = (
+            quad(
+                lambda x: (
+                    math.exp(-x * x / 2)
+                    / math.sqrt(2 * math.pi)
+                    * (math.log(math.cosh(m + math.sqrt(m) * x)))
+                ),
+                -40,
+                40,
+                epsabs=1e-17,
+                epsrel=1e-13,
+            )[0]
+            - m
+        )
         assert float(P.psi_reduced(m)) == pytest.approx(exact, rel=1e-8)
     np.testing.assert_allclose(P.psi_reduced(np.array([1e-30, 1e-3])), [-5e-31, float(P.psi_reduced(1e-3))])
 
 
 def test_state_evolution_reports_the_closed_form_as_its_root():
     res = glm.state_evolution(0.7, "gaussian", "linear", 0.2)
-    assert res.root == pytest.approx(gaussian_mmse := 0.5 * (-(0.2 + 0.7 - 1) + math.sqrt((0.2 + 0.7 - 1) ** 2
-                                                                                          + 0.8)), rel=1e-12)
+    assert res.root == pytest.approx(
+        gaussian_mmse := 0.5 * (-(0.2 + 0.7 - 1) + math.sqrt((0.2 + 0.7 - 1) ** 2 + 0.8)), rel=1e-12
+    )
     assert res.converged and res.error == res.history[-1] == pytest.approx(gaussian_mmse, rel=1e-9)
     assert glm.state_evolution(1.0, "gaussian", "sign").root is None
 
@@ -519,7 +606,9 @@ def test_a_converged_gamp_run_moves_less_than_tol_in_one_more_iteration():
     res = glm.gamp(data, rng=4)
     assert res.converged and 5 < res.iterations < glm.GAMP_MAX_ITER
     more = glm.gamp(data, tol=0.0, max_iter=res.iterations + 1, rng=4)
-    np.testing.assert_array_equal(glm.gamp(data, tol=0.0, max_iter=res.iterations, rng=4).estimate, res.estimate)
+    np.testing.assert_array_equal(
+        glm.gamp(data, tol=0.0, max_iter=res.iterations, rng=4).estimate, res.estimate
+    )
     change = np.linalg.norm(more.estimate - res.estimate) / np.linalg.norm(more.estimate)
     assert change < glm.GAMP_TOL
     # the default tolerance is below the finite-size fluctuations: running on to 1e-10 moves the error by < 1e-3
@@ -550,8 +639,9 @@ def test_gamp_iterates_are_the_steps_of_gamp_written_out():
     w0 = 1e-3 * np.random.default_rng(2).standard_normal(150)
     W = glm.gamp_iterates(data.X, data.y, w0, 5, prior="rademacher")
     assert W.shape == (6, 150) and np.array_equal(W[0], w0)
-    assert np.allclose(W[-1], glm.gamp(data, max_iter=5, tol=0, rng=np.random.default_rng(2)).estimate, rtol=0,
-                       atol=1e-13)
+    assert np.allclose(
+        W[-1], glm.gamp(data, max_iter=5, tol=0, rng=np.random.default_rng(2)).estimate, rtol=0, atol=1e-13
+    )
     F = data.X / np.sqrt(150)
     w, c, g = w0.copy(), np.ones(150), np.zeros(data.n)
     for t in range(1, 6):
@@ -572,10 +662,15 @@ def _independent_sign_error(alpha):
     """The Gaussian-prior sign-channel fixed point solved here from scratch: ``1 - q = 1/(1 + mhat)``,
     ``mhat = alpha I(k)/(1 - q)``, ``k = sqrt(q/(1 - q))``, ``I(k)`` by adaptive quadrature in ``u = k xi``
     and the root by bracketing in ``log(1 - q)``; returns ``arctan(sqrt((1 - q)/q))/pi``."""
+
     def fisher(k):
         def integrand(u):
-            return math.exp(-0.5 * (u / k) ** 2 - u * u - 1.5 * math.log(2 * math.pi) - log_ndtr(u)
-                            - log_ndtr(-u)) / k
+            return (
+                math.exp(
+                    -0.5 * (u / k) ** 2 - u * u - 1.5 * math.log(2 * math.pi) - log_ndtr(u) - log_ndtr(-u)
+                )
+                / k
+            )
 
         return 2 * quad(integrand, 0, 40, epsabs=1e-15, epsrel=1e-13, limit=200)[0]
 
@@ -628,10 +723,14 @@ def test_sign_channel_output_function_carries_the_state_evolution_tail():
         return weight * g2, weight * dg
 
     edge = 12 * math.sqrt(q / V)
-    fisher = sum(quad(lambda u: moments(u)[0], a, b, epsabs=0, epsrel=1e-11, limit=400)[0]
-                 for a, b in [(-edge, -10), (-10, 0), (0, 10), (10, edge)])
-    curvature = sum(quad(lambda u: moments(u)[1], a, b, epsabs=0, epsrel=1e-11, limit=400)[0]
-                    for a, b in [(-edge, -10), (-10, 0), (0, 10), (10, edge)])
+    fisher = sum(
+        quad(lambda u: moments(u)[0], a, b, epsabs=0, epsrel=1e-11, limit=400)[0]
+        for a, b in [(-edge, -10), (-10, 0), (0, 10), (10, edge)]
+    )
+    curvature = sum(
+        quad(lambda u: moments(u)[1], a, b, epsabs=0, epsrel=1e-11, limit=400)[0]
+        for a, b in [(-edge, -10), (-10, 0), (0, 10), (10, edge)]
+    )
     factor = float(channel.se_mhat_factor(q))
     assert fisher == pytest.approx(factor, rel=1e-8)
     assert -curvature == pytest.approx(factor, rel=1e-8)

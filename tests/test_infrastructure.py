@@ -10,8 +10,14 @@ from solvable import config
 from solvable.errors import InvalidParameterError
 from solvable.experiments import Run, grid, mean_se, repeat, sweep
 from solvable.metrics import angle_error, classification_error
-from solvable.validation import (check_choice, check_in_range, check_int, check_nonnegative, check_positive,
-                                 check_rng)
+from solvable.validation import (
+    check_choice,
+    check_in_range,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_rng,
+)
 
 
 def test_size_presets(monkeypatch):
@@ -35,7 +41,11 @@ def test_size_presets(monkeypatch):
     assert not smaller, f"paper preset smaller than lecture: {smaller}"
     # every experiment still has independent repetitions for its error bars at both sizes
     for preset in (lecture, paper):
-        assert all(getattr(preset, f) >= 2 for f in preset.__dataclass_fields__ if f.endswith(("_seeds", "_datasets")))
+        assert all(
+            getattr(preset, f) >= 2
+            for f in preset.__dataclass_fields__
+            if f.endswith(("_seeds", "_datasets"))
+        )
     # the full preset is the paper preset with the papers' protocols where that one shrinks them: never smaller,
     # repetitions included
     full = config.PRESETS["full"]
@@ -66,7 +76,9 @@ def test_workers_and_device_come_from_the_preset_or_the_environment(monkeypatch)
     assert config.n_jobs() == cores
     for bad in ("0", "two", "1.5", "-2", str(cores + 1), "10**9", "True"):
         monkeypatch.setenv("SOLVABLE_JOBS", bad)
-        with pytest.raises(ValueError, match=rf"SOLVABLE_JOBS must be -1 \(every core\) or an integer in \[1, {cores}\]"):
+        with pytest.raises(
+            ValueError, match=rf"SOLVABLE_JOBS must be -1 \(every core\) or an integer in \[1, {cores}\]"
+        ):
             config.n_jobs()
     monkeypatch.setenv("SOLVABLE_DEVICE", "tpu")
     with pytest.raises(ValueError, match="SOLVABLE_DEVICE must be one of 'cpu', 'cuda', 'auto'"):
@@ -77,19 +89,30 @@ def test_workers_and_device_come_from_the_preset_or_the_environment(monkeypatch)
         config.n_jobs(0)
 
 
-@pytest.mark.parametrize("check,args,message", [
-    (check_positive, ("alpha", -1.0), r"alpha must be a number > 0, got -1.0"),
-    (check_positive, ("alpha", 0.0), r"alpha must be a number > 0"),
-    (check_positive, ("alpha", math.inf), r"alpha must be a number > 0"),
-    (check_positive, ("alpha", "x"), r"alpha must be a number > 0"),
-    (check_nonnegative, ("delta", -0.1), r"delta must be a finite number >= 0"),
-    (check_nonnegative, ("delta", math.nan), r"delta must be a finite number >= 0"),
-    (check_in_range, ("rho", 1.5, 0.0, 1.0), r"rho must be a number in \[0.0, 1.0\]"),
-    (check_in_range, ("damping", 1.0, 0.0, 1.0, False, True), r"damping must be a number in \[0.0, 1.0\)"),
-    (check_choice, ("prior", "laplace", ("gaussian", "rademacher")), r"prior must be one of 'gaussian', 'rademacher'"),
-    (check_int, ("d", 2.5), r"d must be an integer >= 1"),
-    (check_int, ("d", True), r"d must be an integer >= 1"),
-])
+@pytest.mark.parametrize(
+    "check,args,message",
+    [
+        (check_positive, ("alpha", -1.0), r"alpha must be a number > 0, got -1.0"),
+        (check_positive, ("alpha", 0.0), r"alpha must be a number > 0"),
+        (check_positive, ("alpha", math.inf), r"alpha must be a number > 0"),
+        (check_positive, ("alpha", "x"), r"alpha must be a number > 0"),
+        (check_nonnegative, ("delta", -0.1), r"delta must be a finite number >= 0"),
+        (check_nonnegative, ("delta", math.nan), r"delta must be a finite number >= 0"),
+        (check_in_range, ("rho", 1.5, 0.0, 1.0), r"rho must be a number in \[0.0, 1.0\]"),
+        (
+            check_in_range,
+            ("damping", 1.0, 0.0, 1.0, False, True),
+            r"damping must be a number in \[0.0, 1.0\)",
+        ),
+        (
+            check_choice,
+            ("prior", "laplace", ("gaussian", "rademacher")),
+            r"prior must be one of 'gaussian', 'rademacher'",
+        ),
+        (check_int, ("d", 2.5), r"d must be an integer >= 1"),
+        (check_int, ("d", True), r"d must be an integer >= 1"),
+    ],
+)
 def test_validation_messages_name_parameter_and_range(check, args, message):
     if check is check_in_range and len(args) == 6:
         name, value, lo, hi, low_open, high_open = args
@@ -139,11 +162,12 @@ def test_mean_se_against_the_textbook_formula():
 def _exact_mean_se(column):
     """Mean and standard error in exact rational arithmetic (one rounding at the end), independent of mean_se."""
     from fractions import Fraction
+
     xs = [Fraction(float(x)) for x in column]
     n = len(xs)
     mean = sum(xs) / n
     r = sum((x - mean) ** 2 for x in xs) / (n - 1) / n
-    k = (r.denominator.bit_length() - r.numerator.bit_length()) // 2   # sqrt(r 4^k) / 2^k: no underflow
+    k = (r.denominator.bit_length() - r.numerator.bit_length()) // 2  # sqrt(r 4^k) / 2^k: no underflow
     return float(mean), math.ldexp(math.sqrt(float(r * Fraction(2) ** (2 * k))), -k) if r else 0.0
 
 
@@ -151,8 +175,14 @@ def test_mean_se_along_an_axis_rescales_each_slice_on_its_own():
     # columns of scales 1e-12 and 1e12 side by side: the small column keeps its own standard error (a scale common
     # to the whole array would divide it by 1e24 first, and its spread would vanish)
     rng = np.random.default_rng(3)
-    v = np.column_stack([1e-12 * rng.standard_normal(6), 1e12 * rng.standard_normal(6),
-                         1e-300 * rng.standard_normal(6), np.zeros(6)])
+    v = np.column_stack(
+        [
+            1e-12 * rng.standard_normal(6),
+            1e12 * rng.standard_normal(6),
+            1e-300 * rng.standard_normal(6),
+            np.zeros(6),
+        ]
+    )
     for axis, values in ((0, v), (1, v.T), (-1, v.T)):
         m, se = mean_se(values, axis=axis)
         for j in range(v.shape[1]):
@@ -204,6 +234,7 @@ def test_check_int_reads_a_0d_integer_array_as_its_integer():
     """Like a 0-d real array for a float parameter, ``np.array(3)`` is the integer 3 (it was refused as a type);
     a 0-d float or bool array still is not an integer."""
     from solvable import glm
+
     assert check_int("d", np.array(3)) == 3 and type(check_int("d", np.array(3, dtype=np.uint8))) is int
     assert glm.sample(np.array(20), 1.0, rng=0) == glm.sample(20, 1.0, rng=0)
     for bad in (np.array(3.0), np.array(True), np.array([3])):
@@ -216,6 +247,7 @@ def test_check_size_refuses_counts_beyond_the_float_range_with_a_value_error():
     from formatting the count as a float."""
     from solvable import bsr
     from solvable.validation import check_size
+
     with pytest.raises(ValueError, match="MAX_ELEMENTS"):
         check_size("a huge array", 10**200, 10**200)
     with pytest.raises(ValueError, match="MAX_ELEMENTS"):
@@ -228,6 +260,7 @@ def test_check_array_refuses_a_bool_and_reads_a_fraction():
     from fractions import Fraction
 
     from solvable.validation import check_array
+
     with pytest.raises(TypeError, match="x0"):
         check_array("x0", True)
     with pytest.raises(TypeError, match="x0"):
@@ -247,10 +280,12 @@ def test_sweep_children_are_those_of_one_spawn():
 def test_grid_hands_out_the_children_of_one_spawn_in_order():
     """Run s at point i gets child n_0 + ... + n_{i-1} + s of rng (the chapters' numbers depend on it), whatever
     the number of workers; tuple points are unpacked, a generator passed in goes on spawning after the grid."""
+
     def run(a, b, rng):
         return (a, b, rng.standard_normal(2))
 
     points = [(1, "x"), (2, "y"), (3, "z")]
+
     def child(k):  # a fresh copy of child k of default_rng(5)
         return np.random.default_rng(5).spawn(k + 1)[k]
 
@@ -265,7 +300,7 @@ def test_grid_hands_out_the_children_of_one_spawn_in_order():
                     assert np.array_equal(draws, child(start + s).standard_normal(2))
     gen = np.random.default_rng(5)
     grid(run, points, [1, 4, 2], rng=gen)
-    assert gen.spawn(1)[0].standard_normal() == child(7).standard_normal()   # children 0 .. 6 went to the grid
+    assert gen.spawn(1)[0].standard_normal() == child(7).standard_normal()  # children 0 .. 6 went to the grid
     # nested: child s of child i, so that more runs at one point leave the others unchanged
     out = grid(run, points, [1, 4, 2], rng=5, nested=True, n_jobs=2)
     parents = np.random.default_rng(5).spawn(3)
@@ -275,8 +310,9 @@ def test_grid_hands_out_the_children_of_one_spawn_in_order():
     assert np.array_equal(more[2][1][2], out[2][1][2]) and np.array_equal(more[1][3][2], out[1][3][2])
     # one non-tuple argument per point, and repeat: grid without parameters
     assert grid(lambda x, rng: x * 2, [1.5, 2.5], 1, rng=0) == [[3.0], [5.0]]
-    assert repeat(lambda rng: rng.integers(10**9), 4, rng=3) == [c.integers(10**9)
-                                                                 for c in np.random.default_rng(3).spawn(4)]
+    assert repeat(lambda rng: rng.integers(10**9), 4, rng=3) == [
+        c.integers(10**9) for c in np.random.default_rng(3).spawn(4)
+    ]
     with pytest.raises(InvalidParameterError, match="n_seeds: 2 counts for 3 points"):
         grid(run, points, [1, 2], rng=0)
     with pytest.raises(InvalidParameterError, match="n_seeds must be"):
@@ -287,6 +323,7 @@ def test_sweep_does_not_hold_every_child_generator_at_once():
     """16384 runs held 16384 spawned generators at once (14.5 MiB at the peak); one at a time, the peak is the
     list of results."""
     import tracemalloc
+
     tracemalloc.start()
     try:
         sweep(lambda v, rng: v, [0.1], n_seeds=16384, rng=0)
@@ -302,4 +339,4 @@ def test_classification_errors_at_any_scale_and_no_silent_complex():
         assert classification_error(scale, scale, scale) == 0.0
         assert classification_error(-scale, scale, scale) == 1.0
     with pytest.raises(TypeError, match="w_hat must be"):
-        angle_error(np.ones(3) + 1j, np.ones(3))   # not cast to its real part
+        angle_error(np.ones(3) + 1j, np.ones(3))  # not cast to its real part

@@ -12,23 +12,77 @@ LIB = Path(__file__).resolve().parents[1] / "lib" / "solvable"
 
 #: Layer of every module, top (views) to bottom (base). The perceptron's glm, erm and gardner are one model.
 LAYERS = {
-    "widgets": 6, "plotting": 6, "exercises": 6, "quote": 6,
-    "glm": 5, "erm": 5, "gardner": 5, "bsr": 5, "quadratic": 5, "attention": 5, "smi": 5, "ellipsoid": 5,
-    "matrix_sensing": 4, "regression": 4, "experiments": 4, "dataset": 4,
-    "amp": 3, "gd": 3,
-    "priors": 2, "channels": 2, "convex": 2, "spectra": 2, "rie": 2, "denoising": 2, "metrics": 2, "integration": 2,
-    "validation": 1, "errors": 1, "config": 1, "results": 1, "backend": 1, "domains": 1, "streams": 1,
+    "widgets": 6,
+    "plotting": 6,
+    "exercises": 6,
+    "quote": 6,
+    "glm": 5,
+    "erm": 5,
+    "gardner": 5,
+    "bsr": 5,
+    "quadratic": 5,
+    "attention": 5,
+    "smi": 5,
+    "ellipsoid": 5,
+    "matrix_sensing": 4,
+    "regression": 4,
+    "experiments": 4,
+    "dataset": 4,
+    "amp": 3,
+    "gd": 3,
+    "priors": 2,
+    "channels": 2,
+    "convex": 2,
+    "spectra": 2,
+    "rie": 2,
+    "denoising": 2,
+    "metrics": 2,
+    "integration": 2,
+    "validation": 1,
+    "errors": 1,
+    "config": 1,
+    "results": 1,
+    "backend": 1,
+    "domains": 1,
+    "streams": 1,
 }
 #: Which model each model module belongs to.
-MODEL = {"glm": "perceptron", "erm": "perceptron", "gardner": "perceptron", "bsr": "bsr",
-         "quadratic": "quadratic", "attention": "attention", "smi": "smi",
-         "ellipsoid": "ellipsoid"}
+MODEL = {
+    "glm": "perceptron",
+    "erm": "perceptron",
+    "gardner": "perceptron",
+    "bsr": "bsr",
+    "quadratic": "quadratic",
+    "attention": "attention",
+    "smi": "smi",
+    "ellipsoid": "ellipsoid",
+}
 #: Toolboxes of the same layer that build on one another (never in a cycle): rie is built on spectra, priors and
 #: channels on integration, metrics on nothing of its layer; rie is built on denoising (samplers, baselines).
-SAME_LAYER = {("validation", "errors"), ("backend", "errors"), ("config", "errors"), ("domains", "validation"), ("domains", "errors"), ("domains", "results"), ("streams", "validation"), ("streams", "errors"), ("domains", "streams"), ("config", "results"), ("backend", "validation"), ("config", "backend"), ("config", "domains"), ("backend", "domains"), ("rie", "spectra"), ("rie", "denoising"), ("denoising", "spectra"),
-              ("priors", "integration"), ("channels", "integration"), ("widgets", "plotting"),
-              ("metrics", "integration"),
-              ("spectra", "integration")}
+SAME_LAYER = {
+    ("validation", "errors"),
+    ("backend", "errors"),
+    ("config", "errors"),
+    ("domains", "validation"),
+    ("domains", "errors"),
+    ("domains", "results"),
+    ("streams", "validation"),
+    ("streams", "errors"),
+    ("domains", "streams"),
+    ("config", "results"),
+    ("backend", "validation"),
+    ("config", "backend"),
+    ("config", "domains"),
+    ("backend", "domains"),
+    ("rie", "spectra"),
+    ("rie", "denoising"),
+    ("denoising", "spectra"),
+    ("priors", "integration"),
+    ("channels", "integration"),
+    ("widgets", "plotting"),
+    ("metrics", "integration"),
+    ("spectra", "integration"),
+}
 
 
 def _imports(path: Path) -> set[str]:
@@ -63,7 +117,9 @@ def test_imports_follow_the_layers(module):
         elif LAYERS[dep] == LAYERS[module] and module not in MODEL:
             assert (module, dep) in SAME_LAYER, f"{module} imports {dep} from its own layer"
         else:
-            assert LAYERS[dep] <= LAYERS[module], f"{module} (layer {LAYERS[module]}) imports {dep} (layer {LAYERS[dep]})"
+            assert LAYERS[dep] <= LAYERS[module], (
+                f"{module} (layer {LAYERS[module]}) imports {dep} (layer {LAYERS[dep]})"
+            )
 
 
 def test_the_science_never_imports_the_views():

@@ -30,7 +30,9 @@ def gaussian_signal_mmse(alpha, delta):
     if delta == 0:
         return max(0.0, 1.0 - 2.0 * alpha)
     b = 1.0 + delta / 2 - 2.0 * alpha
-    root = math.sqrt(b * b + 4.0 * delta * alpha)  # qhat: positive root of delta q^2/2 + b q - 2 alpha, without cancellation
+    root = math.sqrt(
+        b * b + 4.0 * delta * alpha
+    )  # qhat: positive root of delta q^2/2 + b q - 2 alpha, without cancellation
     qhat = 4.0 * alpha / (b + root) if b > 0 else (root - b) / delta
     return 1.0 / (1.0 + qhat)
 
@@ -99,7 +101,9 @@ def test_small_alpha_slope(kappa, delta, alpha):
 @given(st.floats(0.0, 5.0), deltas)
 def test_large_width_limit_is_the_gaussian_signal(alpha, delta):
     """kappa -> infinity: the fourth free cumulant 1/kappa of S* vanishes and S* is a GOE matrix."""
-    assert ms.bayes_optimal_mmse(alpha, 1e6, delta) == pytest.approx(gaussian_signal_mmse(alpha, delta), abs=1e-5)
+    assert ms.bayes_optimal_mmse(alpha, 1e6, delta) == pytest.approx(
+        gaussian_signal_mmse(alpha, delta), abs=1e-5
+    )
 
 
 def test_published_values_and_threshold():
@@ -191,32 +195,35 @@ def test_state_evolution_warns_at_its_cap_near_alpha_pr():
 # --------------------------------------------------------------------------- bad inputs
 
 
-@pytest.mark.parametrize("call,name", [
-    (lambda: ms.perfect_recovery_threshold(0.0), "kappa"),
-    (lambda: ms.perfect_recovery_threshold(math.nan), "kappa"),
-    (lambda: ms.perfect_recovery_threshold(math.inf), "kappa"),
-    (lambda: ms.perfect_recovery_threshold(None), "kappa"),
-    (lambda: ms.bayes_optimal_mmse(-1e-12, 0.5), "alpha"),
-    (lambda: ms.bayes_optimal_mmse(math.inf, 0.5), "alpha"),
-    (lambda: ms.bayes_optimal_mmse(math.nan, 0.5), "alpha"),
-    (lambda: ms.bayes_optimal_mmse([0.1], 0.5), "alpha"),
-    (lambda: ms.bayes_optimal_mmse(0.1, -0.5), "kappa"),
-    (lambda: ms.bayes_optimal_mmse(0.1, 1e-6), "kappa"),
-    (lambda: ms.bayes_optimal_mmse(0.1, 1e7), "kappa"),
-    (lambda: ms.bayes_optimal_mmse(0.1, 0.5, -1.0), "delta"),
-    (lambda: ms.bayes_optimal_mmse(0.1, 0.5, math.nan), "delta"),
-    (lambda: ms.state_evolution(-0.1, 0.5), "alpha"),
-    (lambda: ms.state_evolution(0.1, 0.0), "kappa"),
-    (lambda: ms.state_evolution(0.1, 0.5, math.inf), "delta"),
-    (lambda: ms.state_evolution(0.1, 0.5, start=-1.0), "start"),
-    (lambda: ms.state_evolution(0.1, 0.5, start=math.nan), "start"),
-    (lambda: ms.state_evolution(0.1, 0.5, damping=1.0), "damping"),
-    (lambda: ms.state_evolution(0.1, 0.5, damping=-0.1), "damping"),
-    (lambda: ms.state_evolution(0.1, 0.5, tol=math.inf), "tol"),
-    (lambda: ms.state_evolution(0.1, 0.5, tol=-1.0), "tol"),
-    (lambda: ms.state_evolution(0.1, 0.5, max_iter=0), "max_iter"),
-    (lambda: ms.state_evolution(0.1, 0.5, max_iter=True), "max_iter"),
-])
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: ms.perfect_recovery_threshold(0.0), "kappa"),
+        (lambda: ms.perfect_recovery_threshold(math.nan), "kappa"),
+        (lambda: ms.perfect_recovery_threshold(math.inf), "kappa"),
+        (lambda: ms.perfect_recovery_threshold(None), "kappa"),
+        (lambda: ms.bayes_optimal_mmse(-1e-12, 0.5), "alpha"),
+        (lambda: ms.bayes_optimal_mmse(math.inf, 0.5), "alpha"),
+        (lambda: ms.bayes_optimal_mmse(math.nan, 0.5), "alpha"),
+        (lambda: ms.bayes_optimal_mmse([0.1], 0.5), "alpha"),
+        (lambda: ms.bayes_optimal_mmse(0.1, -0.5), "kappa"),
+        (lambda: ms.bayes_optimal_mmse(0.1, 1e-6), "kappa"),
+        (lambda: ms.bayes_optimal_mmse(0.1, 1e7), "kappa"),
+        (lambda: ms.bayes_optimal_mmse(0.1, 0.5, -1.0), "delta"),
+        (lambda: ms.bayes_optimal_mmse(0.1, 0.5, math.nan), "delta"),
+        (lambda: ms.state_evolution(-0.1, 0.5), "alpha"),
+        (lambda: ms.state_evolution(0.1, 0.0), "kappa"),
+        (lambda: ms.state_evolution(0.1, 0.5, math.inf), "delta"),
+        (lambda: ms.state_evolution(0.1, 0.5, start=-1.0), "start"),
+        (lambda: ms.state_evolution(0.1, 0.5, start=math.nan), "start"),
+        (lambda: ms.state_evolution(0.1, 0.5, damping=1.0), "damping"),
+        (lambda: ms.state_evolution(0.1, 0.5, damping=-0.1), "damping"),
+        (lambda: ms.state_evolution(0.1, 0.5, tol=math.inf), "tol"),
+        (lambda: ms.state_evolution(0.1, 0.5, tol=-1.0), "tol"),
+        (lambda: ms.state_evolution(0.1, 0.5, max_iter=0), "max_iter"),
+        (lambda: ms.state_evolution(0.1, 0.5, max_iter=True), "max_iter"),
+    ],
+)
 def test_bad_input_raises_naming_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()

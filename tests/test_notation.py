@@ -19,12 +19,16 @@ ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
 NOTATION = ROOT / "notation.md"
 SYMBOLS = ROOT / "symbols.md"  # the per-chapter tables
-GREEK = set("""alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi
+GREEK = set(
+    """alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi
 rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi
-Omega""".split())
+Omega""".split()
+)
 CONSTANTS = {"e", "i", "\\pi"}
-UPRIGHT = re.compile(r"\\(?:text|textrm|textit|mathrm|operatorname|rm|label|begin|end|tag|mathit)\s*\{[^{}]*\}"
-                     r"|\{\\rm\s[^{}]*\}|\\rm\s+[A-Za-z]+|\\mathrm\s+[A-Za-z]")
+UPRIGHT = re.compile(
+    r"\\(?:text|textrm|textit|mathrm|operatorname|rm|label|begin|end|tag|mathit)\s*\{[^{}]*\}"
+    r"|\{\\rm\s[^{}]*\}|\\rm\s+[A-Za-z]+|\\mathrm\s+[A-Za-z]"
+)
 SYMBOL = re.compile(r"\\(mathbb|mathcal|mathscr|mathfrak)\s*\{?\s*([A-Za-z])|\\([A-Za-z]+)|([A-Za-z])")
 DISPLAY = re.compile(r"\$\$(.*?)\$\$", re.S)
 SECTION = re.compile(r"^## Chapter (\d+)\b.*?$(.*?)(?=^## |\Z)", re.S | re.M)
@@ -48,7 +52,12 @@ def symbols(tex: str) -> set[str]:
 def test_symbols_are_letters_without_decorations_or_names():
     assert symbols(r"\hat S^\star_{\rm PR} = \mathrm{mmse}(\alpha)") == {"S", "\\alpha"}
     assert symbols(r"\mathbb E\, \mathcal{N}(0, 1) + \operatorname{Tr}(Z_\mu) \,\mathrm dz") == {
-        "\\mathbb{E}", "\\mathcal{N}", "Z", "\\mu", "z"}
+        "\\mathbb{E}",
+        "\\mathcal{N}",
+        "Z",
+        "\\mu",
+        "z",
+    }
     assert symbols(r"\begin{aligned} \varphi(x) &= e^{-x^2/2} \end{aligned}") == {"\\varphi", "x", "e"}
 
 
@@ -78,12 +87,16 @@ def test_every_symbol_of_a_chapters_equations_is_in_its_table(path):
                 for symbol in symbols(display):
                     used.setdefault(symbol, " ".join(display.split())[:80])
     missing = {s: where for s, where in used.items() if s not in listed(tables().get(number, "")) | CONSTANTS}
-    assert not missing, f"{path.name}: symbols of display equations missing from symbols.md's table: {missing}"
+    assert not missing, (
+        f"{path.name}: symbols of display equations missing from symbols.md's table: {missing}"
+    )
 
 
 def test_the_normal_density_has_one_letter():
     pages = [NOTATION.read_text(encoding="utf-8"), SYMBOLS.read_text(encoding="utf-8")] + [
-        "".join("".join(c["source"]) for c in json.loads(p.read_text(encoding="utf-8"))["cells"]) for p in CHAPTERS]
+        "".join("".join(c["source"]) for c in json.loads(p.read_text(encoding="utf-8"))["cells"])
+        for p in CHAPTERS
+    ]
     assert not [p for p in pages if re.search(r"\\phi\b", p)], "write the standard normal density as \\varphi"
 
 
@@ -93,7 +106,9 @@ def test_a_letter_has_one_meaning_in_a_chapter(number):
     "elsewhere", "second meaning"), and no undecorated letter heads two rows."""
     body = tables().get(number, "")
     rows = [line for line in body.splitlines() if line.startswith("|") and not line.startswith("|---")][1:]
-    admitted = [row[:90] for row in rows if re.search(r"clash|not renamed|elsewhere|second meaning", row, re.I)]
+    admitted = [
+        row[:90] for row in rows if re.search(r"clash|not renamed|elsewhere|second meaning", row, re.I)
+    ]
     assert not admitted, f"chapter {number}: rows that give a letter a second meaning: {admitted}"
     heads: dict[str, str] = {}
     twice = []

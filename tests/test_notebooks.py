@@ -39,7 +39,9 @@ def code_cells(nb) -> list:
 def is_silent(source: str) -> bool:
     """True for a cell that legitimately shows nothing: it ends in an assignment, an import, a definition, a loop...,
     a trailing `;`, or it is IPython syntax (`%pip ...`) that the Python parser cannot judge."""
-    lines = [line for line in source.strip().splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    lines = [
+        line for line in source.strip().splitlines() if line.strip() and not line.lstrip().startswith("#")
+    ]
     if not lines or lines[-1].rstrip().endswith(";"):
         return True
     try:
@@ -80,7 +82,9 @@ def test_valid_nbformat(notebook):
 def test_listed_in_toc(notebook):
     path, _ = notebook
     rel = str(path.relative_to(ROOT).with_suffix(""))
-    assert rel in toc_files(), f"{rel} is not in _toc.yml: with only_build_toc_files it would not be on the website"
+    assert rel in toc_files(), (
+        f"{rel} is not in _toc.yml: with only_build_toc_files it would not be on the website"
+    )
 
 
 def test_kernelspec_is_python3(notebook):
@@ -184,7 +188,6 @@ def test_widget_state_saved(notebook):
     assert not missing, f"{path.name}: widget models {missing} are displayed but absent from the saved state"
 
 
-
 def test_colab_install_cell(notebook):
     """Colab has NumPy, SciPy, Matplotlib and ipywidgets but not the course's library: the first code cell installs it
     from this repository, only on Colab (guarded), and is hidden on the website (tag remove-cell)."""
@@ -196,11 +199,12 @@ def test_colab_install_cell(notebook):
     assert "remove-cell" in first.metadata.get("tags", []), (
         f"{path.name}: the first code cell must be the hidden Colab install cell (tag remove-cell)"
     )
-    assert re.search(r"""if\s+["']google\.colab["']\s+in\s+sys\.modules\s*:""", source) and "import sys" in source, (
-        f"{path.name}: the install cell is not guarded by `if \"google.colab\" in sys.modules:`"
-    )
+    assert (
+        re.search(r"""if\s+["']google\.colab["']\s+in\s+sys\.modules\s*:""", source)
+        and "import sys" in source
+    ), f'{path.name}: the install cell is not guarded by `if "google.colab" in sys.modules:`'
     assert re.search(r"^\s+%pip install\b.*\bsolvable @ " + re.escape(spec), source, re.MULTILINE), (
-        f"{path.name}: the install cell does not `%pip install \"solvable @ {spec}\"` inside the guard"
+        f'{path.name}: the install cell does not `%pip install "solvable @ {spec}"` inside the guard'
     )
 
 
@@ -246,7 +250,9 @@ def test_chapter_imports_come_from_requirements(notebook):
     path, nb = notebook
     modules = set()
     for cell in code_cells(nb):
-        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        source = "\n".join(
+            line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!"))
+        )
         try:
             tree = ast.parse(source)
         except SyntaxError:  # the guarded %pip cell, once its magic line is dropped
@@ -263,13 +269,17 @@ def test_chapter_imports_come_from_requirements(notebook):
         return re.sub(r"[-_.]+", "-", n).lower()
 
     missing = sorted(
-        m for m in modules - STDLIB - {"solvable"}
+        m
+        for m in modules - STDLIB - {"solvable"}
         if not any(norm(dist) in installed for dist in provided.get(m, []))
     )
-    assert not missing, (f"{path.name} imports {missing}, which binder/requirements.txt does not install (Binder "
-                         "would fail)")
+    assert not missing, (
+        f"{path.name} imports {missing}, which binder/requirements.txt does not install (Binder would fail)"
+    )
     runtime = (ROOT / "binder" / "runtime.txt").read_text(encoding="utf-8").strip()
-    assert re.fullmatch(r"python-3\.\d+", runtime), f"binder/runtime.txt should name Python as python-3.X: {runtime!r}"
+    assert re.fullmatch(r"python-3\.\d+", runtime), (
+        f"binder/runtime.txt should name Python as python-3.X: {runtime!r}"
+    )
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
@@ -280,9 +290,13 @@ def test_ignored_outputs_are_tagged_with_their_reason(notebook):
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
-        assert "NBVAL_" not in cell.source, f"{notebook.name} cell {i}: use the nbval-ignore-output tag, not a comment"
+        assert "NBVAL_" not in cell.source, (
+            f"{notebook.name} cell {i}: use the nbval-ignore-output tag, not a comment"
+        )
         if "nbval-ignore-output" in cell.metadata.get("tags", []):
-            assert cell.source.startswith("# ("), f"{notebook.name} cell {i}: first line should say why it is ignored"
+            assert cell.source.startswith("# ("), (
+                f"{notebook.name} cell {i}: first line should say why it is ignored"
+            )
 
 
 def test_landing_figures_are_the_chapters_own():
@@ -313,7 +327,9 @@ def test_figure_cells_show_only_their_figure(notebook):
         if cell.cell_type != "code" or "figure" not in cell.metadata.get("mystnb", {}):
             continue
         name = cell.metadata["mystnb"]["figure"].get("name")
-        outputs = [out for out in cell.get("outputs", []) if out.output_type in ("display_data", "execute_result")]
+        outputs = [
+            out for out in cell.get("outputs", []) if out.output_type in ("display_data", "execute_result")
+        ]
         images = [out for out in outputs if "image/png" in out.get("data", {})]
         assert len(images) == 1 and len(outputs) == 1, (
             f"{path.name}: figure {name} has {len(outputs)} displayed outputs ({len(images)} images)"
@@ -341,7 +357,8 @@ def test_visible_code_fits_the_page(notebook):
     long = [c.source.splitlines()[0] for c in cells if len(c.source.splitlines()) > LONG_CELL]
     assert len(long) <= LONG_FRACTION * len(cells), (
         f"{path.name}: {len(long)} of {len(cells)} visible code cells exceed {LONG_CELL} lines "
-        f"(at most {LONG_FRACTION:.0%}): {long}")
+        f"(at most {LONG_FRACTION:.0%}): {long}"
+    )
 
 
 def test_pages_define_no_shared_helpers(notebook):
@@ -363,5 +380,6 @@ def test_prose_quotes_numbers_not_configuration_names(notebook):
     fields = {field.name for field in dataclasses.fields(config.Sizes)}
     text = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
     named = set(re.findall(r"\bSIZES\.\w+", text)) | {
-        name for name in re.findall(r"(?<!\})`(\w+)`", text) if name in fields}  # not a role's target
+        name for name in re.findall(r"(?<!\})`(\w+)`", text) if name in fields
+    }  # not a role's target
     assert not named, f"{path.name}: configuration names in the prose: {sorted(named)}"

@@ -30,11 +30,16 @@ def test_the_map_holds_the_thresholds_of_the_library():
     perceptron, bsr_row, qn, aim, seq = rows.values()
     expected = glm.perfect_learning_thresholds("rademacher", "sign")
     assert perceptron["thresholds"] == {"alpha_IT": expected.alpha_it, "alpha_alg": expected.alpha_alg}
-    assert bsr_row["thresholds"] == {"alpha_PR": bsr.perfect_recovery_threshold(1.0, 0.5),
-                                     "alpha_MNNE": bsr.nuclear_norm_threshold(1.0, 0.5)}
+    assert bsr_row["thresholds"] == {
+        "alpha_PR": bsr.perfect_recovery_threshold(1.0, 0.5),
+        "alpha_MNNE": bsr.nuclear_norm_threshold(1.0, 0.5),
+    }
     assert qn["thresholds"] == {"alpha_PR": quadratic.perfect_recovery_threshold(0.5)}
     assert aim["thresholds"] == {"alpha_PR": attention.perfect_recovery_threshold(0.5, 2)}
-    assert seq["thresholds"] == {"alpha_c": smi.weak_recovery_threshold(2), "alpha_PR": smi.perfect_recovery_threshold(2)}
+    assert seq["thresholds"] == {
+        "alpha_c": smi.weak_recovery_threshold(2),
+        "alpha_PR": smi.perfect_recovery_threshold(2),
+    }
     for row in rows.values():  # the phases tile the axis at the thresholds
         edges = [(start, end) for start, end, _ in row["phases"]]
         assert edges[0][0] == 0 and edges[-1][1] is None
@@ -49,8 +54,11 @@ def test_the_figure_prints_the_library_numbers():
     fig, labels = plotting.phase_map()
     texts = [text.get_text() for text in fig.axes[0].texts]
     rows = plotting.phase_map_rows()
-    drawn = [(row["model"], name, value) for row in rows
-             for name, value in sorted(row["thresholds"].items(), key=lambda item: item[1])]
+    drawn = [
+        (row["model"], name, value)
+        for row in rows
+        for name, value in sorted(row["thresholds"].items(), key=lambda item: item[1])
+    ]
     assert labels == drawn
     for model, name, value in labels:
         assert any(f"= {value:.3f}" in text for text in texts), f"{model}: {name} = {value:.3f} not printed"
@@ -66,7 +74,8 @@ def test_the_committed_figure_is_current():
     _, labels = plotting.phase_map()
     matplotlib.pyplot.close("all")
     assert [tuple(entry[:2]) for entry in stored] == [label[:2] for label in labels], (
-        "figures/landing/overview.png is stale: python figures/landing/update.py")
+        "figures/landing/overview.png is stale: python figures/landing/update.py"
+    )
     for (_, _, old), (model, name, new) in zip(stored, labels):
         assert math.isclose(old, new, rel_tol=1e-9), f"{model}: {name} drawn at {old}, the library says {new}"
 

@@ -30,7 +30,9 @@ def gd_result(job):
 
 @pytest.fixture(scope="module")
 def sequential():
-    with threadpool_limits(1):  # the workers below run one BLAS thread each (2 workers on 2 cores, or the limit)
+    with threadpool_limits(
+        1
+    ):  # the workers below run one BLAS thread each (2 workers on 2 cores, or the limit)
         return sweep(gamp_error, [0.5, 1.0, 1.5], 3, rng=2025)
 
 
@@ -53,15 +55,25 @@ def test_parallel_map_keeps_the_order_and_the_bits_of_the_loop():
     for (e1, a1, h1), (e2, a2, h2) in zip(loop, out, strict=True):
         assert np.array_equal(e1, e2) and a1 == a2 and np.array_equal(h1, h2)
     # a generator of jobs is consumed in order: its children are those of the list above
-    lazy = parallel_map(lambda j: j[1].standard_normal(), ((a, c) for a, c in zip(range(4), np.random.default_rng(
-        7).spawn(4))), n_jobs=2)
+    lazy = parallel_map(
+        lambda j: j[1].standard_normal(),
+        ((a, c) for a, c in zip(range(4), np.random.default_rng(7).spawn(4))),
+        n_jobs=2,
+    )
     assert lazy == [c.standard_normal() for c in np.random.default_rng(7).spawn(4)]
 
 
 def test_a_sweep_runs_on_a_local_dask_cluster(sequential):
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  env={"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}) as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            env={"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"},
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         workers = set(client.scheduler_info()["workers"])
         with joblib.parallel_config(backend="dask"):
             res = sweep(gamp_error, [0.5, 1.0, 1.5], 3, rng=2025, n_jobs=-1)
@@ -76,7 +88,21 @@ def test_parallel_map_refuses_bad_arguments_and_passes_errors_on():
         parallel_map(3, [1])
     cores = os.cpu_count() or 1
     domain = rf"n_jobs must be -1 \(every core\) or an integer in \[1, {cores}\]"
-    for bad in (0, -2, -(10**9), cores + 1, 10**9, 10**400, 1.5, 2.0, np.float64(2.0), True, np.True_, "2", [2]):
+    for bad in (
+        0,
+        -2,
+        -(10**9),
+        cores + 1,
+        10**9,
+        10**400,
+        1.5,
+        2.0,
+        np.float64(2.0),
+        True,
+        np.True_,
+        "2",
+        [2],
+    ):
         with pytest.raises(InvalidParameterError, match=domain):
             parallel_map(abs, [1], n_jobs=bad)
         with pytest.raises(InvalidParameterError, match=domain):
@@ -97,12 +123,16 @@ def test_a_sweep_refuses_a_non_finite_run_and_names_it(n_jobs, bad):
         error, iterations, converged = bad, 3, True
 
     def run(value, rng):
-        seed_draw = rng.standard_normal()   # every run draws: the failing one is named by its seed, not its draw
+        seed_draw = (
+            rng.standard_normal()
+        )  # every run draws: the failing one is named by its seed, not its draw
         return Result() if value == 2.0 and seed_draw == target else value + seed_draw
 
     # the draw of child 4 of rng 0 (value 2.0, seed 1 with 3 seeds per value): computed independently of sweep
     target = np.random.default_rng(0).spawn(6)[4].standard_normal()
-    with pytest.raises(ValueError, match=r"non-finite error .* value = 2\.0 \(values\[1\]\), seed 1 \(child 4 of rng"):
+    with pytest.raises(
+        ValueError, match=r"non-finite error .* value = 2\.0 \(values\[1\]\), seed 1 \(child 4 of rng"
+    ):
         sweep(run, [1.0, 2.0], 3, rng=0, n_jobs=n_jobs)
     with pytest.raises(ValueError, match=r"value = 1\.0 \(values\[0\]\), seed 0 \(child 0"):
         sweep(lambda v, rng: bad, [1.0, 2.0], 3, rng=0)

@@ -70,7 +70,9 @@ def test_damped_state_evolution_has_the_same_fixed_point_and_is_slower():
     plain = qn.state_evolution(0.3, 0.5, start=5.0)
     damped = qn.state_evolution(0.3, 0.5, start=5.0, damping=0.5)
     assert damped.converged and damped.error == pytest.approx(plain.error, abs=1e-6)
-    assert damped.history[0] == plain.history[0] == 5.0 and damped.history[1] == pytest.approx(plain.history[1])
+    assert damped.history[0] == plain.history[0] == 5.0 and damped.history[1] == pytest.approx(
+        plain.history[1]
+    )
     assert damped.iterations > plain.iterations and np.all(damped.history[2:10] > plain.history[2:10])
     with pytest.raises(ValueError, match="damping"):
         qn.state_evolution(0.3, 0.5, damping=1.0)
@@ -96,7 +98,7 @@ def test_normalisation_conversions_round_trip():
     mmse_w, delta_w = qn.to_mean_one(0.3, 0.5, delta=0.25)
     assert (mmse_w, delta_w) == (0.6, 0.5)
     assert qn.from_mean_one(mmse_w, 0.5, delta_w=delta_w) == pytest.approx((0.3, 0.25))
-    with pytest.raises(TypeError):   # the former to_mean_one(mmse, delta, kappa) fails instead of swapping
+    with pytest.raises(TypeError):  # the former to_mean_one(mmse, delta, kappa) fails instead of swapping
         qn.to_mean_one(0.3, 0.25, 0.5)
     assert qn.effective_noise_of_preactivation_noise(0.1) == pytest.approx(2 * 0.01 * 2.01)
 
@@ -124,7 +126,9 @@ def test_sample_follows_the_model():
     assert np.allclose(data.y, y)
     # spectrum of S*: mean sqrt(kappa), (1/d) Tr S*^2 ~ 1 + kappa
     ev = np.linalg.eigvalsh(data.S_star)
-    assert ev.mean() == pytest.approx(math.sqrt(0.5), rel=0.1) and np.mean(ev**2) == pytest.approx(1.5, rel=0.15)
+    assert ev.mean() == pytest.approx(math.sqrt(0.5), rel=0.1) and np.mean(ev**2) == pytest.approx(
+        1.5, rel=0.15
+    )
 
 
 @pytest.mark.parametrize("alpha", [0.2, 0.3])
@@ -170,17 +174,25 @@ def test_nuclear_norm_route():
     assert heavy.nuclear_norm < res.nuclear_norm
 
 
-@pytest.mark.parametrize("call,name", [
-    (lambda: qn.bayes_optimal_mmse(-0.1, 0.5), "alpha"),
-    (lambda: qn.bayes_optimal_mmse(0.1, 0.0), "kappa"),
-    (lambda: qn.bayes_optimal_mmse(0.1, 0.5, -1.0), "delta"),
-    (lambda: qn.bayes_optimal_mmse(float("nan"), 0.5), "alpha"),
-    (lambda: qn.perfect_recovery_threshold(-1), "kappa"),
-    (lambda: qn.sample(10, -0.2, kappa=0.5, rng=0), "alpha"),
-    (lambda: qn.sample(10, 0.2, kappa=0.5, rng=None), "rng"),
-    (lambda: qn.nuclear_norm_erm(qn.sample(6, 0.5, kappa=0.5, rng=0), lam=0.0), "lam"),
-    (lambda: qn.Dataset(X=np.ones((4, 3)), y=np.ones(5), W_star=np.ones((3, 2)), S_star=np.ones((3, 3))), "y must"),
-])
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: qn.bayes_optimal_mmse(-0.1, 0.5), "alpha"),
+        (lambda: qn.bayes_optimal_mmse(0.1, 0.0), "kappa"),
+        (lambda: qn.bayes_optimal_mmse(0.1, 0.5, -1.0), "delta"),
+        (lambda: qn.bayes_optimal_mmse(float("nan"), 0.5), "alpha"),
+        (lambda: qn.perfect_recovery_threshold(-1), "kappa"),
+        (lambda: qn.sample(10, -0.2, kappa=0.5, rng=0), "alpha"),
+        (lambda: qn.sample(10, 0.2, kappa=0.5, rng=None), "rng"),
+        (lambda: qn.nuclear_norm_erm(qn.sample(6, 0.5, kappa=0.5, rng=0), lam=0.0), "lam"),
+        (
+            lambda: qn.Dataset(
+                X=np.ones((4, 3)), y=np.ones(5), W_star=np.ones((3, 2)), S_star=np.ones((3, 3))
+            ),
+            "y must",
+        ),
+    ],
+)
 def test_bad_input_raises(call, name):
     with pytest.raises(ValueError, match=name):
         call()
@@ -216,7 +228,10 @@ def test_gradient_descent_in_float32_matches_float64():
     r64 = qn.gd(data, n_inits=4, rng=np.random.default_rng(4))
     r32 = qn.gd(data, n_inits=4, dtype=np.float32, rng=np.random.default_rng(4))
     assert r32.converged.all() and r32.losses.max() < 1e-6
-    assert np.allclose(r32.errors, r64.errors, rtol=1e-3) and abs(r32.average_error / r64.average_error - 1) < 1e-3
+    assert (
+        np.allclose(r32.errors, r64.errors, rtol=1e-3)
+        and abs(r32.average_error / r64.average_error - 1) < 1e-3
+    )
     with pytest.raises(ValueError, match="dtype"):
         qn.gd(data, n_inits=2, dtype=np.int64, rng=0)
 
@@ -243,7 +258,9 @@ def test_sensing_noise_has_goe_variances_and_heavier_fourth_moment():
     ev = np.concatenate([np.linalg.eigvalsh(M) for M in draws])
     assert abs(np.mean(ev**2) - 1) < 0.1  # 1 + O(1/d)
     m2, m4 = np.mean(ev**2), np.mean(ev**4)
-    assert 0.5 < m4 - 2 * m2**2 < 1.2  # fourth free cumulant: 0 for the semicircle, about 3 d/n = 0.75 here (0.90)
+    assert (
+        0.5 < m4 - 2 * m2**2 < 1.2
+    )  # fourth free cumulant: 0 for the semicircle, about 3 d/n = 0.75 here (0.90)
     with pytest.raises(ValueError, match="rng"):
         qn.sensing_noise(np.ones((3, 2)), rng=None)
 
@@ -251,14 +268,17 @@ def test_sensing_noise_has_goe_variances_and_heavier_fourth_moment():
 # --------------------------------------------------------------------------- hard edges (issue 11)
 
 
-@pytest.mark.parametrize("alpha,kappa,delta,expected", [
-    # small noise above alpha_PR: mmse_RIE is linear there, MMSE = alpha_PR delta / (2 (alpha - alpha_PR))
-    (1.0, 0.5, 1e-4, 0.375e-4 / (2 * 0.625)),
-    (0.5, 0.5, 1e-8, 0.375e-8 / (2 * 0.125)),
-    (5.0, 0.5, 1e-3, 0.375e-3 / (2 * 4.625)),
-    # large noise, tiny alpha: MMSE = 1 - 4 alpha/(2 + delta) + O(alpha^2)
-    (1e-4, 0.5, 100.0, 1 - 4e-4 / 102),
-])
+@pytest.mark.parametrize(
+    "alpha,kappa,delta,expected",
+    [
+        # small noise above alpha_PR: mmse_RIE is linear there, MMSE = alpha_PR delta / (2 (alpha - alpha_PR))
+        (1.0, 0.5, 1e-4, 0.375e-4 / (2 * 0.625)),
+        (0.5, 0.5, 1e-8, 0.375e-8 / (2 * 0.125)),
+        (5.0, 0.5, 1e-3, 0.375e-3 / (2 * 4.625)),
+        # large noise, tiny alpha: MMSE = 1 - 4 alpha/(2 + delta) + O(alpha^2)
+        (1e-4, 0.5, 100.0, 1 - 4e-4 / 102),
+    ],
+)
 def test_bayes_mmse_calls_that_used_to_crash(alpha, kappa, delta, expected):
     """Issue 11: these raised scipy's "f(a) and f(b) must have different signs" (bracket too narrow)."""
     assert qn.bayes_optimal_mmse(alpha, kappa, delta) == pytest.approx(expected, rel=1e-3, abs=1e-12)
@@ -301,85 +321,103 @@ def test_gamp_rie_returns_the_engine_result_and_its_error():
 _DATA = qn.sample(8, 0.5, kappa=0.5, rng=0)
 
 
-@pytest.mark.parametrize("call,name", [
-    # Bayes error, threshold, conversions
-    (lambda: qn.bayes_optimal_mmse(math.inf, 0.5), "alpha"),
-    (lambda: qn.bayes_optimal_mmse(0.1, math.nan), "kappa"),
-    (lambda: qn.bayes_optimal_mmse(0.1, 1e-9), "kappa"),
-    (lambda: qn.bayes_optimal_mmse(0.1, 1e300), "kappa"),
-    (lambda: qn.bayes_optimal_mmse(0.1, 0.5, math.inf), "delta"),
-    (lambda: qn.bayes_optimal_mmse("a", 0.5), "alpha"),
-    (lambda: qn.perfect_recovery_threshold(math.inf), "kappa"),
-    (lambda: qn.bayes_test_error(0.1, 0.5, math.nan), "delta"),
-    (lambda: qn.to_mean_one(math.nan, 0.5, delta=0.1), "mmse"),
-    (lambda: qn.to_mean_one(0.1, 0.5, delta=-1.0), "delta"),
-    (lambda: qn.to_mean_one(1e300, 1e-300, delta=0.0), "overflow"),
-    (lambda: qn.from_mean_one(0.1, 0.5, delta_w=math.inf), "delta_w"),
-    (lambda: qn.from_mean_one(0.1, 0.0, delta_w=0.1), "kappa"),
-    (lambda: qn.effective_noise_of_preactivation_noise(-0.1), "sigma"),
-    (lambda: qn.effective_noise_of_preactivation_noise(1e200), "sigma"),
-    # state evolution controls
-    (lambda: qn.state_evolution(-0.1, 0.5), "alpha"),
-    (lambda: qn.state_evolution(0.3, 0.5, tol=math.inf), "tol"),
-    (lambda: qn.state_evolution(0.3, 0.5, tol=1.0), "tol"),
-    (lambda: qn.state_evolution(0.3, 0.5, damping=1.0), "damping"),
-    (lambda: qn.state_evolution(0.3, 0.5, damping=math.nan), "damping"),
-    (lambda: qn.state_evolution(0.3, 0.5, start=0.0), "start"),
-    (lambda: qn.state_evolution(0.3, 0.5, start=math.inf), "start"),
-    (lambda: qn.state_evolution(0.3, 0.5, max_iter=2.5), "max_iter"),
-    # sampler: sizes and types
-    (lambda: qn.sample(10.0, 0.2, kappa=0.5, rng=0), "d"),
-    (lambda: qn.sample(1, 0.2, kappa=0.5, rng=0), "d"),
-    (lambda: qn.sample(10, 0.2, kappa=math.inf, rng=0), "kappa"),
-    (lambda: qn.sample(10, math.nan, kappa=0.5, rng=0), "alpha"),
-    (lambda: qn.sample(10, 0.2, kappa=0.5, delta=-1.0, rng=0), "delta"),
-    (lambda: qn.sample(10, 0.2, kappa=0.01, rng=0), "kappa"),
-    (lambda: qn.sample(10, 0.2, kappa=0.55, rng=0), "kappa \\* d must be an integer"),
-    (lambda: qn.sample(10, 1e-3, kappa=0.5, rng=0), "alpha d\\^2 must round"),
-    (lambda: qn.sample(100, 1e8, kappa=0.5, rng=0), "inputs X"),
-    (lambda: qn.sample(10**6, 1e-9, kappa=0.5, rng=0), "W"),
-    # GAMP-RIE controls
-    (lambda: qn.gamp_rie(_DATA, tol=math.inf, rng=0), "tol"),
-    (lambda: qn.gamp_rie(_DATA, tol=-1e-3, rng=0), "tol"),
-    (lambda: qn.gamp_rie(_DATA, max_iter=0, rng=0), "max_iter"),
-    (lambda: qn.gamp_rie(_DATA, damping=1.0, rng=0), "damping"),
-    (lambda: qn.gamp_rie(_DATA, rng=None), "rng"),
-    # gradient descent
-    (lambda: qn.gd(_DATA, n_inits=0, rng=0), "n_inits"),
-    (lambda: qn.gd(_DATA, width=0, rng=0), "width"),
-    (lambda: qn.gd(_DATA, lr=-1.0, rng=0), "lr"),
-    (lambda: qn.gd(_DATA, lr=math.inf, rng=0), "lr"),
-    (lambda: qn.gd(_DATA, tol=math.inf, rng=0), "tol"),
-    (lambda: qn.gd(_DATA, max_steps=-1, rng=0), "max_steps"),
-    (lambda: qn.gd(_DATA, n_inits=10**6, width=10**4, rng=0), "students"),
-    # nuclear norm
-    (lambda: qn.nuclear_norm_erm(_DATA, lam=math.inf), "lam"),
-    (lambda: qn.nuclear_norm_erm(_DATA, lam=0.1, tol=math.inf), "tol"),
-    (lambda: qn.nuclear_norm_erm(_DATA, lam=0.1, max_iter=0), "max_iter"),
-    # data and the sensing map
-    (lambda: qn.Dataset(X=np.full((4, 3), np.nan), y=np.ones(4), W_star=np.ones((3, 2)), S_star=np.ones((3, 3))),
-     "X must contain finite"),
-    (lambda: qn.Dataset(X=np.ones((4, 3)), y=np.ones(4), W_star=np.ones((3, 2)), S_star=np.ones((3, 3)), delta=-1),
-     "delta"),
-    (lambda: qn.Dataset(X=np.ones((4, 3)), y=np.ones(4), W_star=np.ones((2, 3)), S_star=np.ones((3, 3))),
-     "W_star must be \\(d, m\\)"),
-    (lambda: qn.QuadraticSensingMap(np.ones(5)), "X must be"),
-    (lambda: qn.QuadraticSensingMap(np.array([[1.0, np.inf]])), "X must be .* non-finite entries"),
-    (lambda: qn.QuadraticSensingMap(np.ones((4, 3))).forward(np.ones((2, 2))), "S must be"),
-    (lambda: qn.QuadraticSensingMap(np.ones((4, 3))).adjoint(np.ones(5)), "g must be"),
-    (lambda: qn.sensing_noise(np.ones((0, 3)), rng=0), "X must be"),
-    (lambda: qn.sensing_noise(np.full((18, 6), 1e300), rng=0), "X must have entries"),
-])
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        # Bayes error, threshold, conversions
+        (lambda: qn.bayes_optimal_mmse(math.inf, 0.5), "alpha"),
+        (lambda: qn.bayes_optimal_mmse(0.1, math.nan), "kappa"),
+        (lambda: qn.bayes_optimal_mmse(0.1, 1e-9), "kappa"),
+        (lambda: qn.bayes_optimal_mmse(0.1, 1e300), "kappa"),
+        (lambda: qn.bayes_optimal_mmse(0.1, 0.5, math.inf), "delta"),
+        (lambda: qn.bayes_optimal_mmse("a", 0.5), "alpha"),
+        (lambda: qn.perfect_recovery_threshold(math.inf), "kappa"),
+        (lambda: qn.bayes_test_error(0.1, 0.5, math.nan), "delta"),
+        (lambda: qn.to_mean_one(math.nan, 0.5, delta=0.1), "mmse"),
+        (lambda: qn.to_mean_one(0.1, 0.5, delta=-1.0), "delta"),
+        (lambda: qn.to_mean_one(1e300, 1e-300, delta=0.0), "overflow"),
+        (lambda: qn.from_mean_one(0.1, 0.5, delta_w=math.inf), "delta_w"),
+        (lambda: qn.from_mean_one(0.1, 0.0, delta_w=0.1), "kappa"),
+        (lambda: qn.effective_noise_of_preactivation_noise(-0.1), "sigma"),
+        (lambda: qn.effective_noise_of_preactivation_noise(1e200), "sigma"),
+        # state evolution controls
+        (lambda: qn.state_evolution(-0.1, 0.5), "alpha"),
+        (lambda: qn.state_evolution(0.3, 0.5, tol=math.inf), "tol"),
+        (lambda: qn.state_evolution(0.3, 0.5, tol=1.0), "tol"),
+        (lambda: qn.state_evolution(0.3, 0.5, damping=1.0), "damping"),
+        (lambda: qn.state_evolution(0.3, 0.5, damping=math.nan), "damping"),
+        (lambda: qn.state_evolution(0.3, 0.5, start=0.0), "start"),
+        (lambda: qn.state_evolution(0.3, 0.5, start=math.inf), "start"),
+        (lambda: qn.state_evolution(0.3, 0.5, max_iter=2.5), "max_iter"),
+        # sampler: sizes and types
+        (lambda: qn.sample(10.0, 0.2, kappa=0.5, rng=0), "d"),
+        (lambda: qn.sample(1, 0.2, kappa=0.5, rng=0), "d"),
+        (lambda: qn.sample(10, 0.2, kappa=math.inf, rng=0), "kappa"),
+        (lambda: qn.sample(10, math.nan, kappa=0.5, rng=0), "alpha"),
+        (lambda: qn.sample(10, 0.2, kappa=0.5, delta=-1.0, rng=0), "delta"),
+        (lambda: qn.sample(10, 0.2, kappa=0.01, rng=0), "kappa"),
+        (lambda: qn.sample(10, 0.2, kappa=0.55, rng=0), "kappa \\* d must be an integer"),
+        (lambda: qn.sample(10, 1e-3, kappa=0.5, rng=0), "alpha d\\^2 must round"),
+        (lambda: qn.sample(100, 1e8, kappa=0.5, rng=0), "inputs X"),
+        (lambda: qn.sample(10**6, 1e-9, kappa=0.5, rng=0), "W"),
+        # GAMP-RIE controls
+        (lambda: qn.gamp_rie(_DATA, tol=math.inf, rng=0), "tol"),
+        (lambda: qn.gamp_rie(_DATA, tol=-1e-3, rng=0), "tol"),
+        (lambda: qn.gamp_rie(_DATA, max_iter=0, rng=0), "max_iter"),
+        (lambda: qn.gamp_rie(_DATA, damping=1.0, rng=0), "damping"),
+        (lambda: qn.gamp_rie(_DATA, rng=None), "rng"),
+        # gradient descent
+        (lambda: qn.gd(_DATA, n_inits=0, rng=0), "n_inits"),
+        (lambda: qn.gd(_DATA, width=0, rng=0), "width"),
+        (lambda: qn.gd(_DATA, lr=-1.0, rng=0), "lr"),
+        (lambda: qn.gd(_DATA, lr=math.inf, rng=0), "lr"),
+        (lambda: qn.gd(_DATA, tol=math.inf, rng=0), "tol"),
+        (lambda: qn.gd(_DATA, max_steps=-1, rng=0), "max_steps"),
+        (lambda: qn.gd(_DATA, n_inits=10**6, width=10**4, rng=0), "students"),
+        # nuclear norm
+        (lambda: qn.nuclear_norm_erm(_DATA, lam=math.inf), "lam"),
+        (lambda: qn.nuclear_norm_erm(_DATA, lam=0.1, tol=math.inf), "tol"),
+        (lambda: qn.nuclear_norm_erm(_DATA, lam=0.1, max_iter=0), "max_iter"),
+        # data and the sensing map
+        (
+            lambda: qn.Dataset(
+                X=np.full((4, 3), np.nan), y=np.ones(4), W_star=np.ones((3, 2)), S_star=np.ones((3, 3))
+            ),
+            "X must contain finite",
+        ),
+        (
+            lambda: qn.Dataset(
+                X=np.ones((4, 3)), y=np.ones(4), W_star=np.ones((3, 2)), S_star=np.ones((3, 3)), delta=-1
+            ),
+            "delta",
+        ),
+        (
+            lambda: qn.Dataset(
+                X=np.ones((4, 3)), y=np.ones(4), W_star=np.ones((2, 3)), S_star=np.ones((3, 3))
+            ),
+            "W_star must be \\(d, m\\)",
+        ),
+        (lambda: qn.QuadraticSensingMap(np.ones(5)), "X must be"),
+        (lambda: qn.QuadraticSensingMap(np.array([[1.0, np.inf]])), "X must be .* non-finite entries"),
+        (lambda: qn.QuadraticSensingMap(np.ones((4, 3))).forward(np.ones((2, 2))), "S must be"),
+        (lambda: qn.QuadraticSensingMap(np.ones((4, 3))).adjoint(np.ones(5)), "g must be"),
+        (lambda: qn.sensing_noise(np.ones((0, 3)), rng=0), "X must be"),
+        (lambda: qn.sensing_noise(np.full((18, 6), 1e300), rng=0), "X must have entries"),
+    ],
+)
 def test_every_entry_point_names_its_bad_input(call, name):
     with pytest.raises(ValueError, match=name):
         call()
 
 
-@pytest.mark.parametrize("call", [
-    lambda: qn.gamp_rie("not data", rng=0),
-    lambda: qn.gd(None, rng=0),
-    lambda: qn.nuclear_norm_erm(np.ones((3, 3)), lam=0.1),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: qn.gamp_rie("not data", rng=0),
+        lambda: qn.gd(None, rng=0),
+        lambda: qn.nuclear_norm_erm(np.ones((3, 3)), lam=0.1),
+    ],
+)
 def test_wrong_data_type_raises_type_error(call):
     with pytest.raises(TypeError, match="data must be"):
         call()
@@ -424,8 +462,9 @@ def test_psd_soft_threshold_stats_limits():
     assert st.error == pytest.approx(0.2, rel=1e-6) and st.divergence == pytest.approx(1.0, rel=1e-6)
 
 
-@pytest.mark.parametrize("bad", [{"kappa": 0.0}, {"noise": 0.0}, {"noise": -1.0}, {"threshold": -0.1},
-                                 {"threshold": math.nan}])
+@pytest.mark.parametrize(
+    "bad", [{"kappa": 0.0}, {"noise": 0.0}, {"noise": -1.0}, {"threshold": -0.1}, {"threshold": math.nan}]
+)
 def test_psd_soft_threshold_stats_rejects(bad):
     args = {"kappa": 0.5, "noise": 0.3, "threshold": 0.2} | bad
     with pytest.raises(ValueError, match=next(iter(bad))):
@@ -446,7 +485,9 @@ def test_nuclear_norm_theory_limits():
     assert small.train_loss < 1e-9
 
 
-@pytest.mark.parametrize("alpha, lam, delta", [(0.1, 0.0, 0.0), (0.3, 0.1, 0.0), (0.3, 1.0, 0.5), (0.6, 0.3, 0.25)])
+@pytest.mark.parametrize(
+    "alpha, lam, delta", [(0.1, 0.0, 0.0), (0.3, 0.1, 0.0), (0.3, 1.0, 0.5), (0.6, 0.3, 0.25)]
+)
 def test_nuclear_norm_theory_not_below_bayes(alpha, lam, delta):
     # ERM is one estimator among others: it cannot beat the Bayes-optimal error; and it is a convex fit, so its
     # training loss is below its test error (it fits the training labels better than fresh ones).
@@ -473,7 +514,12 @@ def _goe_sensing_erm(d, kappa, alpha, lam, rng, iters=3000, tol=1e-8):
         Xn = (O * np.maximum(lam_i - step * lam, 0.0)) @ O.T
         tk = 1.0 if np.sum((Y - Xn) * (Xn - X)) > 0 else tk
         tn = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * tk * tk))
-        Y, change, X, tk = Xn + (tk - 1.0) / tn * (Xn - X), np.linalg.norm(Xn - X) / np.linalg.norm(Xn), Xn, tn
+        Y, change, X, tk = (
+            Xn + (tk - 1.0) / tn * (Xn - X),
+            np.linalg.norm(Xn - X) / np.linalg.norm(Xn),
+            Xn,
+            tn,
+        )
         if change < tol:
             break
     return float(np.sum((X - S) ** 2)) / d, float(np.mean((A @ X.ravel() - y) ** 2))
@@ -484,7 +530,9 @@ def test_nuclear_norm_theory_matches_gaussian_sensing_erm():
     # errors over 8 data sets (measured: 0.569 +- 0.020 against 0.591 for the error, 0.378 +- 0.003 against 0.394
     # for the training loss; the training loss also carries an O(1/d) bias, hence its 0.02 slack).
     th = qn.nuclear_norm_erm_theory(0.3, 0.5, 1.0)
-    runs = np.array([_goe_sensing_erm(30, 0.5, 0.3, 30.0, child) for child in np.random.default_rng(3).spawn(8)])
+    runs = np.array(
+        [_goe_sensing_erm(30, 0.5, 0.3, 30.0, child) for child in np.random.default_rng(3).spawn(8)]
+    )
     mean, se = runs.mean(axis=0), runs.std(axis=0, ddof=1) / math.sqrt(len(runs))
     assert abs(mean[0] - th.error) < 2.5 * se[0]
     assert abs(mean[1] - th.train_loss) < 2.5 * se[1] + 0.02
@@ -508,8 +556,9 @@ def test_nuclear_norm_theory_matches_network_erm_up_to_a_finite_size_gap():
         assert -2.5 * se < mean - target < 2.5 * se + 4.0 / d
 
 
-@pytest.mark.parametrize("bad", [{"alpha": 0.0}, {"kappa": -1.0}, {"lam_over_d": -0.1}, {"delta": -1.0},
-                                 {"lam_over_d": math.inf}])
+@pytest.mark.parametrize(
+    "bad", [{"alpha": 0.0}, {"kappa": -1.0}, {"lam_over_d": -0.1}, {"delta": -1.0}, {"lam_over_d": math.inf}]
+)
 def test_nuclear_norm_theory_rejects(bad):
     args = {"alpha": 0.3, "kappa": 0.5, "lam_over_d": 0.1, "delta": 0.0} | bad
     with pytest.raises(ValueError, match=next(iter(bad))):
@@ -535,6 +584,7 @@ def test_sample_size_check_counts_the_peak_of_every_array(monkeypatch):
     """Issue 20: the sampler's checks capped each array alone while it held the inputs, the sensing map's two
     (n, d) products and the teacher at once: the check now counts them together, above the measured peak."""
     import tracemalloc
+
     counted = []
     real = qn.check_size
 
@@ -559,9 +609,13 @@ def test_another_models_data_set_raises_type_error_naming_data():
     """The contract: a data set of another model (here the SMI's, also a solvable.dataset.Dataset) is a wrong
     type for this model's algorithms: TypeError naming ``data``."""
     from solvable import smi
+
     other = smi.sample(10, 1.0, T=2, rng=0)
-    for call in (lambda: qn.gamp_rie(other, rng=0), lambda: qn.gd(other, rng=0),
-                 lambda: qn.nuclear_norm_erm(other, lam=0.1)):
+    for call in (
+        lambda: qn.gamp_rie(other, rng=0),
+        lambda: qn.gd(other, rng=0),
+        lambda: qn.nuclear_norm_erm(other, lam=0.1),
+    ):
         with pytest.raises(TypeError, match="data must be a solvable.quadratic.Dataset"):
             call()
 
@@ -592,6 +646,7 @@ def test_a_data_set_with_labels_beyond_1e100_is_refused_naming_y():
     """Labels of 1e200 gave nuclear_norm_erm an inf train loss (and gd an 'objective.loss_scale' error): their
     squares overflow, so the data set refuses them, naming y."""
     import dataclasses
+
     data = qn.sample(6, 0.5, kappa=0.5, rng=0)
     with pytest.raises(ValueError, match="y must have entries"):
         dataclasses.replace(data, y=data.y * 1e200)
@@ -602,6 +657,7 @@ def test_gd_names_y_when_the_labels_are_all_zero():
     """All-zero labels (the relative loss loss/sum(y^2) is undefined) raised run_gd's 'objective.loss_scale must be
     finite and > 0', which names no argument of quadratic.gd."""
     import dataclasses
+
     data = qn.sample(6, 0.5, kappa=0.5, rng=0)
     with pytest.raises(ValueError, match="y must not be identically zero"):
         qn.gd(dataclasses.replace(data, y=np.zeros_like(data.y)), n_inits=2, max_steps=5, rng=0)
@@ -623,6 +679,11 @@ def test_gamp_rie_default_precision_reaches_zero_above_threshold_where_the_empir
 
 
 def test_gamp_rie_both_precisions_agree_below_threshold():
-    errors = {p: [qn.gamp_rie(qn.sample(40, 0.3, kappa=0.5, rng=s), precision=p, warn=False, rng=s).error
-                  for s in range(3)] for p in ("derivative", "empirical")}
+    errors = {
+        p: [
+            qn.gamp_rie(qn.sample(40, 0.3, kappa=0.5, rng=s), precision=p, warn=False, rng=s).error
+            for s in range(3)
+        ]
+        for p in ("derivative", "empirical")
+    }
     assert np.allclose(errors["derivative"], errors["empirical"], rtol=0.05)

@@ -63,8 +63,9 @@ def exported(page: str) -> tuple[str, str]:
     notebook = nbformat.read(reader_path(page), as_version=4)
     markdown, _ = MarkdownExporter().from_notebook_node(notebook)
     # HTML of the Markdown cells (the code cells, checked in the Markdown export, would only cost highlighting time)
-    text_only = nbformat.v4.new_notebook(cells=[c for c in notebook.cells if c.cell_type == "markdown"],
-                                         metadata=notebook.metadata)
+    text_only = nbformat.v4.new_notebook(
+        cells=[c for c in notebook.cells if c.cell_type == "markdown"], metadata=notebook.metadata
+    )
     html, _ = HTMLExporter().from_notebook_node(text_only)
     return markdown, html
 
@@ -84,10 +85,14 @@ def test_reader_notebooks_are_current():
     )
 
 
-DIRECTIVE = re.compile(r"(`{3,}|:{3,}|~{3,})\s*\{[\w:.-]+\}|\{(exercise|solution|admonition|note|tip|important|warning|"
-                       r"only|index|figure|math|glue:\w+|code-cell)\}")
-ROLE = re.compile(r"\{(eq|numref|ref|cite|cite:\w+|doc|glue|glue:\w+|index|py:\w+|math|term|download|abbr)\}"
-                  r"\s*(`|<code)")
+DIRECTIVE = re.compile(
+    r"(`{3,}|:{3,}|~{3,})\s*\{[\w:.-]+\}|\{(exercise|solution|admonition|note|tip|important|warning|"
+    r"only|index|figure|math|glue:\w+|code-cell)\}"
+)
+ROLE = re.compile(
+    r"\{(eq|numref|ref|cite|cite:\w+|doc|glue|glue:\w+|index|py:\w+|math|term|download|abbr)\}"
+    r"\s*(`|<code)"
+)
 OPTION_LINE = re.compile(r"^\s*:(label|class|name|nonumber|alt|width|ref-type|color):", re.M)
 LABEL_LIKE = re.compile(r"(?<![\w/.#-])(eq|fig|ex)-[a-z0-9]+-[a-z0-9-]+")
 
@@ -96,7 +101,9 @@ LABEL_LIKE = re.compile(r"(?<![\w/.#-])(eq|fig|ex)-[a-z0-9]+-[a-z0-9-]+")
 def test_no_myst_left_after_nbconvert(page):
     labels = set(book().labels)
     for form, text in zip(("Markdown", "HTML"), exported(page)):
-        assert not DIRECTIVE.search(text), f"{page} ({form}): a MyST directive is left: {DIRECTIVE.search(text)[0]!r}"
+        assert not DIRECTIVE.search(text), (
+            f"{page} ({form}): a MyST directive is left: {DIRECTIVE.search(text)[0]!r}"
+        )
         assert not ROLE.search(text), f"{page} ({form}): a MyST role is left: {ROLE.search(text)[0]!r}"
         option = OPTION_LINE.search(text)
         assert not option, f"{page} ({form}): a directive option is left: {option and option[0]}"
@@ -117,17 +124,23 @@ def test_exercises_equations_and_figures_are_numbered_like_the_website(page):
     assert len(re.findall(r"<strong>Exercise \d+\.\d+", html)) == exercises
     # every solution after the last exercise, in the exercises' order, titled like the website's
     last = max(m.end() for m in re.finditer(r"\*\*Exercise \d+\.\d+", markdown)) if exercises else 0
-    found = [(m.start(), int(m[1]), int(m[2])) for m in re.finditer(r"Solution to Exercise (\d+)\.(\d+)", markdown)]
+    found = [
+        (m.start(), int(m[1]), int(m[2])) for m in re.finditer(r"Solution to Exercise (\d+)\.(\d+)", markdown)
+    ]
     assert len(found) == solutions, f"{page}: {len(found)} solutions, {solutions} in the chapter"
     assert all(start > last and a == n and 1 <= b <= exercises for start, a, b in found), f"{page}: {found}"
     assert [b for _, _, b in found] == sorted(b for _, _, b in found)
     # equations: one \tag per labelled equation of the chapter, numbered (n.1), (n.2), ...
     tags = sorted(int(k) for k in re.findall(rf"\\tag\{{{n}\.(\d+)\}}", markdown))
     labelled = len(re.findall(r"^\s*\$\$\s*\([\w:.-]+\)\s*$", source, flags=re.M))
-    assert tags == list(range(1, labelled + 1)), f"{page}: equation numbers {tags}, {labelled} labelled equations"
+    assert tags == list(range(1, labelled + 1)), (
+        f"{page}: equation numbers {tags}, {labelled} labelled equations"
+    )
     # figures: one numbered caption per captioned figure
     notebook = json.loads((ROOT / f"{page}.ipynb").read_text(encoding="utf-8"))
-    captions = sum(bool(c["metadata"].get("mystnb", {}).get("figure", {}).get("caption")) for c in notebook["cells"])
+    captions = sum(
+        bool(c["metadata"].get("mystnb", {}).get("figure", {}).get("caption")) for c in notebook["cells"]
+    )
     numbers = [int(k) for k in re.findall(rf"\*\*Figure {n}\.(\d+)\.\*\*", markdown)]
     assert numbers == list(range(1, captions + 1)), f"{page}: figure numbers {numbers}"
     # dropdowns (hints, short answers) are <details> blocks whose content is Markdown: a blank line after <summary>
@@ -155,7 +168,9 @@ def test_code_cells_are_the_chapters_without_outputs(page):
         assert len(mine.source.splitlines()) == len(source.source.splitlines())
     assert "google.colab" in ours[0].source, "the first code cell is the Colab install cell"
     header = reader.cells[0].source
-    assert "generated" in header and f"{page}.html" in header, "the header names the source and the website's page"
+    assert "generated" in header and f"{page}.html" in header, (
+        "the header names the source and the website's page"
+    )
 
 
 @pytest.mark.xdist_group("binder")
@@ -172,16 +187,24 @@ def test_binder_environment_installs(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     env = {k: v for k, v in os.environ.items() if k not in ("PIP_CONSTRAINT", "PYTHONPATH", "PYTHONHOME")}
-    env.update(VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
-               PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.update(
+        VIRTUAL_ENV=str(venv),
+        PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+    )
     log = []
-    for command in (["python", "-m", "pip", "install", "-r", "binder/requirements.txt"], ["bash", "binder/postBuild"]):
+    for command in (
+        ["python", "-m", "pip", "install", "-r", "binder/requirements.txt"],
+        ["bash", "binder/postBuild"],
+    ):
         done = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=900)
         log.append(f"$ {' '.join(command)}\n{done.stdout}{done.stderr}")
         assert done.returncode == 0, log[-1][-3000:]
     errors = [line for line in "\n".join(log).splitlines() if re.search("error", line, flags=re.I)]
     assert not errors, "\n".join(errors[:20])
     check = "import solvable, solvable.glm, solvable.widgets; print(solvable.__file__)"
-    done = subprocess.run(["python", "-c", check], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        ["python", "-c", check], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert Path(done.stdout.strip()).is_relative_to(repo / "lib"), done.stdout

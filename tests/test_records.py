@@ -31,7 +31,9 @@ class Box:
 
 
 dtypes = st.sampled_from([np.float64, np.float32, np.int64, np.int8, np.uint16, np.bool_, np.complex128])
-arrays = dtypes.flatmap(lambda dt: hnp.arrays(dt, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4)))
+arrays = dtypes.flatmap(
+    lambda dt: hnp.arrays(dt, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
+)
 quick = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -39,8 +41,13 @@ def _arrays_of(rec):
     out = []
     for f in dataclasses.fields(rec):
         v = getattr(rec, f.name)
-        out += [v] if isinstance(v, np.ndarray) else [x for x in v if isinstance(x, np.ndarray)] \
-            if isinstance(v, tuple) else []
+        out += (
+            [v]
+            if isinstance(v, np.ndarray)
+            else [x for x in v if isinstance(x, np.ndarray)]
+            if isinstance(v, tuple)
+            else []
+        )
     return out
 
 
@@ -48,7 +55,7 @@ def _assert_frozen(rec):
     for a in _arrays_of(rec):
         assert not a.flags.writeable
         with pytest.raises(ValueError):
-            a.flags.writeable = True   # nor can the flag be set back
+            a.flags.writeable = True  # nor can the flag be set back
         if a.size:
             with pytest.raises(ValueError):
                 a[(0,) * a.ndim] = a[(0,) * a.ndim]
@@ -119,8 +126,14 @@ def _round_trips(rec):
 def _real_records():
     data = bsr.sample(12, 0.2, beta=1.0, rho=0.25, rng=0)
     gd_result = bsr.gd(data, n_inits=3, lr=0.1, max_steps=30, tol=0.0, record_every=10, warn=False, rng=1)
-    return [glm.state_evolution(1.0, "gaussian", "sign"), gd_result, data, glm.sample(30, 2.0, rng=2),
-            Sweep(values=np.arange(2.0), runs=np.ones((2, 3))), Box(np.arange(3), (np.eye(2), 1))]
+    return [
+        glm.state_evolution(1.0, "gaussian", "sign"),
+        gd_result,
+        data,
+        glm.sample(30, 2.0, rng=2),
+        Sweep(values=np.arange(2.0), runs=np.ones((2, 3))),
+        Box(np.arange(3), (np.eye(2), 1)),
+    ]
 
 
 @pytest.mark.parametrize("index", range(6))
@@ -153,8 +166,10 @@ def test_records_stay_frozen_through_joblib_workers_and_memory_maps():
     # max_nbytes=64: every array over 64 bytes goes to the worker as a read-only memory map (joblib's default does
     # the same beyond 1 MB)
     with joblib.parallel_config(backend="loky", inner_max_num_threads=1):
-        out = joblib.Parallel(n_jobs=2, max_nbytes=64, mmap_mode="r")(joblib.delayed(_in_worker)(r) for r in recs)
-    assert any("memmap" in kinds for _, kinds in out)   # the memory maps were exercised
+        out = joblib.Parallel(n_jobs=2, max_nbytes=64, mmap_mode="r")(
+            joblib.delayed(_in_worker)(r) for r in recs
+        )
+    assert any("memmap" in kinds for _, kinds in out)  # the memory maps were exercised
     for rec, (back, _) in zip(recs, out, strict=True):
         assert type(back) is type(rec) and back == rec
         _assert_frozen(back)
@@ -174,17 +189,25 @@ def _records_of_the_library():
     out = []
     for info in pkgutil.iter_modules(solvable.__path__):
         module = import_module(f"solvable.{info.name}")
-        out += [obj for _, obj in inspect.getmembers(module, inspect.isclass)
-                if obj.__module__ == module.__name__ and dataclasses.is_dataclass(obj)
-                and getattr(obj, "__reduce__", None) is results._reduce]
+        out += [
+            obj
+            for _, obj in inspect.getmembers(module, inspect.isclass)
+            if obj.__module__ == module.__name__
+            and dataclasses.is_dataclass(obj)
+            and getattr(obj, "__reduce__", None) is results._reduce
+        ]
     return out
 
 
 def test_no_record_compares_wall_clock_times():
     classes = _records_of_the_library()
     assert {Run, Sweep, ellipsoid.FeasibilitySweep} <= set(classes) and len(classes) > 20
-    timed = [(c.__qualname__, f.name) for c in classes for f in dataclasses.fields(c)
-             if any(w in f.name for w in ("second", "elapsed", "wall", "time")) and f.compare]
+    timed = [
+        (c.__qualname__, f.name)
+        for c in classes
+        for f in dataclasses.fields(c)
+        if any(w in f.name for w in ("second", "elapsed", "wall", "time")) and f.compare
+    ]
     assert not timed, f"wall-clock fields compared by ==: {timed}"
 
 

@@ -19,29 +19,38 @@ ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
 
 #: A typed number: "chapter 2", "Sec. 2.6", "Figure 3.1", "Exercise 1.4", "Eq. (12)".
-TYPED = re.compile(r"\b(?:[Cc]hapters?|[Ss]ec(?:tion)?s?\.?|[Ff]ig(?:ure)?s?\.?|[Ee]xercises?|[Ee]q(?:uation)?s?\.?)"
-                   r"\s+\(?\d")
+TYPED = re.compile(
+    r"\b(?:[Cc]hapters?|[Ss]ec(?:tion)?s?\.?|[Ff]ig(?:ure)?s?\.?|[Ee]xercises?|[Ee]q(?:uation)?s?\.?)"
+    r"\s+\(?\d"
+)
 #: What is not prose of ours: code, math, roles with their targets, link targets, and a paper's own numbering
 #: ("Fig. 2 of {cite:t}`key`", "their Sec. 6").
 NOT_PROSE = re.compile(
     r"```.*?```|`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$|\]\([^)]*\)"
-    r"|\[[^\]\n]*\]\([^)]*\)"                                   # a link's text is checked by the build
+    r"|\[[^\]\n]*\]\([^)]*\)"  # a link's text is checked by the build
     r"|\b(?:[Ff]ig(?:ure)?s?|[Ss]ec(?:tion)?s?|[Ee]q(?:uation)?s?|[Tt]able)\.?\s+[\d.,\s()a-z-]*?\s+of\b"
     r"|\btheir\s+(?:[Ff]ig(?:ure)?s?|[Ss]ec(?:tion)?s?|[Ee]q(?:uation)?s?)\.?\s+\(?\d",
-    re.S)
+    re.S,
+)
 
 
 def typed_numbers(markdown: str) -> list[str]:
     """The typed references of a piece of MyST markdown, each with its context."""
     prose = NOT_PROSE.sub(" ", markdown)
-    return [" ".join(prose[max(0, m.start() - 40):m.end() + 20].split()) for m in TYPED.finditer(prose)]
+    return [" ".join(prose[max(0, m.start() - 40) : m.end() + 20].split()) for m in TYPED.finditer(prose)]
 
 
 def test_typed_numbers_are_found_and_references_are_not():
-    assert typed_numbers("as chapter 2 shows, and Figure 3.1 (Sec. 2.6); see Eq. (12)") and len(
-        typed_numbers("as chapter 2 shows, and Figure 3.1 (Sec. 2.6); see Eq. (12)")) == 4
-    assert not typed_numbers("[chapter 2](02_random_matrices.ipynb), {numref}`fig-x`, {ref}`ex-y`, {eq}`eq-z`")
-    assert not typed_numbers("Fig. 2 of {cite:t}`erba2024bilinear`, their Sec. 6, and `chapter 3` in code, $K = 3$")
+    assert (
+        typed_numbers("as chapter 2 shows, and Figure 3.1 (Sec. 2.6); see Eq. (12)")
+        and len(typed_numbers("as chapter 2 shows, and Figure 3.1 (Sec. 2.6); see Eq. (12)")) == 4
+    )
+    assert not typed_numbers(
+        "[chapter 2](02_random_matrices.ipynb), {numref}`fig-x`, {ref}`ex-y`, {eq}`eq-z`"
+    )
+    assert not typed_numbers(
+        "Fig. 2 of {cite:t}`erba2024bilinear`, their Sec. 6, and `chapter 3` in code, $K = 3$"
+    )
 
 
 def _captions_and_prose(path: Path) -> str:
@@ -49,7 +58,8 @@ def _captions_and_prose(path: Path) -> str:
     text = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
     for cell in cells:  # captions set in code: glue'd figures and figure metadata
         caption = cell.get("metadata", {}).get("caption") or cell.get("metadata", {}).get("mystnb", {}).get(
-            "figure", {}).get("caption")
+            "figure", {}
+        ).get("caption")
         if isinstance(caption, str):
             text.append(caption)
     return "\n\n".join(text)

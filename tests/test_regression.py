@@ -48,7 +48,9 @@ def test_gaussian_linear_mse_closed_forms():
         m = regression.gaussian_linear_mse(alpha, delta)
         assert 0.0 <= m <= 1.0
         # the positive root of m^2 + (delta + alpha - 1) m - delta = 0, i.e. m = 1/(1 + alpha/(delta + m))
-        assert m * m + (delta + alpha - 1) * m - delta == pytest.approx(0.0, abs=1e-12 * max(1.0, delta, alpha))
+        assert m * m + (delta + alpha - 1) * m - delta == pytest.approx(
+            0.0, abs=1e-12 * max(1.0, delta, alpha)
+        )
         if delta > 0:
             assert m == pytest.approx(1 / (1 + alpha / (delta + m)), rel=1e-12)
     assert regression.gaussian_linear_mse(0.3, 0.0) == pytest.approx(0.7)
@@ -81,8 +83,16 @@ def test_gaussian_linear_mse_is_the_finite_size_ridge_error():
 
 @pytest.mark.parametrize(
     "alpha, delta, name",
-    [(-0.1, 0.0, "alpha"), (math.nan, 0.0, "alpha"), (math.inf, 0.0, "alpha"), ("a", 0.0, "alpha"),
-     (0.5, -1e-3, "delta"), (0.5, math.nan, "delta"), (0.5, math.inf, "delta"), (0.5, None, "delta")],
+    [
+        (-0.1, 0.0, "alpha"),
+        (math.nan, 0.0, "alpha"),
+        (math.inf, 0.0, "alpha"),
+        ("a", 0.0, "alpha"),
+        (0.5, -1e-3, "delta"),
+        (0.5, math.nan, "delta"),
+        (0.5, math.inf, "delta"),
+        (0.5, None, "delta"),
+    ],
 )
 def test_gaussian_linear_mse_refuses_malformed_input(alpha, delta, name):
     with pytest.raises(ValueError, match=name):
@@ -98,7 +108,9 @@ def test_fit_ridge_at_huge_scales_and_rank_deficient_inputs():
     for s in (1e-150, 1e150):
         np.testing.assert_allclose(fit_ridge(s * X, s * y, 0.5 * s * s), w, rtol=1e-10)
     Xr = np.hstack([X, X, X])
-    np.testing.assert_allclose(fit_ridge(Xr, y, 1e-300), np.linalg.pinv(Xr / np.sqrt(24)) @ y, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(
+        fit_ridge(Xr, y, 1e-300), np.linalg.pinv(Xr / np.sqrt(24)) @ y, rtol=1e-8, atol=1e-10
+    )
     assert np.array_equal(fit_ridge(np.zeros((5, 3)), np.ones(5), 1.0), np.zeros(3))
     with pytest.raises(ValueError, match="y .*too large"):
         fit_ridge(X * 1e-200, y * 1e200, 1e-300)

@@ -61,7 +61,9 @@ def test_hardmax_gamp_runs_sit_on_our_state_evolution_and_below_the_published_on
     # The page: the runs sit above our SE by a finite-size offset of order 1/d (allowance 3/d on top of 3 s.e.; the
     # Monte-Carlo error of our SE, ~1e-3, is smaller), and far below the published SE and AMP.
     h = DATA["hardmax"]
-    mean, se, ours, theirs = (np.array(h[k]) for k in ("amp_mean", "amp_se", "ours_se_at_amp", "theirs_se_at_amp"))
+    mean, se, ours, theirs = (
+        np.array(h[k]) for k in ("amp_mean", "amp_se", "ours_se_at_amp", "theirs_se_at_amp")
+    )
     assert h["amp_cap"] == 500 and h["d"] == 100
     assert np.all(np.abs(mean - ours) < 3 * se + 3.0 / h["d"])
     # An achieved error below a curve proves that the curve is not the minimal (Bayes-optimal) error:
@@ -90,7 +92,9 @@ def test_the_authors_score_shrinks_e_g2_and_explains_their_curve():
 def test_the_score_factor_quoted_on_the_page():
     h = DATA["hardmax"]
     ratio = np.array(h["score_density"]) / np.array(h["score_exact"])
-    assert 2.0 < ratio.max() < 3.0 and h["score_k"][int(np.argmax(ratio))] < 0  # "up to 2.6 at negative margins"
+    assert (
+        2.0 < ratio.max() < 3.0 and h["score_k"][int(np.argmax(ratio))] < 0
+    )  # "up to 2.6 at negative margins"
 
 
 def _amp_rows():
@@ -130,8 +134,10 @@ def test_softmax_gamp_claims_of_the_page():
         a = DATA[f"amp_T{T}"]
         for i, al in enumerate(a["alpha"]):
             comb = math.hypot(a["se_100"][i], a["their_se"][i])
-            zs[(T, al)] = ((a["mean_100"][i] - a["their_mean"][i]) / comb,
-                           (a["mean"][i] - a["their_mean"][i]) / math.hypot(a["se"][i], a["their_se"][i]))
+            zs[(T, al)] = (
+                (a["mean_100"][i] - a["their_mean"][i]) / comb,
+                (a["mean"][i] - a["their_mean"][i]) / math.hypot(a["se"][i], a["their_se"][i]),
+            )
     z100, z500 = zs.pop((4, 0.04))
     assert -3.5 < z100 < -2 and z500 < z100
     assert all(abs(z[0]) < 2 for z in zs.values())
@@ -158,8 +164,12 @@ def test_timings_and_the_authors_code_labels():
     # The page renders its timings from results.json; the authors' SE scripts were run here (time_authors.py), the
     # rest is estimated. The CPU time bounds the page on 2 idle cores (< 15 min).
     kinds = {f["id"]: f["authors_time"]["kind"] for f in RES["figures"]}
-    assert kinds == {"se": "measured", "hardmax": "measured", "amp": "estimated, not run",
-                     "gd": "estimated, not run"}
+    assert kinds == {
+        "se": "measured",
+        "hardmax": "measured",
+        "amp": "estimated, not run",
+        "gd": "estimated, not run",
+    }
     timing = DATA["authors_timing"]
     soft, hard = timing["runs"]
     assert soft["script"] == "SE_softmax.py" and hard["script"] == "SE_hardmax.py"
@@ -181,13 +191,15 @@ def _page():
 
 
 def test_the_bounds_the_page_quotes_are_rounded_outward():
-    """"at least 16 combined standard errors" (16.7), "at most 0.0024 apart", "below 1.9 %" (1.84 %): each is its
+    """ "at least 16 combined standard errors" (16.7), "at most 0.0024 apart", "below 1.9 %" (1.84 %): each is its
     value rounded outward by solvable.quote, and holds."""
     from solvable.quote import lower_bound, upper_bound
 
     page, h, s, g = _page(), DATA["hardmax"], DATA["hardmax_score"], DATA["gd"]
-    z_amp = min((t - m) / math.hypot(e, u) for m, e, t, u in
-                zip(h["amp_mean"], h["amp_se"], h["their_amp_mean"], h["their_amp_se"]))
+    z_amp = min(
+        (t - m) / math.hypot(e, u)
+        for m, e, t, u in zip(h["amp_mean"], h["amp_se"], h["their_amp_mean"], h["their_amp_se"])
+    )
     assert float(page["hm_amp_z_their_amp_min"]) == lower_bound(z_amp) <= z_amp
     diff = max(abs(o - t) for o, t in zip(s["check_ours_at_scaled"], s["check_theirs"]))
     assert float(page["sc_check_maxdiff"]) == upper_bound(diff) >= diff
@@ -218,8 +230,10 @@ def test_the_authors_time_labels_say_what_was_measured():
     hard = DATA["authors_timing"]["runs"][1]
     per_iteration = DATA["authors_timing"]["se_hardmax_s_per_iteration"]
     minutes = hard["min_iterations"] * per_iteration / 60
-    assert f"at least {lower_bound(minutes):g} min per alpha: extrapolated from these " \
-           f"{hard['iterations_finished']} iterations, not measured" in figs["hardmax"]
+    assert (
+        f"at least {lower_bound(minutes):g} min per alpha: extrapolated from these "
+        f"{hard['iterations_finished']} iterations, not measured" in figs["hardmax"]
+    )
     n = round(0.1 * 150**2)
     per_iter = 3 * n * 150**2 * 4 * 8 / 1e9 / 10.0
     assert "Assuming a memory bandwidth of 10 GB/s (an assumption, not measured here)" in figs["amp"]

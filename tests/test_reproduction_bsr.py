@@ -23,8 +23,15 @@ ALPHA_PR = bsr.perfect_recovery_threshold(1.0, 0.2)  # 0.36
 
 
 def test_the_committed_theory_is_what_the_library_computes_now():
-    rows = list(zip(DATA["theory_alpha"], DATA["theory_beta"], DATA["theory_rho"], DATA["theory_delta"],
-                    DATA["theory_ours"]))
+    rows = list(
+        zip(
+            DATA["theory_alpha"],
+            DATA["theory_beta"],
+            DATA["theory_rho"],
+            DATA["theory_delta"],
+            DATA["theory_ours"],
+        )
+    )
     for a, b, r, dl, v in rows[::12]:
         assert bsr.bayes_optimal_mmse(a, b, r, dl) == pytest.approx(v, abs=1e-10)
     for a, v in zip(DATA["gamp_alphas"][::2], DATA["gamp_theory"][::2]):
@@ -34,7 +41,9 @@ def test_the_committed_theory_is_what_the_library_computes_now():
 def test_the_committed_theory_matches_the_published_curves():
     pub = load_published(HERE, "fig1_theory.csv")
     assert len(pub) == len(DATA["theory_ours"])
-    assert np.allclose(pub["alpha"], DATA["theory_alpha"]) and np.allclose(pub["mmse"], DATA["theory_published"])
+    assert np.allclose(pub["alpha"], DATA["theory_alpha"]) and np.allclose(
+        pub["mmse"], DATA["theory_published"]
+    )
     ours = np.array(DATA["theory_ours"])
     diff = np.abs(ours - pub["mmse"])
     pr = np.array([bsr.perfect_recovery_threshold(b, r) for b, r in zip(pub["beta"], pub["rho"])])
@@ -73,7 +82,9 @@ def test_the_gamp_runs_agree_with_the_authors_runs():
 def test_the_theory_differs_only_at_the_perfect_recovery_threshold():
     """The page: the three largest differences sit at alpha_PR, where their solver stops at ~1e-4 and ours gives
     0 (or 1e-12)."""
-    pr = np.array([bsr.perfect_recovery_threshold(b, r) for b, r in zip(DATA["theory_beta"], DATA["theory_rho"])])
+    pr = np.array(
+        [bsr.perfect_recovery_threshold(b, r) for b, r in zip(DATA["theory_beta"], DATA["theory_rho"])]
+    )
     a, ours, theirs = (np.array(DATA[k]) for k in ("theory_alpha", "theory_ours", "theory_published"))
     top = np.argsort(-np.abs(ours - theirs))[:3]
     assert np.all(np.abs(a[top] - pr[top]) < 1e-6)
@@ -138,14 +149,17 @@ def test_the_single_gd_disagreement_is_pinned():
     th = np.array(DATA["gd_theory"])
     z = (ours - theirs) / np.sqrt(se**2 + tse**2)
     # at alpha = 0.05 a single run is about 2 x MMSE for us and for them
-    assert a[0] == 0.05 and abs(z[0]) < 3 and abs(ours[0] / th[0] - 2) < 0.2 and abs(theirs[0] / th[0] - 2) < 0.2
+    assert (
+        a[0] == 0.05 and abs(z[0]) < 3 and abs(ours[0] / th[0] - 2) < 0.2 and abs(theirs[0] / th[0] - 2) < 0.2
+    )
     # from alpha = 0.1 on, our converged runs (relative training loss < 1e-6) sit above theirs, although theirs are
     # converged too (training error < 1e-6 after 5e4 steps): the disagreement of the page's "Where we differ"
     assert np.all(z[1:] > 3) and np.all(ours[1:] / th[1:] > 2.1)
     assert max(DATA["gd_single_train_published"]) < 1e-6
     # while averaged GD agrees with theirs at every alpha
     z_avg = (np.array(DATA["gd_avg_mean"]) - np.array(DATA["gd_avg_published"])) / np.sqrt(
-        np.array(DATA["gd_avg_se"]) ** 2 + np.array(DATA["gd_avg_published_se"]) ** 2)
+        np.array(DATA["gd_avg_se"]) ** 2 + np.array(DATA["gd_avg_published_se"]) ** 2
+    )
     assert np.all(np.abs(z_avg) < 3), z_avg
 
 
@@ -209,7 +223,7 @@ def _quoted(text: str) -> float:
 
 
 def test_the_bounds_the_page_quotes_are_rounded_outward():
-    """"at most 1.1e-12" (not "1e-12" for 1.01e-12), "agree to" and "at least" figures: each is its value rounded
+    """ "at most 1.1e-12" (not "1e-12" for 1.01e-12), "agree to" and "at least" figures: each is its value rounded
     outward by solvable.quote, and holds."""
     from _common import read_page_numbers
 
@@ -221,8 +235,11 @@ def test_the_bounds_the_page_quotes_are_rounded_outward():
     ours_top = max(DATA["theory_ours"][i] for i in top)
     assert ours_top > 0 and page["th_ours_top"].startswith("at most ")
     assert _quoted(page["th_ours_top"]) == upper_bound(ours_top) >= ours_top
-    alpha_pr = np.array(DATA["theory_rho"]) * (1 + np.array(DATA["theory_beta"]) - np.array(DATA["theory_rho"])) \
+    alpha_pr = (
+        np.array(DATA["theory_rho"])
+        * (1 + np.array(DATA["theory_beta"]) - np.array(DATA["theory_rho"]))
         / np.array(DATA["theory_beta"])
+    )
     away = diff[np.abs(np.array(DATA["theory_alpha"]) - alpha_pr) > 0.011].max()
     assert _quoted(page["th_away"]) == upper_bound(away) >= away
     ridge = DATA["theory_ridge_max_diff"]
@@ -233,7 +250,7 @@ def test_the_bounds_the_page_quotes_are_rounded_outward():
 
 def test_every_run_not_reproduced_has_its_reason():
     text = (ROOT / "reproductions" / "bsr.md").read_text()
-    block = text[text.index("Not reproduced"):text.index("The authors' numbers used here")]
+    block = text[text.index("Not reproduced") : text.index("The authors' numbers used here")]
     items = [line for line in block.splitlines() if line.startswith("- ")]
     assert len(items) == 4
     for item in items:

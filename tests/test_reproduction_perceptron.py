@@ -37,6 +37,7 @@ def _reproduce():
     spec.loader.exec_module(module)
     return module
 
+
 RES = json.loads((HERE / "results.json").read_text())
 DATA = RES["data"]
 
@@ -135,7 +136,9 @@ def test_the_bounds_the_page_quotes_are_rounded_outward():
     dq = np.abs(np.array(f2["ours_q"]) - np.array(f2["published_q"]))[upto].max()
     dl = np.abs(np.array(f2["ours_label_mse"]) - np.array(f2["published_label_mse"]))[upto].max()
     for key, value in (("f2_above", above), ("f2_dq_low", dq), ("f2_dl_low", dl)):
-        assert quoted(PAGE[key]) == upper_bound(value) >= value, key  # "at most 6.2e-6", not "6e-6" for 6.1e-6
+        assert quoted(PAGE[key]) == upper_bound(value) >= value, (
+            key
+        )  # "at most 6.2e-6", not "6e-6" for 6.1e-6
     ap = f2["authors_procedure"]
     proc = np.abs(np.array(ap["procedure_q"]) - np.array(f2["published_q"])).max()
     plain = np.abs(np.array(ap["unregularised_q"]) - np.array(f2["ours_q"])).max()
@@ -144,7 +147,7 @@ def test_the_bounds_the_page_quotes_are_rounded_outward():
 
 
 def test_the_authors_regulariser_and_stopping_rule_explain_their_q():
-    """"Where we differ": the regularised fixed point (their DELTA = 1e-5, run to convergence) accounts for 80-89 %
+    """ "Where we differ": the regularised fixed point (their DELTA = 1e-5, run to convergence) accounts for 80-89 %
     of q_ours - q_theirs wherever that difference is at least 1e-5; their whole procedure (regulariser, grid, damping
     0.5, stop at 1e-6) reproduces their printed q to their rounding (5e-7) and their 270 iterations at 1.492; without
     the regulariser the same computation is ours."""
@@ -158,12 +161,16 @@ def test_the_authors_regulariser_and_stopping_rule_explain_their_q():
     lo, hi = (float(x.split()[0]) for x in PAGE["ap_share"].split(" to "))
     assert lo == lower_bound(100 * share.min()) and hi == upper_bound(100 * share.max())
     assert lo <= 100 * share.min() and 100 * share.max() <= hi and 0.5 < share.min()
-    assert PAGE["ap_share_n"] == str(int(shown.sum())) and float(PAGE["ap_share_from"]) == pub_alpha_min(shown)
+    assert PAGE["ap_share_n"] == str(int(shown.sum())) and float(PAGE["ap_share_from"]) == pub_alpha_min(
+        shown
+    )
     assert np.all(np.abs(np.array(ap["procedure_q"]) - pub) <= 5e-7)
     assert ap["procedure_iterations"][-1] == 270 == int(PAGE["ap_proc_iter_last"])
     assert np.all(np.abs(np.array(ap["unregularised_q"]) - ours) < 1e-11)
     # the regulariser and the stopping rule each leave q below its fixed point
-    assert np.all(np.array(ap["regularised_q"]) < ours) and np.all(np.array(ap["procedure_q_without_delta"]) < ours)
+    assert np.all(np.array(ap["regularised_q"]) < ours) and np.all(
+        np.array(ap["procedure_q_without_delta"]) < ours
+    )
 
 
 def pub_alpha_min(mask):
@@ -186,7 +193,10 @@ def test_table_2_labels_and_iteration_cells_match_the_data():
     table = (HERE / "table_2.md").read_text()
     alpha = np.array(DATA["fig2"]["published_alpha"])
     low = int((alpha <= 1.3).sum())
-    assert f"| {low} alphas in [0.05, 1.3] |" in table and f"| {len(alpha) - low} alphas in (1.3, 1.492] |" in table
+    assert (
+        f"| {low} alphas in [0.05, 1.3] |" in table
+        and f"| {len(alpha) - low} alphas in (1.3, 1.492] |" in table
+    )
     for key, name in (("fig1", "table_1.md"), ("fig2", "table_2.md")):
         text = (HERE / name).read_text()
         for a, its in zip(DATA[key]["alphas"], DATA[key]["iterations"]):
@@ -198,7 +208,10 @@ def test_the_page_states_our_gamp_stopping_rule():
     """The page's GAMP settings are those the runs used (relative change of the estimate, glm.gamp's rule)."""
     g = DATA["gamp"]
     assert (float(PAGE["gamp_damping"]), quoted(PAGE["gamp_tol"]), int(PAGE["gamp_max_iter"])) == (
-        g["damping"], g["tol"], g["max_iter"])
+        g["damping"],
+        g["tol"],
+        g["max_iter"],
+    )
     page = (ROOT / "reproductions" / "perceptron.md").read_text()
     assert "relative change" in page and "10^{-8}" not in page
 

@@ -22,12 +22,18 @@ def _theory(kappa, delta):
     return next(t for t in DATA["theory"] if t["kappa"] == kappa and t["delta"] == delta)
 
 
-@pytest.mark.parametrize("kappa, delta, indices", [(0.5, 0.0, [5, 20, 30]), (1.0, 0.0, [10, 25]),
-                                                  (0.5, 0.25, [8, 28]), (0.1, 0.0, [20, 25])])
+@pytest.mark.parametrize(
+    "kappa, delta, indices",
+    [(0.5, 0.0, [5, 20, 30]), (1.0, 0.0, [10, 25]), (0.5, 0.25, [8, 28]), (0.1, 0.0, [20, 25])],
+)
 def test_committed_theory_is_what_the_library_computes_now(kappa, delta, indices):
     t = _theory(kappa, delta)
-    for i in indices:  # a deterministic scalar equation: only the solver's tolerance separates two evaluations
-        assert quadratic.bayes_optimal_mmse(t["alpha"][i], kappa, delta) == pytest.approx(t["ours"][i], abs=1e-9)
+    for (
+        i
+    ) in indices:  # a deterministic scalar equation: only the solver's tolerance separates two evaluations
+        assert quadratic.bayes_optimal_mmse(t["alpha"][i], kappa, delta) == pytest.approx(
+            t["ours"][i], abs=1e-9
+        )
 
 
 @pytest.mark.parametrize("kappa, delta", [(0.5, 0.0), (1.0, 0.0), (0.5, 0.25)])
@@ -102,7 +108,9 @@ def test_gamp_agrees_with_the_authors_within_two_standard_errors_below_alpha_pr(
     # at and above alpha_PR (noiseless) ours end below theirs (their 100-iteration cap); a few hundredths above the MMSE
     for g in DATA["gamp"]:
         a, z = np.array(g["alpha"]), np.abs(g["z_published"])
-        above = (a >= quadratic.perfect_recovery_threshold(g["kappa"]) - 1e-12) if g["delta"] == 0 else (a < 0)
+        above = (
+            (a >= quadratic.perfect_recovery_threshold(g["kappa"]) - 1e-12) if g["delta"] == 0 else (a < 0)
+        )
         assert np.all(z[~above] < 2.0)
         assert np.all(np.array(g["mean"])[above] < np.array(g["published_mean"])[above])
     g = next(g for g in DATA["gamp"] if g["d"] == 100 and g["kappa"] == 0.5 and g["delta"] == 0)
@@ -186,8 +194,12 @@ def test_gd_single_and_averaged_against_the_posterior_sampler_picture():
 
 # values computed with the library BEFORE the speed-up of quadratic.gd (loss through the d x d matrix) and of the
 # GAMP adjoint (general product): d = 30, kappa = 0.5, alpha = 0.2, data seed 11
-BEFORE = {"gd_errors": [0.7994432573438419, 0.6858464654896633, 0.9058053588715419, 0.9167516491306468],
-          "gd_average": 0.4967794389655948, "gd_steps": [324, 363, 296, 304], "gamp_error_30": 0.332828513516365}
+BEFORE = {
+    "gd_errors": [0.7994432573438419, 0.6858464654896633, 0.9058053588715419, 0.9167516491306468],
+    "gd_average": 0.4967794389655948,
+    "gd_steps": [324, 363, 296, 304],
+    "gamp_error_30": 0.332828513516365,
+}
 
 
 def test_speedup_keeps_the_results_up_to_rounding():
@@ -198,12 +210,26 @@ def test_speedup_keeps_the_results_up_to_rounding():
     assert res.iterations.tolist() == BEFORE["gd_steps"]
     # the loop as it ran then (empirical precision, output damping 1/2), through the engine with the new adjoint
     from solvable import amp, channels, rie
+
     W0 = np.random.default_rng(13).standard_normal((data.m, data.d))
     S0 = W0.T @ W0 / np.sqrt(data.m * data.d)
-    gamp = amp.run_gamp(quadratic.QuadraticSensingMap(data.X), channels.LinearChannel(delta=data.delta),
-                        rie.WishartRIEDenoiser(data.kappa), data.y, S0, 5.0, damping=0.5, tol=1e-5, max_iter=30,
-                        damp="output", precision="empirical", omega0=np.full(data.n, 10.0), V0=10.0,
-                        monitor=lambda S: denoising.symmetric_error(S, data.S_star), warn=False)
+    gamp = amp.run_gamp(
+        quadratic.QuadraticSensingMap(data.X),
+        channels.LinearChannel(delta=data.delta),
+        rie.WishartRIEDenoiser(data.kappa),
+        data.y,
+        S0,
+        5.0,
+        damping=0.5,
+        tol=1e-5,
+        max_iter=30,
+        damp="output",
+        precision="empirical",
+        omega0=np.full(data.n, 10.0),
+        V0=10.0,
+        monitor=lambda S: denoising.symmetric_error(S, data.S_star),
+        warn=False,
+    )
     assert gamp.error == pytest.approx(BEFORE["gamp_error_30"], abs=1e-10)
     sp = DATA["speedup"]
     # on the weights: about 2/kappa = 4 times fewer multiply-adds; measured about twice as fast on one thread
@@ -211,7 +237,7 @@ def test_speedup_keeps_the_results_up_to_rounding():
 
 
 def test_the_rise_of_their_single_runs_as_the_page_states_it():
-    """"by up to 0.21 (at alpha = 0.02625); at alpha = 0.0479 by 0.18": the largest rise between step 999 and their
+    """ "by up to 0.21 (at alpha = 0.02625); at alpha = 0.0479 by 0.18": the largest rise between step 999 and their
     last stored step, rounded up (solvable.quote.upper_bound), at the alpha where it occurs; their files store no
     training loss, so the page does not say the loss was small."""
     import sys
@@ -228,7 +254,9 @@ def test_the_rise_of_their_single_runs_as_the_page_states_it():
     rise, alpha = np.array(pub["rise_last_minus_step999"]), np.array(pub["rise_alpha"])
     k = int(np.argmax(rise))
     assert float(page["gd_max_rise"]) == upper_bound(rise[k]) >= rise[k]
-    assert float(page["gd_max_rise_alpha"]) == pytest.approx(alpha[k]) and alpha[k] != pytest.approx(0.0479167)
+    assert float(page["gd_max_rise_alpha"]) == pytest.approx(alpha[k]) and alpha[k] != pytest.approx(
+        0.0479167
+    )
     first = rise[np.argmin(np.abs(alpha - 0.0479167))]
     assert float(page["gd_rise_first"]) == pytest.approx(first, abs=0.005)
     text = (root / "quadratic.md").read_text()

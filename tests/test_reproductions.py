@@ -41,24 +41,41 @@ def test_tables_are_written_with_maths_markup_and_column_widths():
     assert tex_cell("-0.31") == "$-0.31$" and tex_cell("+1.2") == "$+1.2$" and tex_cell("-") == "—"
     assert tex_cell("0.8599 ± 0.0127") == tex_cell("0.8599 +- 0.0127") == "$0.8599 \\pm 0.0127$"
     assert tex_cell("4.6e-06") == "$4.6 \\times 10^{-6}$" and tex_cell("0.0e+00") == "$0$"
-    assert tex_cell("alpha") == "$\\alpha$" and tex_cell("d = L = 100, kappa = 0.5") == "$d = L = 100$, $\\kappa = 0.5$"
-    assert (tex_cell("rho = 0.5: 1e-4 < alpha < 0.9 alpha_PR")
-            == "$\\rho = 0.5$: $10^{-4} < \\alpha < 0.9 \\alpha_{\\rm PR}$")
-    assert tex_cell("Python 3.11.7, float32, [bsr](bsr.md), `a-1`") == "Python 3.11.7, float32, [bsr](bsr.md), `a-1`"
+    assert (
+        tex_cell("alpha") == "$\\alpha$"
+        and tex_cell("d = L = 100, kappa = 0.5") == "$d = L = 100$, $\\kappa = 0.5$"
+    )
+    assert (
+        tex_cell("rho = 0.5: 1e-4 < alpha < 0.9 alpha_PR")
+        == "$\\rho = 0.5$: $10^{-4} < \\alpha < 0.9 \\alpha_{\\rm PR}$"
+    )
+    assert (
+        tex_cell("Python 3.11.7, float32, [bsr](bsr.md), `a-1`")
+        == "Python 3.11.7, float32, [bsr](bsr.md), `a-1`"
+    )
     for cell in ("-0.31", "0.86 ± 0.01", "alpha_IT", "n x d x d", "10-25 min"):
         assert tex_cell(tex_cell(cell)) == tex_cell(cell), cell
     table = markdown_table(["alpha", "z"], [["0.1", "-1.3"]])
-    assert table.startswith("```{table}\n:widths: ") and "| $\\alpha$ | $z$ |" in table and "| 0.1 | $-1.3$ |" in table
+    assert (
+        table.startswith("```{table}\n:widths: ")
+        and "| $\\alpha$ | $z$ |" in table
+        and "| 0.1 | $-1.3$ |" in table
+    )
     files = sorted(REPRO.glob("*/table_*.md")) + [REPRO / "timings.md"]
     for path in files:
         text = path.read_text()
-        blocks = re.findall(r"^```\{table\}\n:widths: ([\d ]+)\n(?::class: longtable\n)?\n(\|.*?)\n```$", text,
-                            flags=re.MULTILINE | re.DOTALL)
+        blocks = re.findall(
+            r"^```\{table\}\n:widths: ([\d ]+)\n(?::class: longtable\n)?\n(\|.*?)\n```$",
+            text,
+            flags=re.MULTILINE | re.DOTALL,
+        )
         assert blocks and len(blocks) == text.count("```{table}"), path.name
         for widths, body in blocks:
             n_cols = len(re.split(r"(?<!\\)\|", body.splitlines()[0].strip()[1:-1]))
             assert len(widths.split()) == n_cols, path.name
-        assert not re.search(r"(?<![\w.$-])-\d|\+-", re.sub(r"\$[^$]*\$|`[^`]*`|\]\([^)]*\)", "", text)), path.name
+        assert not re.search(r"(?<![\w.$-])-\d|\+-", re.sub(r"\$[^$]*\$|`[^`]*`|\]\([^)]*\)", "", text)), (
+            path.name
+        )
 
 
 def test_every_paper_and_the_index_are_in_the_table_of_contents():
@@ -87,7 +104,9 @@ def test_results_have_the_documented_shape(name):
         assert FIGURE_KEYS <= set(fig), (fig.get("id"), FIGURE_KEYS - set(fig))
         assert fig["wall_time_s"] > 0
         theirs = fig["authors_time"]
-        assert set(theirs) == {"kind", "how"} and theirs["kind"] in AUTHORS_TIME_KINDS and theirs["how"], theirs
+        assert set(theirs) == {"kind", "how"} and theirs["kind"] in AUTHORS_TIME_KINDS and theirs["how"], (
+            theirs
+        )
         assert (REPRO / name / fig["file"]).exists(), fig["file"]
         for comp in fig["comparisons"]:
             assert comp["kind"] in COMPARISON_KINDS and comp["n_points"] >= 1
@@ -115,8 +134,9 @@ def test_every_published_table_has_its_source(name):
             rows = list(csv.reader(fh))
         assert len(rows) >= 2 and all(len(r) == len(rows[0]) for r in rows), table.name
     # numbers from a repository carry its commit; numbers quoted from a paper's text carry the paper and its place
-    assert re.search(r"\b[0-9a-f]{40}\b", readme) or re.search(r"arXiv:\d{4}\.\d{4,5}", readme), \
+    assert re.search(r"\b[0-9a-f]{40}\b", readme) or re.search(r"arXiv:\d{4}\.\d{4,5}", readme), (
         "the README must give the commit (repository data) or the paper (quoted values) the numbers come from"
+    )
 
 
 def _prose_module(name):
@@ -140,8 +160,17 @@ def test_the_page_numbers_are_rendered_from_results(name):
 
 
 # what may carry numbers without being prose: code, roles, links' targets, directive lines, ids and dates
-_NOT_PROSE = [r"```.*?```", r"`[^`\n]*`", r"\{\{\s*\w+\s*\}\}", r"\]\([^)]*\)", r"^:\w+:.*$", r"^```\{.*$",
-              r"arXiv:\d{4}\.\d{4,5}", r"\b[0-9a-f]{7,40}\b", r"\b\d{4}-\d{2}-\d{2}\b"]
+_NOT_PROSE = [
+    r"```.*?```",
+    r"`[^`\n]*`",
+    r"\{\{\s*\w+\s*\}\}",
+    r"\]\([^)]*\)",
+    r"^:\w+:.*$",
+    r"^```\{.*$",
+    r"arXiv:\d{4}\.\d{4,5}",
+    r"\b[0-9a-f]{7,40}\b",
+    r"\b\d{4}-\d{2}-\d{2}\b",
+]
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?")
 
 
@@ -169,8 +198,12 @@ def test_no_result_is_typed_by_hand_in_the_prose(name):
 def test_the_readme_states_the_measured_page_times():
     """The README's table of wall times per page is what the committed ``results.json`` measured."""
     readme = (ROOT / "README.md").read_text()
-    labels = {"perceptron": "perceptron", "bsr": "bilinear sequence regression", "quadratic": "quadratic networks",
-              "attention": "attention-indexed models"}
+    labels = {
+        "perceptron": "perceptron",
+        "bsr": "bilinear sequence regression",
+        "quadratic": "quadratic networks",
+        "attention": "attention-indexed models",
+    }
     total = 0.0
     for name in PAPERS:
         minutes = _results(name)["total_wall_time_s"] / 60

@@ -18,9 +18,20 @@ from solvable import amp, bsr, convex, ellipsoid, glm, quadratic
 from solvable.errors import ConvergenceWarning
 
 #: Names that once meant what the vocabulary now calls otherwise.
-OLD_NAMES = {"steps": "iterations", "n_iter": "iterations", "n_iterations": "iterations", "mse": "error",
-             "stderr": "sem", "se": "sem", "center_se": "center_sem", "S": "estimate", "instances": "n_seeds",
-             "n_trials": "n_seeds", "status_message": "message", "msg": "message"}
+OLD_NAMES = {
+    "steps": "iterations",
+    "n_iter": "iterations",
+    "n_iterations": "iterations",
+    "mse": "error",
+    "stderr": "sem",
+    "se": "sem",
+    "center_se": "center_sem",
+    "S": "estimate",
+    "instances": "n_seeds",
+    "n_trials": "n_seeds",
+    "status_message": "message",
+    "msg": "message",
+}
 
 
 def _records():
@@ -44,10 +55,13 @@ def test_no_record_uses_an_old_name():
 
 def test_every_iterative_result_says_why_it_stopped():
     """A record with ``iterations`` (and ``converged``) is the result of a loop: it carries a ``message``."""
-    missing = [name for name, cls in _records()
-               if {"iterations"} <= {f.name for f in dataclasses.fields(cls)}
-               and name not in {"experiments.Run", "experiments.Sweep", "ellipsoid.FeasibilitySweep"}
-               and "message" not in {f.name for f in dataclasses.fields(cls)}]
+    missing = [
+        name
+        for name, cls in _records()
+        if {"iterations"} <= {f.name for f in dataclasses.fields(cls)}
+        and name not in {"experiments.Run", "experiments.Sweep", "ellipsoid.FeasibilitySweep"}
+        and "message" not in {f.name for f in dataclasses.fields(cls)}
+    ]
     assert not missing, f"iterative results without a stop message: {missing}"
 
 
@@ -76,8 +90,9 @@ def test_state_evolution_message_carries_its_numbers():
     assert not capped.converged and "did not converge in 2 iterations" in capped.message
     assert any(str(w.message) == capped.message for w in caught if issubclass(w.category, ConvergenceWarning))
     fp = amp.iterate_fixed_point(np.cos, [1.0], tol=1e-12, max_iter=200)
-    assert fp.converged and fp.message.endswith(f"converged: change {fp.change:.2e} < tol 1.0e-12 after "
-                                                f"{fp.iterations} iterations")
+    assert fp.converged and fp.message.endswith(
+        f"converged: change {fp.change:.2e} < tol 1.0e-12 after {fp.iterations} iterations"
+    )
 
 
 def test_gd_message_at_convergence_and_at_the_cap():
@@ -89,7 +104,9 @@ def test_gd_message_at_convergence_and_at_the_cap():
     assert float(res.message.rsplit("up to ", 1)[1].rstrip(")")) == pytest.approx(res.losses.max(), rel=1e-2)
     capped = bsr.gd(data, n_inits=2, max_steps=3, tol=1e-12, rng=4, warn=False)
     assert not capped.converged.any()
-    assert capped.message.startswith("gradient descent stopped at its cap of 3 steps with 2 of 2 runs above tol")
+    assert capped.message.startswith(
+        "gradient descent stopped at its cap of 3 steps with 2 of 2 runs above tol"
+    )
     fixed = bsr.gd(data, n_inits=2, max_steps=4, tol=0.0, rng=4, warn=False)
     assert fixed.message.startswith("gradient descent ran its fixed 4 steps")
 
@@ -113,13 +130,14 @@ def test_convex_message_names_its_residuals():
 
 
 def test_ellipsoid_and_erm_messages():
-    pts = ellipsoid.sample_points(10, 8, rng=0)   # n/d^2 ~ 0.16, below the threshold: feasible
+    pts = ellipsoid.sample_points(10, 8, rng=0)  # n/d^2 ~ 0.16, below the threshold: feasible
     res = ellipsoid.fit(pts)
     assert res.status == "feasible" and res.message.startswith("feasible: a PSD fit with residual ")
     assert f"after {res.iterations} iterations" in res.message
-    far = ellipsoid.fit(ellipsoid.sample_points(60, 8, rng=0))   # n/d^2 ~ 0.94: infeasible
+    far = ellipsoid.fit(ellipsoid.sample_points(60, 8, rng=0))  # n/d^2 ~ 0.94: infeasible
     assert far.status == "infeasible" and far.message.startswith("infeasible: ")
     from solvable import erm
+
     assert "closed form" in erm.erm_state_evolution(2.0, "ridge", lam=0.1).message
     th = quadratic.nuclear_norm_erm(quadratic.sample(10, 0.5, kappa=0.5, rng=1), lam=0.01, warn=False)
     assert th.message.startswith("nuclear_norm_erm ") and str(th.iterations) in th.message

@@ -92,8 +92,14 @@ def test_semicircle_signal_closed_form():
 def test_deterministic_signal_has_zero_mmse():
     """Sec. 5, check 3: S = c I is recovered exactly (rho_Y is a semicircle of variance noise centred at c)."""
     c, noise = 1.3, 0.5
-    assert rie.symmetric_rie_mmse_from_density(noise, lambda x: Semicircle(noise).density(x - c),
-                                               [(c - 2 * math.sqrt(noise), c + 2 * math.sqrt(noise))]) < 1e-12
+    assert (
+        rie.symmetric_rie_mmse_from_density(
+            noise,
+            lambda x: Semicircle(noise).density(x - c),
+            [(c - 2 * math.sqrt(noise), c + 2 * math.sqrt(noise))],
+        )
+        < 1e-12
+    )
     rng = np.random.default_rng(0)
     d = 200
     Y = c * np.eye(d) + math.sqrt(noise) * denoising.sample_goe(d, rng=rng)
@@ -107,13 +113,17 @@ def test_generic_subordination_route_equals_the_cubic():
     law = wishart_plus_goe(kappa, noise)
 
     def density(x):
-        return -free_convolution_semicircle(MarchenkoPastur(kappa).stieltjes, noise, x + 1e-12j).imag / math.pi
+        return (
+            -free_convolution_semicircle(MarchenkoPastur(kappa).stieltjes, noise, x + 1e-12j).imag / math.pi
+        )
 
     generic = rie.symmetric_rie_mmse_from_density(noise, density, law.pieces, n_nodes=64)
     assert generic == pytest.approx(rie.symmetric_rie_mmse(noise, kappa), rel=1e-6)
 
     def re_g(x):
-        return free_convolution_semicircle(MarchenkoPastur(kappa).stieltjes, noise, np.asarray(x) + 1e-12j).real
+        return free_convolution_semicircle(
+            MarchenkoPastur(kappa).stieltjes, noise, np.asarray(x) + 1e-12j
+        ).real
 
     lam = np.array([-2.0, -0.5, 1.0, 3.0, 4.5, 6.0])
     generic_map = rie.symmetric_rie_eigenvalues(lam, noise, law=re_g)
@@ -138,9 +148,13 @@ def test_symmetric_rie_at_d_1000_matches_the_theory():
     assert error == pytest.approx(theory, rel=0.01)
     # the baselines are worse, in the expected order, and match their own formulas
     identity = denoising.symmetric_error(Y, S)
-    shrunk = denoising.symmetric_error(denoising.scalar_shrinkage(Y, noise, 1 + kappa, mean=math.sqrt(kappa)), S)
+    shrunk = denoising.symmetric_error(
+        denoising.scalar_shrinkage(Y, noise, 1 + kappa, mean=math.sqrt(kappa)), S
+    )
     assert identity == pytest.approx(denoising.identity_mse(noise), rel=0.02)
-    assert shrunk == pytest.approx(denoising.scalar_shrinkage_mse(noise, 1 + kappa, mean=math.sqrt(kappa)), rel=0.02)
+    assert shrunk == pytest.approx(
+        denoising.scalar_shrinkage_mse(noise, 1 + kappa, mean=math.sqrt(kappa)), rel=0.02
+    )
     assert error < shrunk < identity
 
 
@@ -178,7 +192,9 @@ def test_rectangular_small_noise_slope_is_the_parameter_fraction(beta, rho, slop
     """Sec. 4: mmse_den/noise -> r(d + L - r)/(dL) (0.36 at beta = 1, rho = 0.2)."""
     assert rie.rectangular_parameter_fraction(beta, rho) == pytest.approx(slope)
     # (capped at noise/(1 + noise), the linear shrinkage, which a full-rank signal would exceed)
-    assert rie.rectangular_rie_mmse(1e-5, beta, rho) / 1e-5 == pytest.approx(min(slope, 1 / (1 + 1e-5)), rel=1e-12)
+    assert rie.rectangular_rie_mmse(1e-5, beta, rho) / 1e-5 == pytest.approx(
+        min(slope, 1 / (1 + 1e-5)), rel=1e-12
+    )
     assert rie.rectangular_rie_mmse(1.01e-4, beta, rho) / 1.01e-4 == pytest.approx(slope, rel=1e-3)
     assert rie.rectangular_rie_mmse(1e-2, beta, rho) / 1e-2 == pytest.approx(slope, rel=2e-2)
     assert rie.rectangular_rie_mmse(0.0, beta, rho) == 0.0
@@ -225,7 +241,9 @@ def test_symmetric_denoising_experiment_equals_the_functions_one_by_one():
     rng = np.random.default_rng(3)
     S = denoising.sample_wishart(d, kappa, rng=rng)
     Y = S + math.sqrt(noise) * denoising.sample_goe(d, rng=rng)
-    assert got.rie == pytest.approx(denoising.symmetric_error(rie.symmetric_rie(Y, noise, kappa), S), rel=1e-10)
+    assert got.rie == pytest.approx(
+        denoising.symmetric_error(rie.symmetric_rie(Y, noise, kappa), S), rel=1e-10
+    )
     assert got.identity == pytest.approx(denoising.symmetric_error(Y, S), rel=1e-12)
     shrunk = denoising.scalar_shrinkage(Y, noise, 1 + kappa, mean=math.sqrt(kappa))
     assert got.scalar_shrinkage == pytest.approx(denoising.symmetric_error(shrunk, S), rel=1e-12)
@@ -239,11 +257,15 @@ def test_rectangular_denoising_experiment_equals_the_functions_one_by_one():
     rng = np.random.default_rng(4)
     S = denoising.sample_rectangular_signal(d, L, r, rng=rng)
     Y = S + math.sqrt(noise) * denoising.sample_rectangular_noise(d, L, rng=rng)
-    assert got.rie == pytest.approx(denoising.rectangular_error(rie.rectangular_rie(Y, noise, r / d), S), rel=1e-10)
+    assert got.rie == pytest.approx(
+        denoising.rectangular_error(rie.rectangular_rie(Y, noise, r / d), S), rel=1e-10
+    )
     assert got.identity == pytest.approx(denoising.rectangular_error(Y, S), rel=1e-12)
     shrunk = denoising.scalar_shrinkage(Y, noise, 1.0)
     assert got.scalar_shrinkage == pytest.approx(denoising.rectangular_error(shrunk, S), rel=1e-12)
-    assert got.truncation == pytest.approx(denoising.rectangular_error(denoising.truncated_svd(Y, r), S), rel=1e-10)
+    assert got.truncation == pytest.approx(
+        denoising.rectangular_error(denoising.truncated_svd(Y, r), S), rel=1e-10
+    )
     gd = denoising.optimal_singular_value_shrinkage(Y, noise)
     assert got.optimal_shrinkage == pytest.approx(denoising.rectangular_error(gd, S), rel=1e-10)
     symmetric = rie.symmetric_denoising_experiment(40, 0.5, 0.4, rng=np.random.default_rng(3))
@@ -274,9 +296,12 @@ def test_optimal_shrinkage_inverts_the_spike_relation(beta):
     assert np.allclose(denoising.optimal_shrinkage_spike_error(theta, noise, beta), direct, rtol=1e-10)
     # below the bulk edge sigma (1 + sqrt(beta)): killed; an undetectable spike costs theta^2
     edge = sigma * (1 + math.sqrt(beta))
-    assert np.all(denoising.optimal_shrinkage_singular_values([0.0, 0.5 * edge, 0.999 * edge], noise, beta) == 0.0)
+    assert np.all(
+        denoising.optimal_shrinkage_singular_values([0.0, 0.5 * edge, 0.999 * edge], noise, beta) == 0.0
+    )
     assert denoising.optimal_shrinkage_spike_error(0.5 * sigma * beta**0.25, noise, beta) == pytest.approx(
-        (0.5 * sigma * beta**0.25) ** 2)
+        (0.5 * sigma * beta**0.25) ** 2
+    )
     # beta < 1 is read as 1/beta; noise = 0 returns the input
     assert np.allclose(denoising.optimal_shrinkage_singular_values(y, noise, 1 / beta), got)
     assert np.array_equal(denoising.optimal_shrinkage_singular_values(y, 0.0, beta), y)
@@ -316,11 +341,17 @@ def test_optimal_shrinkage_has_no_overflow_at_huge_arguments():
     """A spike far above the noise (x = theta/sigma -> inf) costs sigma^2 (1 + beta); an outlier y -> inf is kept."""
     sigma2, beta = 0.5 * 2.0**0.5, 0.5
     for theta in (1e30, 1e100, 1e300):
-        assert denoising.optimal_shrinkage_spike_error([theta], 0.5, 2.0)[0] == pytest.approx(sigma2 * (1 + beta), rel=1e-12)
-    assert denoising.optimal_shrinkage_spike_error([1e20], 0.5, 2.0)[0] == pytest.approx(sigma2 * (1 + beta), rel=1e-12)
+        assert denoising.optimal_shrinkage_spike_error([theta], 0.5, 2.0)[0] == pytest.approx(
+            sigma2 * (1 + beta), rel=1e-12
+        )
+    assert denoising.optimal_shrinkage_spike_error([1e20], 0.5, 2.0)[0] == pytest.approx(
+        sigma2 * (1 + beta), rel=1e-12
+    )
     y = np.array([1e30, 1e300])
     assert np.allclose(denoising.optimal_shrinkage_singular_values(y, 0.5, 2.0), y, rtol=1e-12)
-    assert np.allclose(denoising.optimal_shrinkage_singular_values([1.0, 3.0], 1e-300, 2.0), [1.0, 3.0], rtol=1e-12)
+    assert np.allclose(
+        denoising.optimal_shrinkage_singular_values([1.0, 3.0], 1e-300, 2.0), [1.0, 3.0], rtol=1e-12
+    )
 
 
 def test_optimal_shrinkage_validates():
@@ -373,6 +404,7 @@ def test_quadratic_network_fixed_point_reproduces_the_reference(kappa, alpha, de
     """qhat = 4 alpha/(Delta + 2 mmse_RIE(1/qhat)) with our symmetric MMSE."""
     value, tol = reference("quadratic.csv", "mmse_BO_paper_norm", kappa=kappa, alpha=alpha, Delta=delta)
     k, a, dl = float(kappa), float(alpha), float(delta)
+
     def fixed_point(log_qhat):
         return math.exp(log_qhat) * (dl + 2 * rie.symmetric_rie_mmse(math.exp(-log_qhat), k)) - 4 * a
 
@@ -385,6 +417,7 @@ def test_bsr_fixed_point_reproduces_the_reference(alpha, delta):
     """q = 1 - mmse_den(beta, rho, (Delta + 1 - q)/alpha), our rectangular MMSE."""
     value, tol = reference("bsr.csv", "mmse_BO", beta="1", rho="0.2", alpha=alpha, Delta=delta)
     a, dl = float(alpha), float(delta)
+
     def fixed_point(q):
         return q - 1 + rie.rectangular_rie_mmse((dl + 1 - q) / a, 1.0, 0.2)
 
@@ -449,8 +482,9 @@ def test_rectangular_mmse_at_huge_aspect_ratio_is_in_range_or_raises():
     value = rie.rectangular_rie_mmse(1e4, 1e6, 0.1)
     low = rie.rectangular_rie_mmse(1e4, math.inf, 0.1)
     assert low <= value <= 1e4 / (1 + 1e4) and 1e4 / (1 + 1e4) - low < 2 * rie.RECTANGULAR_BRACKET_TOL
-    assert value == pytest.approx(rie.rectangular_rie_mmse(1e4, 1e6, 0.1, n_nodes=400),
-                                  abs=rie.RECTANGULAR_BRACKET_TOL)
+    assert value == pytest.approx(
+        rie.rectangular_rie_mmse(1e4, 1e6, 0.1, n_nodes=400), abs=rie.RECTANGULAR_BRACKET_TOL
+    )
     # where the bracket is narrow (noise 1e6, the alpha -> 0 end of bsr at beta = 1e8) it gives the value
     low, high = rie.rectangular_rie_mmse(1.01e6, math.inf, 0.1), 1.01e6 / (1 + 1.01e6)
     value = rie.rectangular_rie_mmse(1.01e6, 1e8, 0.1)
@@ -503,7 +537,9 @@ def test_symmetric_mmse_stays_in_range_at_any_noise(normalisation, variance):
         value = rie.symmetric_rie_mmse(noise, kappa, normalisation)
         assert 0.0 <= value <= min(noise, variance)
     t = 1e10 * kappa if normalisation == "mean_one" else 1e10
-    assert rie.symmetric_rie_mmse(1e10, kappa, normalisation) == pytest.approx(variance * (1 - 1 / t), rel=1e-15)
+    assert rie.symmetric_rie_mmse(1e10, kappa, normalisation) == pytest.approx(
+        variance * (1 - 1 / t), rel=1e-15
+    )
 
 
 @pytest.mark.parametrize("kappa", [1e-4, 0.01, 0.1, 0.5, 1.0, 3.0, 1e3])
@@ -527,9 +563,11 @@ def test_symmetric_rie_mmse_from_density_checks_its_range_and_density():
     lo, hi = law.bulks[0]
     # not a law over its support: a density of mass 4, a support that misses half the mass, an interval listed
     # twice (the MMSE came out outside [0, noise], or silently off by tens of per cent)
-    for density, support, mass in ((lambda x: 4 * law.density(x), law.bulks, "4"),
-                                   (law.density, [(lo, 0.5 * (lo + hi))], "0.5"),
-                                   (law.density, [law.bulks[0], law.bulks[0]], "2")):
+    for density, support, mass in (
+        (lambda x: 4 * law.density(x), law.bulks, "4"),
+        (law.density, [(lo, 0.5 * (lo + hi))], "0.5"),
+        (law.density, [law.bulks[0], law.bulks[0]], "2"),
+    ):
         with pytest.raises(InvalidParameterError, match=f"integrate to 1 over support, got {mass}"):
             rie.symmetric_rie_mmse_from_density(0.5, density, support)
     with pytest.raises(ValueError, match="density"):
@@ -548,13 +586,18 @@ Y_RECT = np.ones((3, 5)) + np.arange(15).reshape(3, 5) / 15
 @pytest.mark.parametrize(
     "call, name",
     [
-        *[(lambda b=b: rie.symmetric_rie_mmse(b, 0.5), "noise") for b in BAD_NUMBERS if b != math.inf],  # inf: no information
+        *[
+            (lambda b=b: rie.symmetric_rie_mmse(b, 0.5), "noise") for b in BAD_NUMBERS if b != math.inf
+        ],  # inf: no information
         *[(lambda b=b: rie.symmetric_rie_mmse(0.5, b), "kappa") for b in BAD_NUMBERS + [0.0]],
         (lambda: rie.symmetric_rie_mmse(0.5, 0.5, n_nodes=0), "n_nodes"),
         (lambda: rie.symmetric_rie_mmse(0.5, 0.5, n_nodes=2.5), "n_nodes"),
         (lambda: rie.symmetric_rie_mmse(0.5, 1e300), "kappa"),
         *[(lambda b=b: rie.rectangular_rie_mmse(b, 2.0, 0.5), "noise") for b in BAD_NUMBERS if b != math.inf],
-        *[(lambda b=b: rie.rectangular_rie_mmse(0.5, b, 0.5), "beta") for b in [math.nan, -1.0, "a", None, 0.0]],
+        *[
+            (lambda b=b: rie.rectangular_rie_mmse(0.5, b, 0.5), "beta")
+            for b in [math.nan, -1.0, "a", None, 0.0]
+        ],
         *[(lambda b=b: rie.rectangular_rie_mmse(0.5, 2.0, b), "rho") for b in BAD_NUMBERS + [0.0, 1e300]],
         (lambda: rie.rectangular_rie_mmse(0.5, 2.0, 0.5, n_nodes=0), "n_nodes"),
         (lambda: rie.semicircle_rie_mmse(0.5, math.nan), "variance"),
@@ -655,7 +698,9 @@ _log_R2 = st.floats(-2.0, 2.0)
 
 @settings(max_examples=25, deadline=None)
 @given(st.floats(-6.0, 2.0), st.floats(0.05, 1.0), _log_R1, _log_R2, st.booleans())
-def test_rectangular_mmse_is_finite_in_range_bracketed_and_non_decreasing(log_noise, step, log_R1, log_R2, wide):
+def test_rectangular_mmse_is_finite_in_range_bracketed_and_non_decreasing(
+    log_noise, step, log_R1, log_R2, wide
+):
     """Over beta in [1, 1e3] (and inf), rho in [1e-2, 1e2], noise in [1e-6, 1e3]: finite, in [0, min(noise, 1)],
     between its beta = inf limit and the linear shrinkage noise/(1 + noise), non-decreasing in the noise."""
     noise, rho = 10.0**log_noise, 10.0**log_R2
@@ -677,7 +722,9 @@ def test_rectangular_mmse_small_noise_slope_is_the_parameter_fraction(log_R1, lo
     assert rie.rectangular_rie_mmse(1e-6, beta, rho) == pytest.approx(1e-6 * fraction, rel=1.1e-6)
     assert rie.rectangular_rie_mmse(1e-3, beta, rho) == pytest.approx(1e-3 * fraction, rel=0.05)
     # transposition: beta < 1 is read as 1/beta
-    assert rie.rectangular_rie_mmse(0.3, 1 / beta, rho) == pytest.approx(rie.rectangular_rie_mmse(0.3, beta, rho), rel=1e-12)
+    assert rie.rectangular_rie_mmse(0.3, 1 / beta, rho) == pytest.approx(
+        rie.rectangular_rie_mmse(0.3, beta, rho), rel=1e-12
+    )
 
 
 @settings(max_examples=25, deadline=None)
@@ -747,7 +794,9 @@ def test_se_overlap_is_one_minus_the_mmse_and_zero_without_information():
     wide = rie.RectangularRIEDenoiser(math.inf, 0.3)
     D, rho = 0.5, 0.3
     a = rho * D + rho - 1
-    assert wide.se_overlap(1 / D) == pytest.approx(1 - (D - D / 2 * (math.sqrt(a * a + 4 * rho * D) - a)), abs=1e-14)
+    assert wide.se_overlap(1 / D) == pytest.approx(
+        1 - (D - D / 2 * (math.sqrt(a * a + 4 * rho * D) - a)), abs=1e-14
+    )
     assert rie.WishartRIEDenoiser(0.5).se_error(0.6) == pytest.approx(0.28390, abs=5e-6)  # chapter 2's value
 
 
@@ -756,13 +805,18 @@ def test_documented_node_maximum_finishes_and_the_limit_is_named():
     of 10^4 nodes costs O(n^3)); spectra.MAX_NODES is now 2,000 and a call at it completes, agreeing with the
     default rule."""
     from solvable.spectra import MAX_NODES
+
     assert MAX_NODES <= 2000
     assert rie.rectangular_rie_mmse(0.5, 1.5, 0.5, n_nodes=MAX_NODES) == pytest.approx(
-        rie.rectangular_rie_mmse(0.5, 1.5, 0.5), rel=1e-9)
-    assert rie.symmetric_rie_mmse(0.5, 0.5, n_nodes=MAX_NODES) == pytest.approx(rie.symmetric_rie_mmse(0.5, 0.5),
-                                                                                 rel=1e-9)
-    for call in (lambda: rie.rectangular_rie_mmse(0.5, 1.5, 0.5, n_nodes=MAX_NODES + 1),
-                 lambda: rie.symmetric_rie_mmse(0.5, 0.5, n_nodes=MAX_NODES + 1)):
+        rie.rectangular_rie_mmse(0.5, 1.5, 0.5), rel=1e-9
+    )
+    assert rie.symmetric_rie_mmse(0.5, 0.5, n_nodes=MAX_NODES) == pytest.approx(
+        rie.symmetric_rie_mmse(0.5, 0.5), rel=1e-9
+    )
+    for call in (
+        lambda: rie.rectangular_rie_mmse(0.5, 1.5, 0.5, n_nodes=MAX_NODES + 1),
+        lambda: rie.symmetric_rie_mmse(0.5, 0.5, n_nodes=MAX_NODES + 1),
+    ):
         with pytest.raises(ValueError, match="n_nodes"):
             call()
 
@@ -782,6 +836,7 @@ def test_rectangular_parameter_fraction_at_a_subnormal_beta_is_its_limit_rho():
     """max(beta, 1/beta) overflows for beta = 1e-320: the fraction rho (1 + beta - rho) / beta was inf/inf = NaN;
     its beta -> inf limit is rho."""
     from solvable import rie as _rie
+
     assert _rie.rectangular_parameter_fraction(1e-320, 0.5) == 0.5
     assert _rie.rectangular_parameter_fraction(1e300, 0.5) == pytest.approx(0.5, rel=1e-15)
 
@@ -800,7 +855,9 @@ def test_empirical_rie_reaches_the_mmse_knowing_only_the_noise():
         limiting.append(denoising.symmetric_error(rie.symmetric_rie(Y, 0.6, 0.5), S))
     assert np.mean(errors) == pytest.approx(0.28390, rel=0.01)
     assert np.mean(limiting) == pytest.approx(0.28390, rel=0.01)
-    assert np.mean(errors) > np.mean(limiting) - 1e-3  # knowing the law cannot hurt (beyond one draw's spread)
+    assert (
+        np.mean(errors) > np.mean(limiting) - 1e-3
+    )  # knowing the law cannot hurt (beyond one draw's spread)
 
 
 def test_empirical_rie_map_tends_to_the_limiting_map():
@@ -809,7 +866,9 @@ def test_empirical_rie_map_tends_to_the_limiting_map():
     gaps = []
     for d in (250, 2000):
         g = np.random.default_rng(d)
-        lam = np.linalg.eigvalsh(denoising.sample_wishart(d, 0.5, rng=g) + np.sqrt(0.6) * denoising.sample_goe(d, rng=g))
+        lam = np.linalg.eigvalsh(
+            denoising.sample_wishart(d, 0.5, rng=g) + np.sqrt(0.6) * denoising.sample_goe(d, rng=g)
+        )
         inner = (lam > law.edges[0] + 0.3) & (lam < law.edges[-1] - 0.3)
         new = rie.empirical_symmetric_rie_eigenvalues(lam, 0.6)
         gaps.append(np.sqrt(np.mean((new - (lam - 1.2 * law.stieltjes_real(lam)))[inner] ** 2)))
@@ -835,13 +894,15 @@ def test_ledoit_peche_overlap_is_normalised_and_averages_to_the_rie_map():
     over the Marchenko-Pastur bulk by scipy's adaptive quadrature plus the atom at 0."""
     kappa, noise = 0.5, 0.6
     law, mp = wishart_plus_goe(kappa, noise), MarchenkoPastur(kappa)
-    (lo, hi), = mp.bulks
+    ((lo, hi),) = mp.bulks
     for lam in (0.5, 2.0, -0.3):
 
         def o(t, lam=lam):
             return float(rie.ledoit_peche_overlap(lam, t, noise, law)) * mp.density(t)
 
-        norm = quad(o, lo, hi, limit=200)[0] + (1 - kappa) * float(rie.ledoit_peche_overlap(lam, 0.0, noise, law))
+        norm = quad(o, lo, hi, limit=200)[0] + (1 - kappa) * float(
+            rie.ledoit_peche_overlap(lam, 0.0, noise, law)
+        )
         mean = quad(lambda t: t * o(t), lo, hi, limit=200)[0]
         assert norm == pytest.approx(1.0, abs=1e-6)
         assert mean == pytest.approx(lam - 2 * noise * float(law.stieltjes_real(lam)), abs=1e-6)
@@ -884,6 +945,7 @@ def test_denoising_owns_its_names():
     """The samplers, metrics and baselines of the denoising problem are public in solvable.denoising only: rie
     publishes none of them again (one name, one home)."""
     from solvable import denoising
+
     assert not set(rie.__all__) & set(denoising.__all__)
     for name in ("sample_goe", "symmetric_error", "truncated_svd", "DenoisingErrors"):
         assert name in denoising.__all__

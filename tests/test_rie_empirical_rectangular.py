@@ -55,8 +55,10 @@ def test_transposed_input_is_the_transposed_estimate():
     _, Y = _draw(40, 5)
     assert np.allclose(rie.empirical_rectangular_rie(Y.T, 0.7), rie.empirical_rectangular_rie(Y, 0.7).T)
     sv = np.linalg.svd(Y, compute_uv=False)
-    assert np.array_equal(rie.empirical_rectangular_rie_singular_values(sv, 0.7, 0.5),
-                          rie.empirical_rectangular_rie_singular_values(sv, 0.7, 2.0))
+    assert np.array_equal(
+        rie.empirical_rectangular_rie_singular_values(sv, 0.7, 0.5),
+        rie.empirical_rectangular_rie_singular_values(sv, 0.7, 2.0),
+    )
 
 
 def test_zero_noise_returns_a_copy_and_the_output_is_finite():

@@ -21,7 +21,12 @@ from solvable.integration import (
 from solvable.priors import GaussianPrior, RademacherPrior, get_prior
 
 PRIORS = [GaussianPrior(), RademacherPrior()]
-CHANNELS = [get_channel("sign"), get_channel("probit", 0.3), get_channel("linear", 0.1), get_channel("linear", 0.0)]
+CHANNELS = [
+    get_channel("sign"),
+    get_channel("probit", 0.3),
+    get_channel("linear", 0.1),
+    get_channel("linear", 0.0),
+]
 
 
 def test_hermite_rule_moments():
@@ -45,8 +50,14 @@ def test_mills_ratio_is_stable_in_both_tails():
 @pytest.mark.parametrize("k", [0.0, 0.2, 0.9, 1.0, 2.5, 20.0])
 def test_sign_fisher_integral_matches_adaptive_quadrature(k):
     def integrand(x):
-        return np.exp(2 * (-(k * x) ** 2 / 2) - np.log(2 * np.pi) - log_ndtr(k * x) - log_ndtr(-k * x)
-                      - x * x / 2 - 0.5 * np.log(2 * np.pi))
+        return np.exp(
+            2 * (-((k * x) ** 2) / 2)
+            - np.log(2 * np.pi)
+            - log_ndtr(k * x)
+            - log_ndtr(-k * x)
+            - x * x / 2
+            - 0.5 * np.log(2 * np.pi)
+        )
 
     ref = quad(integrand, -12, 12, points=[0.0], limit=400, epsabs=1e-14, epsrel=1e-12)[0]
     assert sign_channel_fisher(k)[0] == pytest.approx(ref, rel=1e-9, abs=1e-14)
@@ -87,8 +98,14 @@ def test_sign_channel_limits_of_psi_out():
 def test_rademacher_overlap_map_against_adaptive_quadrature():
     p = RademacherPrior()
     for mhat in [0.3, 2.0, 8.0]:
-        ref = quad(lambda x: np.exp(-x * x / 2) / np.sqrt(2 * np.pi) * 2 * expit(-2 * (mhat + np.sqrt(mhat) * x)),
-                   -30, 30, points=[-np.sqrt(mhat)], limit=200, epsabs=1e-15)[0]
+        ref = quad(
+            lambda x: np.exp(-x * x / 2) / np.sqrt(2 * np.pi) * 2 * expit(-2 * (mhat + np.sqrt(mhat) * x)),
+            -30,
+            30,
+            points=[-np.sqrt(mhat)],
+            limit=200,
+            epsabs=1e-15,
+        )[0]
         assert float(p.se_mse(mhat)) == pytest.approx(ref, rel=1e-7)
 
 
@@ -115,14 +132,19 @@ def test_g_out_is_derivative_of_log_z_out(channel):
     omega, V, h = 0.3, 0.6, 1e-5
     for y in [-1.0, 1.0] if isinstance(channel, SignChannel) else [-0.7, 1.2]:
         if isinstance(channel, SignChannel):
+
             def log_z(o):
                 return log_ndtr(y * o / np.sqrt(V + channel.delta))
         else:
+
             def log_z(o):
-                return -(y - o) ** 2 / (2 * (V + channel.delta))
+                return -((y - o) ** 2) / (2 * (V + channel.delta))
+
         g, dg = channel.g_out(np.array([y]), np.array([omega]), V)
         assert g[0] == pytest.approx((log_z(omega + h) - log_z(omega - h)) / (2 * h), rel=1e-7)
-        assert dg[0] == pytest.approx((log_z(omega + h) - 2 * log_z(omega) + log_z(omega - h)) / h**2, rel=1e-4)
+        assert dg[0] == pytest.approx(
+            (log_z(omega + h) - 2 * log_z(omega) + log_z(omega - h)) / h**2, rel=1e-4
+        )
 
 
 def test_unknown_names_and_inconsistent_noise_raise():
@@ -143,18 +165,27 @@ def test_unknown_names_and_inconsistent_noise_raise():
 # ------------------------------------------------------------------------------ hard edges (issue 11)
 
 
-
-
 def test_metrics_validate_their_overlaps():
     with pytest.raises(ValueError, match="rho"):
         metrics.bayes_classification_error(0.3, rho=0)  # issue 11: ZeroDivisionError
     for f in (metrics.bayes_classification_error, metrics.gibbs_classification_error):
-        for q, rho, name in [(0.3, -1.0, "rho"), (0.3, math.inf, "rho"), (-0.1, 1.0, "q"), (1.5, 1.0, "q"),
-                             (math.nan, 1.0, "q"), ("x", 1.0, "q")]:
+        for q, rho, name in [
+            (0.3, -1.0, "rho"),
+            (0.3, math.inf, "rho"),
+            (-0.1, 1.0, "q"),
+            (1.5, 1.0, "q"),
+            (math.nan, 1.0, "q"),
+            ("x", 1.0, "q"),
+        ]:
             with pytest.raises(ValueError, match=name):
                 f(q, rho)
         assert f(0.0) == 0.5 and f(1.0) == 0.0
-    for m, Q, rho, name in [(2.0, 1.0, 1.0, "m"), (math.nan, 1.0, 1.0, "m"), (0.5, 0.0, 1.0, "Q"), (0.5, 1.0, 0.0, "rho")]:
+    for m, Q, rho, name in [
+        (2.0, 1.0, 1.0, "m"),
+        (math.nan, 1.0, 1.0, "m"),
+        (0.5, 0.0, 1.0, "Q"),
+        (0.5, 1.0, 0.0, "rho"),
+    ]:
         with pytest.raises(ValueError, match=name):
             metrics.classification_error(m, Q, rho)
     assert metrics.classification_error(1.0 + 1e-12, 1.0) == 0.0  # round-off on Cauchy-Schwarz is clipped
@@ -222,22 +253,28 @@ def test_quadrature_rules_validate_their_sizes():
 def test_phi_log_phi_expectation_matches_adaptive_quadrature(k):
     def integrand(u):  # in u = k xi (for k = 0 the integrand is constant in xi)
         lp = log_ndtr(u)
-        return np.exp(lp) * lp * (np.exp(-(u / k) ** 2 / 2) / (k * np.sqrt(2 * np.pi)) if k > 0 else 1.0)
+        return np.exp(lp) * lp * (np.exp(-((u / k) ** 2) / 2) / (k * np.sqrt(2 * np.pi)) if k > 0 else 1.0)
 
-    ref = integrand(0.0) if k == 0 else quad(integrand, -40, 40, points=[0.0], limit=400, epsabs=1e-15,
-                                             epsrel=1e-12)[0]
+    ref = (
+        integrand(0.0)
+        if k == 0
+        else quad(integrand, -40, 40, points=[0.0], limit=400, epsabs=1e-15, epsrel=1e-12)[0]
+    )
     assert float(phi_log_phi_expectation(k)[0]) == pytest.approx(ref, rel=1e-8, abs=1e-14)
     assert phi_log_phi_expectation(np.inf)[0] == 0.0
     # the channel's own psi_out uses the same integral
     q = 0.6
     C = get_channel("probit", 0.3)
-    assert float(C.psi_out(q)) == pytest.approx(2 * float(phi_log_phi_expectation(np.sqrt(q / 0.7))[0]), rel=1e-13)
+    assert float(C.psi_out(q)) == pytest.approx(
+        2 * float(phi_log_phi_expectation(np.sqrt(q / 0.7))[0]), rel=1e-13
+    )
 
 
 @pytest.mark.parametrize("scale", [1e-200, 1e-8, 1e8, 1e200])
 def test_angle_error_is_scale_invariant(scale):
     # at 1e200 times a vector the norms overflowed and the angle came out as 0.5 (a random guess)
     from solvable.metrics import angle_error
+
     rng = np.random.default_rng(2)
     a, b = rng.standard_normal(50), rng.standard_normal(50)
     expected = math.acos(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))) / math.pi
@@ -251,6 +288,7 @@ def test_fixed_parameter_layers_refuse_values_that_are_not_real_numbers(bad):
     """RademacherPrior(rho) and HardmaxChannel(T) accept only their one value, as a real number / an integer: a bool,
     a complex or a string equal to it is a wrong type (they were stored as given)."""
     from solvable import channels, priors
+
     with pytest.raises(TypeError, match="rho"):
         priors.RademacherPrior(rho=bad)
     with pytest.raises(TypeError, match="T"):
@@ -261,6 +299,7 @@ def test_fixed_parameter_layers_store_plain_numbers():
     from fractions import Fraction
 
     from solvable import channels, priors
+
     assert priors.RademacherPrior(rho=Fraction(1)) == priors.RademacherPrior(rho=1.0)
     assert type(priors.RademacherPrior(rho=np.float32(1)).rho) is float
     with pytest.raises(TypeError, match="T"):
@@ -275,6 +314,7 @@ def test_gauss_legendre_rules_count_their_n_squared_peak_against_the_size_cap(mo
     import tracemalloc
 
     from solvable import integration, validation
+
     monkeypatch.setattr(validation, "MAX_ELEMENTS", 2**16)
     f = getattr(integration, rule)
     with pytest.raises(ValueError, match="MAX_ELEMENTS"):
@@ -286,23 +326,31 @@ def test_gauss_legendre_rules_count_their_n_squared_peak_against_the_size_cap(mo
     finally:
         tracemalloc.stop()
     assert peak <= 2 * 8 * 2**16
-    assert f(np.array(20), 3.0)[0].shape == (20,)   # a 0-d integer array is its integer
+    assert f(np.array(20), 3.0)[0].shape == (20,)  # a 0-d integer array is its integer
 
 
-@pytest.mark.parametrize("name", ["log_phi_pdf", "log_Phi", "mills_ratio", "sign_channel_fisher",
-                                  "phi_log_phi_expectation"])
+@pytest.mark.parametrize(
+    "name", ["log_phi_pdf", "log_Phi", "mills_ratio", "sign_channel_fisher", "phi_log_phi_expectation"]
+)
 def test_elementwise_helpers_refuse_bytes_and_non_numeric_arrays(name):
     """bytearray(b"12") was read as the numbers 49 and 50, and an object array reached SciPy's ufuncs (a raw
     'ufunc not supported' TypeError): both are wrong types, named."""
     from solvable import integration
+
     f = getattr(integration, name)
-    arg = "k" if name in ("sign_channel_fisher", "phi_log_phi_expectation") else "u" if name == "mills_ratio" else "x"
+    arg = (
+        "k"
+        if name in ("sign_channel_fisher", "phi_log_phi_expectation")
+        else "u"
+        if name == "mills_ratio"
+        else "x"
+    )
     with pytest.raises((TypeError, ValueError), match=rf"\b{arg}\b"):
         f(bytearray(b"12"))
     if arg != "k":
         with pytest.raises(TypeError, match=rf"\b{arg}\b"):
             f(np.array(["a", "b"], dtype=object))
-        with pytest.raises(TypeError, match=rf"\b{arg}\b"):   # as validation.check_array: no object arrays
+        with pytest.raises(TypeError, match=rf"\b{arg}\b"):  # as validation.check_array: no object arrays
             f(np.array([0.5, 1.0], dtype=object))
 
 
@@ -311,14 +359,23 @@ def test_mills_ratio_follows_its_asymptote_far_in_the_negative_tail(u):
     """phi(u)/Phi(u) = |u| (1 + 1/u^2 - 2/u^4 + ...) as u -> -inf (exact to 2/u^4 here). exp(log phi - log Phi)
     cancelled: 78% off at -1e8, 1.0 instead of 3e150 at -3e150, inf beyond -1.4e154."""
     from solvable.integration import mills_ratio
+
     expected = -u * (1.0 + 1.0 / (u * u))
     assert mills_ratio(u) == pytest.approx(expected, rel=1e-14)
     assert mills_ratio(np.array([u, -2.0]))[0] == pytest.approx(expected, rel=1e-14)
 
 
-@pytest.mark.parametrize("f", [lambda x: x + 1j, lambda x: np.ma.masked_array(x, mask=x > 0),
-                               lambda x: np.where(x > 0, np.inf, 0.0), lambda x: np.where(x > 0, np.nan, 0.0),
-                               lambda x: ["a"] * x.size, lambda x: np.ones(x.size + 1)])
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: x + 1j,
+        lambda x: np.ma.masked_array(x, mask=x > 0),
+        lambda x: np.where(x > 0, np.inf, 0.0),
+        lambda x: np.where(x > 0, np.nan, 0.0),
+        lambda x: ["a"] * x.size,
+        lambda x: np.ones(x.size + 1),
+    ],
+)
 def test_gaussian_expectation_refuses_what_is_not_one_finite_real_value_per_node(f):
     """A complex integrand lost its imaginary part (E[xi + i] came out as 0), a masked one its mask, and an infinite
     value gave inf or NaN: each is refused, naming f."""
@@ -327,7 +384,7 @@ def test_gaussian_expectation_refuses_what_is_not_one_finite_real_value_per_node
 
 
 def test_gaussian_expectation_of_a_known_integrand():
-    assert gaussian_expectation(np.cos) == pytest.approx(math.exp(-0.5), rel=1e-13)   # E cos(xi) = e^{-1/2}
+    assert gaussian_expectation(np.cos) == pytest.approx(math.exp(-0.5), rel=1e-13)  # E cos(xi) = e^{-1/2}
 
 
 def test_half_normal_rule_refuses_an_upper_end_where_the_density_underflows():
@@ -345,13 +402,20 @@ def test_constructors_declare_their_names_and_convert_their_numbers():
     """A prior or channel named otherwise than get_prior / get_channel know it was stored as given (and a data set
     built from it failed later, on the unknown name); numbers are stored as Python floats and ints."""
     from solvable.channels import HardmaxChannel, LinearChannel, SoftmaxChannel
-    for make, param in ((lambda: GaussianPrior(name="normal"), "name"), (lambda: SignChannel(name="linear"), "name"),
-                        (lambda: LinearChannel(name="sign"), "name"), (lambda: LinearChannel(residual_floor=1),
-                                                                       "residual_floor"),
-                        (lambda: SoftmaxChannel(T=1), "T"), (lambda: get_prior(GaussianPrior), "prior")):
+
+    for make, param in (
+        (lambda: GaussianPrior(name="normal"), "name"),
+        (lambda: SignChannel(name="linear"), "name"),
+        (lambda: LinearChannel(name="sign"), "name"),
+        (lambda: LinearChannel(residual_floor=1), "residual_floor"),
+        (lambda: SoftmaxChannel(T=1), "T"),
+        (lambda: get_prior(GaussianPrior), "prior"),
+    ):
         with pytest.raises(ValueError, match=param):
             make()
     assert get_prior("Rademacher") == RademacherPrior() and get_prior(GaussianPrior(2.0)).rho == 2.0
-    assert type(GaussianPrior(rho=np.float32(2.0)).rho) is float and type(SoftmaxChannel(T=np.int16(3)).T) is int
+    assert (
+        type(GaussianPrior(rho=np.float32(2.0)).rho) is float and type(SoftmaxChannel(T=np.int16(3)).T) is int
+    )
     assert get_channel("PROBIT", np.float64(0.5)) == SignChannel(delta=0.5, name="probit")
     assert isinstance(HardmaxChannel(), HardmaxChannel)

@@ -55,10 +55,14 @@ from _site import CHAPTERS, LAPTOP, PAGES, PHONE, WIDGET_MANAGER, allowed_consol
 def test_no_javascript_errors_offline(visit, page_name):
     seen = visit(page_name)
     assert not seen.page_errors, f"{page_name}: uncaught JavaScript errors: {seen.page_errors}"
-    unexpected = [(text, url) for text, url in seen.console_errors if not allowed_console_error(text, url, visit.base)]
+    unexpected = [
+        (text, url) for text, url in seen.console_errors if not allowed_console_error(text, url, visit.base)
+    ]
     assert not unexpected, f"{page_name}: console errors: {unexpected}"
     others = sorted(set(seen.blocked) - WIDGET_MANAGER)
-    assert not others, f"{page_name}: requests to other hosts (the page is not self-contained offline): {others}"
+    assert not others, (
+        f"{page_name}: requests to other hosts (the page is not self-contained offline): {others}"
+    )
 
 
 @pytest.mark.parametrize("page_name", PAGES)
@@ -69,7 +73,9 @@ def test_equations_are_typeset(visit, page_name):
         assert not math["raw"], f"{page_name}: TeX left raw in a page without MathJax: {math['raw']}"
         return
     assert seen.mathjax == "typeset", f"{page_name}: {seen.mathjax} (is _mathjax/ in the build?)"
-    assert not math["untypeset"], f"{page_name}: {len(math['untypeset'])} equations not typeset: {math['untypeset'][:5]}"
+    assert not math["untypeset"], (
+        f"{page_name}: {len(math['untypeset'])} equations not typeset: {math['untypeset'][:5]}"
+    )
     assert math["n_typeset"] >= math["n_math"]
     assert not math["errors"], f"{page_name}: MathJax errors: {math['errors']}"
     assert not math["raw"], f"{page_name}: raw TeX left in the text: {math['raw']}"
@@ -85,10 +91,16 @@ def test_static_explorers_work_offline(visit, page_name):
     for i, explorer in enumerate(seen.explorers):
         assert explorer["complete"], f"{page_name}: static explorer {i} has no slider or no frame image"
         assert explorer["frames"] >= 2, f"{page_name}: static explorer {i} has a single frame"
-        assert explorer["value"][0] != explorer["value"][1], f"{page_name}: explorer {i}: the slider did not move"
-        assert explorer["frame_changed"], f"{page_name}: explorer {i}: moving the slider did not change the frame"
+        assert explorer["value"][0] != explorer["value"][1], (
+            f"{page_name}: explorer {i}: the slider did not move"
+        )
+        assert explorer["frame_changed"], (
+            f"{page_name}: explorer {i}: moving the slider did not change the frame"
+        )
         assert explorer["decoded"], f"{page_name}: explorer {i}: the frame image does not display"
-    assert seen.dark_theme == "dark", f"{page_name}: the theme did not switch to dark mode ({seen.dark_theme!r})"
+    assert seen.dark_theme == "dark", (
+        f"{page_name}: the theme did not switch to dark mode ({seen.dark_theme!r})"
+    )
 
 
 @pytest.mark.parametrize("page_name", PAGES)
@@ -107,13 +119,17 @@ def test_launch_buttons(visit, page_name):
         return
     repo = repository()
     org_repo, branch = urlparse(repo["url"]).path.strip("/"), repo["branch"]
-    assert len(org_repo.split("/")) == 2, f"repository.url in _config.yml is not a GitHub repository: {repo['url']}"
+    assert len(org_repo.split("/")) == 2, (
+        f"repository.url in _config.yml is not a GitHub repository: {repo['url']}"
+    )
     interface = book_config().get("launch_buttons", {}).get("notebook_interface", "classic")
     binder = [u for u in seen.launch if urlparse(u).hostname == "mybinder.org"]
     colab = [u for u in seen.launch if urlparse(u).hostname == "colab.research.google.com"]
     assert len(binder) == 1 and len(colab) == 1, f"{page_name}: launch buttons {seen.launch}"
     url = urlparse(binder[0])
-    assert url.scheme == "https" and url.path == f"/v2/gh/{org_repo}/{branch}", f"{page_name}: Binder URL {binder[0]}"
+    assert url.scheme == "https" and url.path == f"/v2/gh/{org_repo}/{branch}", (
+        f"{page_name}: Binder URL {binder[0]}"
+    )
     urlpath = parse_qs(url.query).get("urlpath", [""])[0]
     # the chapter's reader notebook (plain Markdown, written by tools/reader_notebooks.py), not its MyST source
     reader = f"notebooks/{page_name.rsplit('/', 1)[-1]}.ipynb"
@@ -136,15 +152,19 @@ def fetch(url: str) -> tuple[int, str]:
 @pytest.mark.parametrize("page_name", PAGES)
 def test_local_links_resolve(visit, page_name):
     seen = visit(page_name)
-    assert not seen.local_failures, f"{page_name}: local requests that failed while loading: {seen.local_failures}"
+    assert not seen.local_failures, (
+        f"{page_name}: local requests that failed while loading: {seen.local_failures}"
+    )
     broken, missing_anchor = [], []
     for link in seen.links:
         target, fragment = urldefrag(link)
         status, body = fetch(target.split("?")[0])
         if status >= 400:
             broken.append((link, status))
-        elif fragment and target.split("?")[0].endswith(".html") and not re.search(
-            rf"""\b(id|name)=["']{re.escape(fragment)}["']""", body
+        elif (
+            fragment
+            and target.split("?")[0].endswith(".html")
+            and not re.search(rf"""\b(id|name)=["']{re.escape(fragment)}["']""", body)
         ):
             missing_anchor.append(link)
     assert not broken, f"{page_name}: local links that do not resolve: {broken}"
@@ -154,7 +174,9 @@ def test_local_links_resolve(visit, page_name):
 @pytest.mark.parametrize("page_name", PAGES)
 def test_phone_layout_does_not_scroll_sideways(visit, page_name):
     seen = visit(page_name)
-    assert seen.phone_overflow <= 1, f"{page_name}: at {PHONE['width']} px the page is {seen.phone_overflow} px too wide"
+    assert seen.phone_overflow <= 1, (
+        f"{page_name}: at {PHONE['width']} px the page is {seen.phone_overflow} px too wide"
+    )
 
 
 # --- lecture-notes grade: equations, numbering, figures, landing page, weight ---------------------------------------
@@ -173,9 +195,13 @@ def test_display_equations_fit_a_laptop_and_never_sit_under_their_number(visit, 
         covered = [e["id"] for e in equations if e["overlap"]]
         assert not covered, f"{page_name} ({where}): equation numbers drawn over their formula: {covered}"
         misplaced = [e["id"] for e in equations if not e["after"]]
-        assert not misplaced, f"{page_name} ({where}): equation numbers left of or above their formula: {misplaced}"
+        assert not misplaced, (
+            f"{page_name} ({where}): equation numbers left of or above their formula: {misplaced}"
+        )
         no_cue = [e["id"] for e in equations if e["scrolls"] and not (e["cue"] and e["overflow"] == "auto")]
-        assert not no_cue, f"{page_name} ({where}): equations that scroll without their own box and cue: {no_cue}"
+        assert not no_cue, (
+            f"{page_name} ({where}): equations that scroll without their own box and cue: {no_cue}"
+        )
 
 
 @pytest.mark.parametrize("page_name", sorted(CHAPTERS))
@@ -184,12 +210,16 @@ def test_code_fits_its_box_on_a_laptop(visit, page_name):
     seen = visit(page_name)
     assert seen.code_boxes, f"{page_name}: no code box found (has the theme's markup changed?)"
     wide = [box["line"][:90] for box in seen.code_boxes if box["scrolls"]]
-    assert not wide, f"{page_name}: {len(wide)} code boxes scroll sideways at {LAPTOP['width']} px, e.g. {wide[:3]}"
+    assert not wide, (
+        f"{page_name}: {len(wide)} code boxes scroll sideways at {LAPTOP['width']} px, e.g. {wide[:3]}"
+    )
 
 
 def test_few_display_equations_scroll_on_a_phone(visit):
-    counts = {page: (sum(e["scrolls"] for e in visit(page).phone_equations), len(visit(page).phone_equations))
-              for page in PAGES}
+    counts = {
+        page: (sum(e["scrolls"] for e in visit(page).phone_equations), len(visit(page).phone_equations))
+        for page in PAGES
+    }
     scrolling, total = sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())
     assert total > 0
     assert scrolling <= PHONE_SCROLL_FRACTION * total, (
@@ -204,7 +234,9 @@ def test_exercises_are_numbered_per_chapter(visit, page_name):
     number = notebook_pages().index(page_name) + 1
     expected = [f"Exercise {number}.{k}" for k in range(1, len(seen.exercises) + 1)]
     assert seen.exercises, f"{page_name}: no exercise"
-    assert seen.exercises == expected, f"{page_name}: exercises numbered {seen.exercises}, expected {expected}"
+    assert seen.exercises == expected, (
+        f"{page_name}: exercises numbered {seen.exercises}, expected {expected}"
+    )
 
 
 @pytest.mark.parametrize("page_name", PAGES)
@@ -217,10 +249,16 @@ def test_every_figure_is_numbered_captioned_and_sharp(visit, page_name):
         where = f"{page_name}: figure {figure['src']}"
         assert figure["number"], f"{where} has no numbered caption"
         if number is not None:
-            assert figure["number"].startswith(f"Figure {number}."), f"{where} is numbered {figure['number']!r}"
-        assert len(figure["caption"]) >= 40, f"{where}: caption too short to say what is plotted: {figure['caption']!r}"
+            assert figure["number"].startswith(f"Figure {number}."), (
+                f"{where} is numbered {figure['number']!r}"
+            )
+        assert len(figure["caption"]) >= 40, (
+            f"{where}: caption too short to say what is plotted: {figure['caption']!r}"
+        )
         shown, natural = figure["aspect"]
-        assert abs(shown / natural - 1) < 0.02, f"{where}: drawn with aspect ratio {shown:.2f} instead of {natural:.2f}"
+        assert abs(shown / natural - 1) < 0.02, (
+            f"{where}: drawn with aspect ratio {shown:.2f} instead of {natural:.2f}"
+        )
         if page_name in CHAPTERS:
             # Saved at twice the pixels they are shown with ("retina"; solvable.plotting): sharp on dense screens.
             assert figure["natural"] >= 1.9 * figure["nominal"], (
@@ -260,15 +298,21 @@ def test_landing_page_gets_a_newcomer_started(visit, book):
     seen = visit(PAGES[0])
     first = notebook_pages()[0]
     landing = (book.html / f"{PAGES[0]}.html").read_text(encoding="utf-8")
-    start = re.search(r'<a[^>]*class="[^"]*solvable-start[^"]*"[^>]*href="([^"]+)"|'
-                      r'<a[^>]*href="([^"]+)"[^>]*class="[^"]*solvable-start', landing)
-    assert start and (start.group(1) or start.group(2)).split("#")[0].endswith(f"{first}.html"), \
+    start = re.search(
+        r'<a[^>]*class="[^"]*solvable-start[^"]*"[^>]*href="([^"]+)"|'
+        r'<a[^>]*href="([^"]+)"[^>]*class="[^"]*solvable-start',
+        landing,
+    )
+    assert start and (start.group(1) or start.group(2)).split("#")[0].endswith(f"{first}.html"), (
         "no 'start with chapter 1' button"
+    )
     assert "arxiv.org/abs/2306.16097" in landing, "the landing page does not link the lecture notes"
     assert re.search(r'<link[^>]*rel="(shortcut )?icon"[^>]*href="[^"]+\.svg"', landing), "no favicon"
     assert re.search(r'<img[^>]*class="[^"]*logo__image[^"]*"', landing), "no logo"
     assert seen.search_controls == 1, f"{seen.search_controls} search boxes at {LAPTOP['width']} px"
-    assert seen.phone_search_controls == 1, f"{seen.phone_search_controls} search boxes at {PHONE['width']} px"
+    assert seen.phone_search_controls == 1, (
+        f"{seen.phone_search_controls} search boxes at {PHONE['width']} px"
+    )
 
 
 API_PAGES = [page for page in PAGES if page.startswith("api/")]

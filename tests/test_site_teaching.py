@@ -32,11 +32,17 @@ def test_a_copy_opened_from_disk_works_offline(chromium_context, book):
         page.goto((book.html / f"{first}.html").as_uri(), wait_until="load")
         assert wait_for_math(page) == "typeset", f"{first}: MathJax did not run from disk"
         math = page.evaluate(MATH_REPORT)
-        assert math["n_math"] and not math["untypeset"], f"{first}: equations not typeset from disk: {math['untypeset']}"
-        failed_fonts = page.evaluate("() => [...document.fonts].filter(f => f.status === 'error').map(f => f.family)")
+        assert math["n_math"] and not math["untypeset"], (
+            f"{first}: equations not typeset from disk: {math['untypeset']}"
+        )
+        failed_fonts = page.evaluate(
+            "() => [...document.fonts].filter(f => f.status === 'error').map(f => f.family)"
+        )
         assert not failed_fonts, f"{first}: web fonts that do not load from disk: {failed_fonts}"
         explorers = drive_explorers(page)
-        assert explorers and all(e.get("frame_changed") for e in explorers), f"{first}: explorers from disk: {explorers}"
+        assert explorers and all(e.get("frame_changed") for e in explorers), (
+            f"{first}: explorers from disk: {explorers}"
+        )
         assert not errors, f"{first}: JavaScript errors from disk: {errors}"
     finally:
         page.close()
@@ -47,8 +53,11 @@ def _wait_for_toggle(page, element, *, hidden: bool, timeout_ms: int = 1000) -> 
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     with contextlib.suppress(PlaywrightTimeout):
-        page.wait_for_function("([e, hidden]) => e.classList.contains('toggle-hidden') === hidden",
-                               arg=[element.element_handle(), hidden], timeout=timeout_ms)
+        page.wait_for_function(
+            "([e, hidden]) => e.classList.contains('toggle-hidden') === hidden",
+            arg=[element.element_handle(), hidden],
+            timeout=timeout_ms,
+        )
 
 
 @pytest.mark.parametrize("page_name", sorted(CHAPTERS))
@@ -66,16 +75,21 @@ def test_solutions_open_on_any_click_of_their_title(chromium_context, site, page
             solution = solutions.nth(i)
             link = solution.locator(".admonition-title a").first
             assert link.count(), f"{page_name}: solution {i} has no link in its title"
-            assert "toggle-hidden" in (solution.get_attribute("class") or ""), f"{page_name}: solution {i} starts open"
+            assert "toggle-hidden" in (solution.get_attribute("class") or ""), (
+                f"{page_name}: solution {i} starts open"
+            )
             url = page.url
             link.click()  # Playwright scrolls it into view first
             _wait_for_toggle(page, solution, hidden=False)
             assert page.url == url, f"{page_name}: a click on solution {i}'s title followed its link"
-            assert "toggle-hidden" not in (solution.get_attribute("class") or ""), \
+            assert "toggle-hidden" not in (solution.get_attribute("class") or ""), (
                 f"{page_name}: solution {i} did not open on a click of its title"
+            )
             link.click()  # and closes again
             _wait_for_toggle(page, solution, hidden=True)
-            assert "toggle-hidden" in (solution.get_attribute("class") or ""), f"{page_name}: solution {i} did not close"
+            assert "toggle-hidden" in (solution.get_attribute("class") or ""), (
+                f"{page_name}: solution {i} did not close"
+            )
         assert not errors, f"{page_name}: JavaScript errors while opening solutions: {errors}"
     finally:
         page.close()
@@ -97,9 +111,13 @@ def test_a_figure_opens_full_size_on_a_phone(chromium_context, site, page_name):
         figure.click()
         zoom = page.locator(".solvable-zoom img")
         assert zoom.count() == 1 and zoom.is_visible(), f"{page_name}: no full-size view on a tap of a figure"
-        assert zoom.evaluate("i => i.getBoundingClientRect().width") > shown + 50, f"{page_name}: the view is not larger"
+        assert zoom.evaluate("i => i.getBoundingClientRect().width") > shown + 50, (
+            f"{page_name}: the view is not larger"
+        )
         page.locator(".solvable-zoom").click()
-        assert page.locator(".solvable-zoom").count() == 0, f"{page_name}: a second tap did not close the view"
+        assert page.locator(".solvable-zoom").count() == 0, (
+            f"{page_name}: a second tap did not close the view"
+        )
         assert not errors, f"{page_name}: JavaScript errors: {errors}"
     finally:
         page.close()
@@ -132,22 +150,29 @@ def test_presentation_mode_for_a_projector(chromium_context, site, page_name):
         page.goto(f"{site}/{page_name}.html", wait_until="load")
         before = page.evaluate(measure)
         button = page.locator(".solvable-present-button")
-        assert button.count() == 1 and button.is_visible(), f"{page_name}: no presentation-mode button in the header"
+        assert button.count() == 1 and button.is_visible(), (
+            f"{page_name}: no presentation-mode button in the header"
+        )
         button.click()
         shown = page.evaluate(measure)
         assert not shown["sidebars"], f"{page_name}: the sidebars stay in presentation mode"
         assert shown["text"] >= PRESENT_MIN_TEXT_PX > before["text"], (
-            f"{page_name}: body text {before['text']} px, {shown['text']} px in presentation mode")
+            f"{page_name}: body text {before['text']} px, {shown['text']} px in presentation mode"
+        )
         assert shown["figure"] > before["figure"] and shown["figure_height"] <= PROJECTOR["height"], (
             f"{page_name}: a figure is {shown['figure']:.0f} x {shown['figure_height']:.0f} px in presentation mode "
-            f"({before['figure']:.0f} px wide before)")
+            f"({before['figure']:.0f} px wide before)"
+        )
         assert shown["column"] >= 0.75 * PROJECTOR["width"], f"{page_name}: column {shown['column']:.0f} px"
         following = page.locator("a.right-next").first.evaluate("a => a.href")  # the next page keeps the mode
         page.goto(following, wait_until="load")
         assert page.evaluate("document.documentElement.classList.contains('solvable-present')"), (
-            "presentation mode does not stay on from page to page")
+            "presentation mode does not stay on from page to page"
+        )
         page.keyboard.press("p")
-        assert not page.evaluate(measure)["text"] >= PRESENT_MIN_TEXT_PX, "the key P does not turn the mode off"
+        assert not page.evaluate(measure)["text"] >= PRESENT_MIN_TEXT_PX, (
+            "the key P does not turn the mode off"
+        )
         page.keyboard.press("p")
         assert page.evaluate(measure)["text"] >= PRESENT_MIN_TEXT_PX, "the key P does not turn the mode on"
         page.keyboard.press("Escape")
@@ -202,7 +227,9 @@ def _present(page, base, page_name, size, *, math=True):
         wait_for_math(page)  # typesetting moves the sections down: measure after it
     if not page.evaluate("document.documentElement.classList.contains('solvable-present')"):
         page.keyboard.press("p")
-    page.wait_for_function("() => [...document.images].every(i => i.complete)")  # the mode loads them all at once
+    page.wait_for_function(
+        "() => [...document.images].every(i => i.complete)"
+    )  # the mode loads them all at once
     page.wait_for_timeout(300)
 
 
@@ -224,13 +251,20 @@ def test_presentation_mode_fits_every_figure_on_the_screen(chromium_context, sit
                 page.wait_for_timeout(300)
             figures = page.evaluate(PRESENT_FIGURES)
             assert figures, f"{page_name}: no figure in presentation mode"
-            tall = [f"{f['src']}: {f['height']:.0f} px" for f in figures if f["height"] > viewport["height"] + 0.5]
+            tall = [
+                f"{f['src']}: {f['height']:.0f} px" for f in figures if f["height"] > viewport["height"] + 0.5
+            ]
             assert not tall, f"{page_name} at {size}: figures taller than the screen: {tall}"
             # brought to the top (below the row of buttons: scroll-padding-top), a figure ends above the bar
             room = page.evaluate(PRESENT_ROOM)
-            covered = [f"{f['src']}: {room['top'] + f['height']:.0f} px > {room['bar']:.0f} px" for f in figures
-                       if room["top"] + f["height"] > room["bar"] + 0.5]
-            assert not covered, f"{page_name} at {size}: figures that reach under the navigation bar: {covered}"
+            covered = [
+                f"{f['src']}: {room['top'] + f['height']:.0f} px > {room['bar']:.0f} px"
+                for f in figures
+                if room["top"] + f["height"] > room["bar"] + 0.5
+            ]
+            assert not covered, (
+                f"{page_name} at {size}: figures that reach under the navigation bar: {covered}"
+            )
             thin = [f["src"] for f in figures if f["caption_weight"] < 400]
             assert not thin, f"{page_name} at {size}: captions in a thin weight: {thin}"
             if shots:

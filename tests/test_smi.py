@@ -20,8 +20,9 @@ def test_weak_recovery_reference_rows():
     rows = [r for r in reference_rows(REF) if r["quantity"] == "alpha_c_weak_recovery"]
     assert rows
     for r in rows:  # the table rounds 1/6 to 7 digits
-        assert smi.weak_recovery_threshold(int(r["T"])) == pytest.approx(float(r["value"]),
-                                                                         abs=float(r["tolerance_hint"]))
+        assert smi.weak_recovery_threshold(int(r["T"])) == pytest.approx(
+            float(r["value"]), abs=float(r["tolerance_hint"])
+        )
 
 
 def test_thresholds_are_exact_fractions():
@@ -53,11 +54,12 @@ def test_tokens_are_stored_sample_token_feature_as_in_attention():
     """Both sequence models store X as (n, T, d): token a of sequence mu is X[mu, a]; the draws are those of the
     papers' X_mu (d x T), one after the other, after the teacher."""
     from solvable import attention
+
     d, T = 30, 3
     for data, W in ((smi.sample(d, 1.0, T=T, rng=1), None), (smi.two_layer_sample(d, 1.0, T=T, rng=1), 2)):
         gen = np.random.default_rng(1)
         teacher = gen.standard_normal(d if W is None else (d, W))
-        drawn = gen.standard_normal((d, d, T))   # n = alpha d = d sequences
+        drawn = gen.standard_normal((d, d, T))  # n = alpha d = d sequences
         assert data.X.shape == (d, T, d) and np.array_equal(data.X, drawn.transpose(0, 2, 1))
         assert np.array_equal(data.W_star if W else data.w_star, teacher)
     z = np.array([[token @ data.W_star[:, 0] for token in seq] for seq in data.X]) / np.sqrt(d)
@@ -112,21 +114,28 @@ def test_state_evolution_on_given_draws_is_the_same_map():
     assert one.overlap_history[1] == pytest.approx(qhat / (1 + qhat), rel=1e-13)
 
 
-@pytest.mark.parametrize("draws,error", [
-    ((np.ones((5, 2)), np.ones((5, 3))), ValueError),      # shapes differ
-    ((np.ones((5, 3)), np.ones((5, 3))), ValueError),      # T = 3 draws for T = 2
-    ((np.ones(5), np.ones(5)), ValueError),                # not (n, T)
-    ((np.full((5, 2), np.nan), np.ones((5, 2))), ValueError),
-    (np.ones((5, 2)), TypeError),                          # not a pair
-])
+@pytest.mark.parametrize(
+    "draws,error",
+    [
+        ((np.ones((5, 2)), np.ones((5, 3))), ValueError),  # shapes differ
+        ((np.ones((5, 3)), np.ones((5, 3))), ValueError),  # T = 3 draws for T = 2
+        ((np.ones(5), np.ones(5)), ValueError),  # not (n, T)
+        ((np.full((5, 2), np.nan), np.ones((5, 2))), ValueError),
+        (np.ones((5, 2)), TypeError),  # not a pair
+    ],
+)
 def test_state_evolution_refuses_bad_draws(draws, error):
     with pytest.raises(error, match="draws"):
         smi.state_evolution(0.2, 2, draws=draws)
 
 
 @settings(max_examples=30, deadline=None)
-@given(alpha=st.floats(min_value=0.0, max_value=5.0), T=st.integers(min_value=2, max_value=5),
-       start=st.floats(min_value=1e-6, max_value=0.999), seed=st.integers(min_value=0, max_value=2**32 - 1))
+@given(
+    alpha=st.floats(min_value=0.0, max_value=5.0),
+    T=st.integers(min_value=2, max_value=5),
+    start=st.floats(min_value=1e-6, max_value=0.999),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
 def test_state_evolution_overlap_is_in_the_unit_interval(alpha, T, start, seed):
     res = smi.state_evolution(alpha, T, start=start, n_samples=64, max_iter=30, warn=False, rng=seed)
     Qs = res.overlap_history
@@ -136,38 +145,41 @@ def test_state_evolution_overlap_is_in_the_unit_interval(alpha, T, start, seed):
         assert res.overlap == 0.0  # no data: Qhat = 0
 
 
-@pytest.mark.parametrize("call,name", [
-    (lambda: smi.weak_recovery_threshold(1), "T"),
-    (lambda: smi.weak_recovery_threshold(2.0), "T"),
-    (lambda: smi.perfect_recovery_threshold("3"), "T"),
-    (lambda: smi.sample(10, -0.2, T=2, rng=0), "alpha"),
-    (lambda: smi.sample(10, math.nan, T=2, rng=0), "alpha"),
-    (lambda: smi.sample(10, math.inf, T=2, rng=0), "alpha"),
-    (lambda: smi.sample(1, 0.5, T=2, rng=0), "d"),
-    (lambda: smi.sample(10, 0.01, T=2, rng=0), "alpha d"),
-    (lambda: smi.sample(10, 0.5, T=2, rng=None), "rng"),
-    (lambda: smi.sample(10**5, 1e5, T=2, rng=0), "limit"),  # 1e10 tokens: refused, not allocated
-    (lambda: smi.fisher_factor(2, n_samples=1, rng=0), "n_samples"),
-    (lambda: smi.fisher_factor(2, n_samples=10**10, rng=0), "limit"),
-    (lambda: smi.state_evolution(-0.1, 2, rng=0), "alpha"),
-    (lambda: smi.state_evolution(math.nan, 2, rng=0), "alpha"),
-    (lambda: smi.state_evolution(math.inf, 2, rng=0), "alpha"),
-    (lambda: smi.state_evolution(0.2, 2, start=0.0, rng=0), "start"),
-    (lambda: smi.state_evolution(0.2, 2, start=1.0, rng=0), "start"),
-    (lambda: smi.state_evolution(0.2, 2, tol=math.inf, rng=0), "tol"),
-    (lambda: smi.state_evolution(0.2, 2, tol=-1e-3, rng=0), "tol"),
-    (lambda: smi.state_evolution(0.2, 2, max_iter=0, rng=0), "max_iter"),
-    (lambda: smi.state_evolution(0.2, 2, damping=1.0, rng=0), "damping"),
-    (lambda: smi.state_evolution(0.2, 2, n_samples=10**10, rng=0), "limit"),
-    (lambda: smi.overlap_curve([], 2, rng=0), "alphas"),
-    (lambda: smi.overlap_curve([[0.1, 0.2]], 2, rng=0), "alphas"),
-    (lambda: smi.overlap_curve(["a"], 2, rng=0), "alphas"),
-    (lambda: smi.overlap_curve([0.1, -0.2], 2, rng=0), "alphas"),
-    (lambda: smi.overlap_curve([0.1, math.nan], 2, rng=0), "alphas"),
-    (lambda: smi.overlap_curve([0.1], 2, tol=math.inf, rng=0), "tol"),
-    (lambda: smi.overlap_curve([0.1], 2, max_iter=0, rng=0), "max_iter"),
-    (lambda: smi.Dataset(X=np.ones((4, 3, 2)), y=np.ones((4, 3, 3)), w_star=np.ones(3)), "X must be"),
-])
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: smi.weak_recovery_threshold(1), "T"),
+        (lambda: smi.weak_recovery_threshold(2.0), "T"),
+        (lambda: smi.perfect_recovery_threshold("3"), "T"),
+        (lambda: smi.sample(10, -0.2, T=2, rng=0), "alpha"),
+        (lambda: smi.sample(10, math.nan, T=2, rng=0), "alpha"),
+        (lambda: smi.sample(10, math.inf, T=2, rng=0), "alpha"),
+        (lambda: smi.sample(1, 0.5, T=2, rng=0), "d"),
+        (lambda: smi.sample(10, 0.01, T=2, rng=0), "alpha d"),
+        (lambda: smi.sample(10, 0.5, T=2, rng=None), "rng"),
+        (lambda: smi.sample(10**5, 1e5, T=2, rng=0), "limit"),  # 1e10 tokens: refused, not allocated
+        (lambda: smi.fisher_factor(2, n_samples=1, rng=0), "n_samples"),
+        (lambda: smi.fisher_factor(2, n_samples=10**10, rng=0), "limit"),
+        (lambda: smi.state_evolution(-0.1, 2, rng=0), "alpha"),
+        (lambda: smi.state_evolution(math.nan, 2, rng=0), "alpha"),
+        (lambda: smi.state_evolution(math.inf, 2, rng=0), "alpha"),
+        (lambda: smi.state_evolution(0.2, 2, start=0.0, rng=0), "start"),
+        (lambda: smi.state_evolution(0.2, 2, start=1.0, rng=0), "start"),
+        (lambda: smi.state_evolution(0.2, 2, tol=math.inf, rng=0), "tol"),
+        (lambda: smi.state_evolution(0.2, 2, tol=-1e-3, rng=0), "tol"),
+        (lambda: smi.state_evolution(0.2, 2, max_iter=0, rng=0), "max_iter"),
+        (lambda: smi.state_evolution(0.2, 2, damping=1.0, rng=0), "damping"),
+        (lambda: smi.state_evolution(0.2, 2, n_samples=10**10, rng=0), "limit"),
+        (lambda: smi.overlap_curve([], 2, rng=0), "alphas"),
+        (lambda: smi.overlap_curve([[0.1, 0.2]], 2, rng=0), "alphas"),
+        (lambda: smi.overlap_curve(["a"], 2, rng=0), "alphas"),
+        (lambda: smi.overlap_curve([0.1, -0.2], 2, rng=0), "alphas"),
+        (lambda: smi.overlap_curve([0.1, math.nan], 2, rng=0), "alphas"),
+        (lambda: smi.overlap_curve([0.1], 2, tol=math.inf, rng=0), "tol"),
+        (lambda: smi.overlap_curve([0.1], 2, max_iter=0, rng=0), "max_iter"),
+        (lambda: smi.Dataset(X=np.ones((4, 3, 2)), y=np.ones((4, 3, 3)), w_star=np.ones(3)), "X must be"),
+    ],
+)
 def test_bad_input_raises(call, name):
     with pytest.raises(ValueError, match=name):
         call()
@@ -180,6 +192,7 @@ def _peak_over_counted(monkeypatch, call):
     """Peak of the allocations under tracemalloc (numbers of 8 bytes, less 1 MiB of small objects) over the
     largest count that ``check_size`` was asked about during ``call``."""
     import tracemalloc
+
     counted = []
     real = smi.check_size
 
@@ -197,23 +210,33 @@ def _peak_over_counted(monkeypatch, call):
     return (peak - 2**20) / 8 / max(counted)
 
 
-@pytest.mark.parametrize("call", [
-    lambda: smi.sample(200, 100.0, T=4, rng=0),
-    lambda: smi.state_evolution(0.5, 4, n_samples=200_000, max_iter=3, warn=False, rng=0),
-    lambda: smi.fisher_factor(4, n_samples=200_000, rng=0),
-], ids=["sample", "state_evolution", "fisher_factor"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: smi.sample(200, 100.0, T=4, rng=0),
+        lambda: smi.state_evolution(0.5, 4, n_samples=200_000, max_iter=3, warn=False, rng=0),
+        lambda: smi.fisher_factor(4, n_samples=200_000, rng=0),
+    ],
+    ids=["sample", "state_evolution", "fisher_factor"],
+)
 def test_size_checks_count_the_peak_of_every_array(monkeypatch, call):
     """Issue 20: the checks capped the draws while the functions held 2 to 6 times more at their peak."""
     assert _peak_over_counted(monkeypatch, call) <= 1.0
 
 
-@pytest.mark.parametrize("call", [
-    lambda: smi.state_evolution(0.5, 2, n_samples=2 * 10**8, rng=0),   # the draws alone: 4e8 < 2^30 numbers
-    lambda: smi.fisher_factor(2, n_samples=2 * 10**8, rng=0),
-    lambda: smi.overlap_curve([0.5], 2, n_samples=2 * 10**8, rng=0),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: smi.state_evolution(
+            0.5, 2, n_samples=2 * 10**8, rng=0
+        ),  # the draws alone: 4e8 < 2^30 numbers
+        lambda: smi.fisher_factor(2, n_samples=2 * 10**8, rng=0),
+        lambda: smi.overlap_curve([0.5], 2, n_samples=2 * 10**8, rng=0),
+    ],
+)
 def test_a_size_whose_peak_is_beyond_the_limit_is_refused_before_allocating(call):
     import tracemalloc
+
     tracemalloc.start()
     try:
         with pytest.raises(ValueError, match="limit"):

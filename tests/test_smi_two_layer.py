@@ -94,8 +94,10 @@ def test_posterior_mean_matches_a_brute_force_integral(T, V):
         return
     # At the default nodes most sequences are exact to 1e-3; a sequence whose likelihood peaks where the softmax
     # degenerates (z_1 near a line x_1 = 0, x_2 = 0 or x_1 = x_2) is off by up to 0.02 and converges with nodes.
-    err = [np.abs(_posterior_blocks(b, omega, V, _Quadrature(T, 1.0, k))[0] - exact).max(axis=(1, 2))
-           for k in (smi.TWO_LAYER_NODES, 32)]
+    err = [
+        np.abs(_posterior_blocks(b, omega, V, _Quadrature(T, 1.0, k))[0] - exact).max(axis=(1, 2))
+        for k in (smi.TWO_LAYER_NODES, 32)
+    ]
     assert np.median(err[0]) < 1e-3 and err[0].max() < 0.03 and err[1].max() < 0.005
 
 
@@ -105,9 +107,14 @@ def test_quadrature_converged_at_the_default_nodes():
     # The hardest number is the first layer's small conjugate while the second is nearly learned, Q = (0.01,
     # 0.98): 12 nodes are 17 % off, 16 nodes 5 %; the second layer's conjugate is within 2 % everywhere.
     for Q in ((0.05, 0.5), (0.01, 0.98), (0.1, 0.99), (0.5, 0.995), (0.9, 0.999)):
-        hats = np.array([smi.two_layer_state_evolution(0.8, start=Q, n_samples=150, n_nodes=k, tol=0.0,
-                                                       max_iter=1, rng=3).conjugate
-                         for k in (12, smi.TWO_LAYER_NODES, 32)])
+        hats = np.array(
+            [
+                smi.two_layer_state_evolution(
+                    0.8, start=Q, n_samples=150, n_nodes=k, tol=0.0, max_iter=1, rng=3
+                ).conjugate
+                for k in (12, smi.TWO_LAYER_NODES, 32)
+            ]
+        )
         np.testing.assert_allclose(hats[:2, 1], hats[2, 1], rtol=0.02)
         np.testing.assert_allclose(hats[1, 0], hats[2, 0], rtol=0.06)
         np.testing.assert_allclose(hats[0, 0], hats[2, 0], rtol=0.2)
@@ -135,7 +142,9 @@ def test_a_strong_skip_connection_leaves_one_softmax_layer():
     and layer 1 is invisible."""
     F, se = smi.two_layer_fisher_factors(2, c=100.0, n_samples=4000, rng=5)
     assert abs(F[1] - 6.0) < 4 * se[1] + 0.1 and F[0] < 1e-3
-    two = smi.two_layer_state_evolution(0.35, 2, 100.0, n_samples=800, n_nodes=6, max_iter=80, tol=1e-6, rng=6)
+    two = smi.two_layer_state_evolution(
+        0.35, 2, 100.0, n_samples=800, n_nodes=6, max_iter=80, tol=1e-6, rng=6
+    )
     one = smi.state_evolution(0.35, 2, n_samples=800, max_iter=200, tol=1e-7, rng=6)
     assert abs(two.overlap[1] - one.overlap) < 0.03 and two.overlap[0] < 1e-4
 
@@ -170,7 +179,11 @@ def test_derivative_of_the_posterior_mean_is_its_variance():
     z, xi = rng.standard_normal((30, 2, 2)), rng.standard_normal((30, 2, 2))
     b = smi._two_layer_output(z, 1.0)
     quad = _Quadrature(2, 1.0, 8)
-    for Q in (np.array([0.2, 0.1]), np.array([0.6, 0.3]), np.array([0.95, 0.9])):  # the rule on N(omega_1, V_1)
+    for Q in (
+        np.array([0.2, 0.1]),
+        np.array([0.6, 0.3]),
+        np.array([0.95, 0.9]),
+    ):  # the rule on N(omega_1, V_1)
         V = 1 - Q
         omega = Q * z + np.sqrt(Q * V) * xi
         _, var, _ = _posterior_blocks(b, omega, V, quad)
@@ -178,7 +191,9 @@ def test_derivative_of_the_posterior_mean_is_its_variance():
             up, down = omega.copy(), omega.copy()
             up[:, 0, l] += 1e-6
             down[:, 0, l] -= 1e-6
-            deriv = (_posterior_blocks(b, up, V, quad)[0] - _posterior_blocks(b, down, V, quad)[0])[:, 0, l] / 2e-6
+            deriv = (_posterior_blocks(b, up, V, quad)[0] - _posterior_blocks(b, down, V, quad)[0])[
+                :, 0, l
+            ] / 2e-6
             # in omega_2 the identity holds for the quadrature's own measure (the nodes do not move); in omega_1
             # the nodes move with omega_1 and it holds to the quadrature's accuracy
             np.testing.assert_allclose(deriv, var[:, 0, l] / V[l], atol=1e-6 if l == 1 else 0.02)
@@ -187,8 +202,10 @@ def test_derivative_of_the_posterior_mean_is_its_variance():
 def test_gamp_learns_the_layers_where_the_state_evolution_does():
     """d = 200, one data set each: at alpha = 0.6 the second layer only (state evolution 0.91), at alpha = 1.2
     both (state evolution 1, 1); the teacher's norm fluctuates by sqrt(2/d) = 0.1 at this size."""
-    runs = {a: smi.two_layer_gamp(smi.two_layer_sample(200, a, rng=1), n_nodes=6, max_iter=60, warn=False, rng=2)
-            for a in (0.6, 1.2)}
+    runs = {
+        a: smi.two_layer_gamp(smi.two_layer_sample(200, a, rng=1), n_nodes=6, max_iter=60, warn=False, rng=2)
+        for a in (0.6, 1.2)
+    }
     for r in runs.values():
         assert isinstance(r, GAMPResult) and r.overlap.shape == (r.iterations, 2) == r.norm.shape
         assert r.variance.shape == (2, 2)
@@ -198,14 +215,17 @@ def test_gamp_learns_the_layers_where_the_state_evolution_does():
 
 
 def test_second_layer_branch_and_the_first_layer_threshold():
-    br = smi.second_layer_branch([0.01, 0.3, 0.6, 0.9, 0.95, 0.97, 0.98, 0.99], n_samples=600, n_nodes=12, rng=4)
+    br = smi.second_layer_branch(
+        [0.01, 0.3, 0.6, 0.9, 0.95, 0.97, 0.98, 0.99], n_samples=600, n_nodes=12, rng=4
+    )
     assert np.all(np.diff(br.alpha) > 0) and np.all(np.diff(br.growth) > 0)
     assert 0.15 < br.alpha[0] < 0.22  # Q_2 -> 0: alpha -> 1/F_2
     assert 0.6 < br.alpha_1 < 0.78  # the first layer becomes unstable with Q_2 ~ 0.97
     np.testing.assert_allclose(br.growth, br.alpha * br.factor)
     # the branch is a fixed point of eq. (5): one step from (Q_1 -> 0, Q_2) returns Q_2
-    se = smi.two_layer_state_evolution(br.alpha[3], start=(1e-9, br.overlap[3]), n_samples=600, n_nodes=12,
-                                       tol=0.0, max_iter=1, rng=4)
+    se = smi.two_layer_state_evolution(
+        br.alpha[3], start=(1e-9, br.overlap[3]), n_samples=600, n_nodes=12, tol=0.0, max_iter=1, rng=4
+    )
     assert abs(se.history[1, 1] - br.overlap[3]) < 2e-3
     # one step multiplies Q_1 by alpha F_1 on average over the draws of omega_1 (Monte-Carlo error ~ 15 %)
     assert se.history[1, 0] / 1e-9 == pytest.approx(br.growth[3], rel=0.25)

@@ -209,8 +209,9 @@ def test_wishart_plus_goe_real_part_outside_and_inside_the_bulk(kappa, noise):
     far = 1e5
     assert far * law.stieltjes_real(far) == pytest.approx(1.0, abs=1e-4)
     x = 0.5 * (law.bulks[-1][0] + law.bulks[-1][1])
-    pv = sum(quad(law.density, a, b, weight="cauchy", wvar=x, limit=200, epsabs=1e-12)[0]
-             for a, b in law.bulks)
+    pv = sum(
+        quad(law.density, a, b, weight="cauchy", wvar=x, limit=200, epsabs=1e-12)[0] for a, b in law.bulks
+    )
     assert law.stieltjes_real(x) == pytest.approx(-pv, abs=1e-9)
 
 
@@ -302,8 +303,10 @@ def test_subordination_reproduces_the_cubic(kappa, noise):
     assert np.max(np.abs(-G.imag / math.pi - law.density(x))) < 1e-6
     assert np.max(np.abs(G.real - law.stieltjes_real(x))) < 1e-6
     # below the axis: the conjugate
-    assert np.allclose(free_convolution_semicircle(MarchenkoPastur(kappa).stieltjes, noise, x[::50] - 1e-11j),
-                       np.conj(G[::50]))
+    assert np.allclose(
+        free_convolution_semicircle(MarchenkoPastur(kappa).stieltjes, noise, x[::50] - 1e-11j),
+        np.conj(G[::50]),
+    )
 
 
 def test_subordination_of_semicircles_is_a_semicircle():
@@ -368,7 +371,10 @@ def test_invalid_parameters_raise_value_error_naming_them(build, name):
         (lambda: spectra.bulk_quadrature([(1.0, 0.0)]), "intervals"),
         (lambda: spectra.bulk_quadrature(["ab"]), "intervals"),
         (lambda: spectra.bulk_quadrature([(0.0, 1.0)], 0), "n"),
-        (lambda: spectra.kolmogorov_distance([0.5], lambda x: np.full_like(x, np.nan), [(0.0, 1.0)]), "density"),
+        (
+            lambda: spectra.kolmogorov_distance([0.5], lambda x: np.full_like(x, np.nan), [(0.0, 1.0)]),
+            "density",
+        ),
         (lambda: spectra.kolmogorov_distance([0.5], np.ones_like, [(0.0, math.inf)]), "support"),
         (lambda: spectra.kolmogorov_distance([np.nan], np.ones_like, [(0.0, 1.0)]), "samples"),
         (lambda: free_convolution_semicircle(Semicircle(1.0).stieltjes, 0.5, [1j], tol=math.inf), "tol"),
@@ -391,11 +397,11 @@ def test_far_arguments_and_infinite_kappa_limits_stay_finite():
     assert np.all(law.density(far) == 0.0)
     assert np.allclose(Semicircle(1.0).stieltjes_real(far) * far, 1.0, rtol=1e-9)
     assert spectra.marchenko_pastur_stieltjes(0.0, 2.0) == pytest.approx(
-        MarchenkoPastur(2.0).stieltjes(1e-12), rel=1e-6)  # no atom for kappa > 1: G(0) is finite
+        MarchenkoPastur(2.0).stieltjes(1e-12), rel=1e-6
+    )  # no atom for kappa > 1: G(0) is finite
 
 
 # --------------------------------------------------------------------------- properties (hypothesis)
-
 
 
 @settings(max_examples=25, deadline=None)
@@ -464,6 +470,7 @@ def test_laws_are_records():
 def test_free_convolution_at_a_vanishing_noise_is_the_signal_s_stieltjes_transform(noise):
     """noise -> 0: G_{S + sqrt(noise) Z}(z) -> G_S(z); (z - omega)/noise cancelled to NaN + inf j at 1e-320."""
     from solvable import spectra as sp
+
     z = np.array([0.5 + 0.1j, -1.0 + 0.2j, 2.0 + 0.1j])
     g = sp.free_convolution_semicircle(lambda w: -1.0 / w, noise, z, tol=1e-12, max_iter=60)
     assert np.all(np.isfinite(g))
@@ -473,6 +480,7 @@ def test_free_convolution_at_a_vanishing_noise_is_the_signal_s_stieltjes_transfo
 def test_spectral_functions_refuse_bytes_as_points():
     """np.asarray(bytearray(b"12")) is [49, 50]: bytes are not points of the real line."""
     from solvable import spectra as sp
+
     with pytest.raises(TypeError, match="x"):
         sp.semicircle_density(bytearray(b"12"))
     with pytest.raises(TypeError, match="samples"):
@@ -483,15 +491,21 @@ def test_kolmogorov_distance_counts_its_grids_against_the_size_cap(monkeypatch):
     """n grid points allocate about 8 n numbers: with the cap at 2^16, n = 262144 is refused, not allocated."""
     from solvable import spectra as sp
     from solvable import validation
+
     monkeypatch.setattr(validation, "MAX_ELEMENTS", 2**16)
     with pytest.raises(ValueError, match="MAX_ELEMENTS"):
-        sp.kolmogorov_distance(np.linspace(-1, 1, 50), lambda x: np.sqrt(np.clip(4 - x * x, 0, None)) / (2 * np.pi),
-                               [(-2.0, 2.0)], n=262144)
+        sp.kolmogorov_distance(
+            np.linspace(-1, 1, 50),
+            lambda x: np.sqrt(np.clip(4 - x * x, 0, None)) / (2 * np.pi),
+            [(-2.0, 2.0)],
+            n=262144,
+        )
 
 
 def test_laws_refuse_bytes_and_bools_as_points():
     """A law's density and Stieltjes transform read bytearray(b"1") as 49 and True as 1: neither is a point."""
     from solvable import spectra as sp
+
     law = sp.Semicircle(1.0)
     for bad in (bytearray(b"1"), True):
         with pytest.raises(TypeError):
@@ -516,14 +530,23 @@ def test_semicircle_fixed_point_iterates_converge_to_the_closed_form():
         spectra.semicircle_stieltjes_iterates(z, 0.7, iterations=-1)
 
 
-@pytest.mark.parametrize("points", [np.array(["2026-01-01", "2026-01-02"], dtype="datetime64[D]"),
-                                    np.array([1, 2], dtype="timedelta64[s]"), np.array([True, False]),
-                                    np.array([0.5, 1.0], dtype=object)])
+@pytest.mark.parametrize(
+    "points",
+    [
+        np.array(["2026-01-01", "2026-01-02"], dtype="datetime64[D]"),
+        np.array([1, 2], dtype="timedelta64[s]"),
+        np.array([True, False]),
+        np.array([0.5, 1.0], dtype=object),
+    ],
+)
 def test_points_that_are_not_real_numbers_are_refused(points):
     """Dates, durations, booleans and object arrays converted to floats silently (a date became ~2e4 days)."""
     from solvable.errors import InvalidParameterError
 
-    for call in (lambda: spectra.semicircle_density(points), lambda: spectra.marchenko_pastur_density(points, 0.5),
-                 lambda: spectra.semicircle_stieltjes(points)):
+    for call in (
+        lambda: spectra.semicircle_density(points),
+        lambda: spectra.marchenko_pastur_density(points, 0.5),
+        lambda: spectra.semicircle_stieltjes(points),
+    ):
         with pytest.raises(InvalidParameterError):
             call()

@@ -47,7 +47,9 @@ def test_a_static_explorer_needs_a_frame():
 
 def test_live_explorer_says_it_needs_a_kernel_in_full():
     ipywidgets = pytest.importorskip("ipywidgets")
-    explorer = widgets.interactive_explorer(lambda ax, a: ax.plot([0, a]), a=ipywidgets.FloatSlider(value=1.0))
+    explorer = widgets.interactive_explorer(
+        lambda ax, a: ax.plot([0, a]), a=ipywidgets.FloatSlider(value=1.0)
+    )
     text = explorer._repr_mimebundle_()["text/plain"]
     assert text == widgets.LIVE_EXPLORER_TEXT and len(text) <= 110
 
@@ -67,11 +69,20 @@ def test_live_explorer_sliders_update_on_release():
     assert len(sliders) == 4 and not any(c.continuous_update for c in sliders)
 
 
-@pytest.mark.parametrize(("kwargs", "name"), [
-    (dict(draw="draw_line"), "draw"), (dict(values="abc"), "values"), (dict(values=[]), "values"),
-    (dict(values=range(201)), "values"), (dict(figsize=(7.0,)), "figsize"), (dict(figsize=(7.0, 0.0)), "figsize"),
-    (dict(interval=0), "interval"), (dict(interval=1.5), "interval"), (dict(printed_frame=True), "printed_frame"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        (dict(draw="draw_line"), "draw"),
+        (dict(values="abc"), "values"),
+        (dict(values=[]), "values"),
+        (dict(values=range(201)), "values"),
+        (dict(figsize=(7.0,)), "figsize"),
+        (dict(figsize=(7.0, 0.0)), "figsize"),
+        (dict(interval=0), "interval"),
+        (dict(interval=1.5), "interval"),
+        (dict(printed_frame=True), "printed_frame"),
+    ],
+)
 def test_static_explorer_arguments_are_declared(kwargs, name):
     """Each argument is checked before a frame is drawn (interval 0 divided by zero in matplotlib, 1.5 passed)."""
     call = dict(draw=draw_line, values=[1.0, 2.0]) | kwargs
@@ -81,4 +92,4 @@ def test_static_explorer_arguments_are_declared(kwargs, name):
 
 def test_a_live_explorer_control_must_be_a_widget():
     with pytest.raises(InvalidParameterError, match="slope"):
-        widgets.interactive_explorer(draw_line, slope=1.0)   # was an AttributeError (has_trait) from inside
+        widgets.interactive_explorer(draw_line, slope=1.0)  # was an AttributeError (has_trait) from inside

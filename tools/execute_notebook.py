@@ -22,7 +22,9 @@ DEFAULT_TIMEOUT_S = 900
 DEFAULT_STARTUP_TIMEOUT_S = 120
 
 
-def execute(path: Path, timeout: int = DEFAULT_TIMEOUT_S, startup_timeout: int = DEFAULT_STARTUP_TIMEOUT_S) -> float:
+def execute(
+    path: Path, timeout: int = DEFAULT_TIMEOUT_S, startup_timeout: int = DEFAULT_STARTUP_TIMEOUT_S
+) -> float:
     """Execute the notebook at `path` in place; return the wall time in seconds. Raises on a failing cell."""
     import nbclient
     import nbformat
@@ -31,8 +33,12 @@ def execute(path: Path, timeout: int = DEFAULT_TIMEOUT_S, startup_timeout: int =
         os.environ.setdefault(variable, "1")
     notebook = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
-        notebook, timeout=timeout, startup_timeout=startup_timeout, kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}}, store_widget_state=True,
+        notebook,
+        timeout=timeout,
+        startup_timeout=startup_timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        store_widget_state=True,
     )
     start = time.perf_counter()
     client.execute()
@@ -44,8 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", nargs="+", type=Path)
     parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds a cell may run")
-    parser.add_argument("--startup-timeout", type=int, default=DEFAULT_STARTUP_TIMEOUT_S,
-                        help="seconds the kernel may take to start")
+    parser.add_argument(
+        "--startup-timeout",
+        type=int,
+        default=DEFAULT_STARTUP_TIMEOUT_S,
+        help="seconds the kernel may take to start",
+    )
     args = parser.parse_args(argv)
     failed = 0
     for path in args.notebooks:

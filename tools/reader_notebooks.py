@@ -54,13 +54,54 @@ OUT_DIR = "notebooks"
 
 # Admonitions of MyST / Sphinx and the title they print with.
 NAMED_ADMONITIONS = {
-    "note": "Note", "tip": "Tip", "hint": "Hint", "important": "Important", "warning": "Warning",
-    "caution": "Caution", "attention": "Attention", "danger": "Danger", "error": "Error", "seealso": "See also",
+    "note": "Note",
+    "tip": "Tip",
+    "hint": "Hint",
+    "important": "Important",
+    "warning": "Warning",
+    "caution": "Caution",
+    "attention": "Attention",
+    "danger": "Danger",
+    "error": "Error",
+    "seealso": "See also",
 }
-DIRECTIVES = {"admonition", *NAMED_ADMONITIONS, "exercise", "solution", "index", "only", "figure", "math", "div",
-              "container", "code-block", "code"}
-ROLES = {"eq", "numref", "ref", "cite", "cite:p", "cite:t", "cite:ps", "cite:ts", "glue", "glue:text", "doc", "index",
-         "math", "py:mod", "py:func", "py:class", "py:meth", "py:attr", "py:obj", "py:data", "py:exc"}
+DIRECTIVES = {
+    "admonition",
+    *NAMED_ADMONITIONS,
+    "exercise",
+    "solution",
+    "index",
+    "only",
+    "figure",
+    "math",
+    "div",
+    "container",
+    "code-block",
+    "code",
+}
+ROLES = {
+    "eq",
+    "numref",
+    "ref",
+    "cite",
+    "cite:p",
+    "cite:t",
+    "cite:ps",
+    "cite:ts",
+    "glue",
+    "glue:text",
+    "doc",
+    "index",
+    "math",
+    "py:mod",
+    "py:func",
+    "py:class",
+    "py:meth",
+    "py:attr",
+    "py:obj",
+    "py:data",
+    "py:exc",
+}
 HIDDEN_TAGS = {"remove-cell", "remove-input", "hide-cell", "hide-input"}
 KEPT_CELL_METADATA = ("tags", "exercise", "jupyter")
 
@@ -72,7 +113,9 @@ MATH_CLOSE = re.compile(r"^(?P<indent>\s*)(?P<before>.*?)\$\$\s*(?:\((?P<label>[
 OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
 ROLE = re.compile(r"\{(?P<name>[\w:.-]+)\}`(?P<content>[^`]*)`")
 LINK = re.compile(r"(?P<bang>!?)\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]+)\)")
-CODE_LABEL = re.compile(r"(?P<open>\()?(?<![\w-])(?P<label>(?:eq|fig|ex|sec)-[\w-]*\w)(?![\w-])(?P<close>\))?")
+CODE_LABEL = re.compile(
+    r"(?P<open>\()?(?<![\w-])(?P<label>(?:eq|fig|ex|sec)-[\w-]*\w)(?![\w-])(?P<close>\))?"
+)
 
 
 class ReaderError(Exception):
@@ -139,7 +182,7 @@ def _options(body: list[str]) -> tuple[dict, list[str]]:
         end = body.index("---", 1) if "---" in body[1:] else None
         if end is None:
             raise ReaderError(f"unclosed YAML options: {body[:3]}")
-        return yaml.safe_load("\n".join(body[1:end])) or {}, body[end + 1:]
+        return yaml.safe_load("\n".join(body[1:end])) or {}, body[end + 1 :]
     options, i = {}, 0
     while i < len(body) and (m := OPTION.match(body[i].strip())):
         options[m["key"]] = m["value"].strip()
@@ -169,11 +212,11 @@ def parse(lines: list[str]) -> list:
             flush()
             d = DIRECTIVE_INFO.match(m["info"].strip())
             if d:
-                options, body = _options(lines[i + 1:end])
+                options, body = _options(lines[i + 1 : end])
                 nested = [] if d["name"] in ("code-block", "code", "math") else parse(body)
                 blocks.append(Directive(d["name"], d["arg"].strip(), options, nested, body, m["indent"]))
             else:
-                blocks.append(Fence(lines[i:end + 1], m["indent"]))
+                blocks.append(Fence(lines[i : end + 1], m["indent"]))
             i = end + 1
         elif line.strip().startswith("$$"):
             flush()
@@ -191,7 +234,7 @@ def parse(lines: list[str]) -> list:
                     close = MATH_CLOSE.match(lines[j])
                     if not close:
                         raise ReaderError(f"unexpected text after $$: {lines[j]!r}")
-                    body = [line.rstrip(), *lines[i + 1:j]]
+                    body = [line.rstrip(), *lines[i + 1 : j]]
                     if close["before"].strip():
                         body.append(indent + close["before"].strip())
                     blocks.append(Math([*body, indent + "$$"], close["label"], indent))
@@ -299,7 +342,9 @@ def _doc_title(path: Path) -> str:
 def _api_pages() -> dict[str, str]:
     pages = {}
     for page in sorted((ROOT / "api").glob("*.md")):
-        for module in re.findall(r"^\.\. automodule:: ([\w.]+)", page.read_text(encoding="utf-8"), flags=re.M):
+        for module in re.findall(
+            r"^\.\. automodule:: ([\w.]+)", page.read_text(encoding="utf-8"), flags=re.M
+        ):
             pages[module] = f"api/{page.stem}"
     return pages
 
@@ -311,7 +356,9 @@ def _glue(notebook: dict) -> dict[str, str]:
             name = output.get("metadata", {}).get("scrapbook", {}).get("name")
             if name is None:
                 continue
-            data = {k.split("application/papermill.record/")[-1]: v for k, v in output.get("data", {}).items()}
+            data = {
+                k.split("application/papermill.record/")[-1]: v for k, v in output.get("data", {}).items()
+            }
             if "text/plain" in data:
                 text = data["text/plain"]
                 values[name] = "".join(text) if isinstance(text, list) else text
@@ -370,7 +417,9 @@ def collect(chapter: Chapter, labels: dict[str, Item]) -> None:
             elif isinstance(block, Directive) and block.name == "figure" and _figure_caption(block):
                 counts["fig"] += 1
                 add(block.options.get("name"), "fig", _figure_caption(block))
-            elif isinstance(block, Directive) and block.name == "exercise" and "nonumber" not in block.options:
+            elif (
+                isinstance(block, Directive) and block.name == "exercise" and "nonumber" not in block.options
+            ):
                 counts["ex"] += 1
                 add(block.options.get("label"), "ex", block.arg)
             elif isinstance(block, Text) and not "".join(block.lines).strip():
@@ -415,7 +464,9 @@ def _bibliography(book: Book) -> dict:
 
 def _author(entry) -> str:
     """The surnames of a citation, as the website prints them (sphinxcontrib-bibtex's author_year style)."""
-    from pybtex.backends.plaintext import Backend  # render_as() would look the backend up among entry points, slowly
+    from pybtex.backends.plaintext import (
+        Backend,
+    )  # render_as() would look the backend up among entry points, slowly
     from pybtex.richtext import Text as Rich
 
     persons = entry.persons.get("author") or entry.persons.get("editor") or []
@@ -476,14 +527,18 @@ class Renderer:
 
     def role(self, name: str, content: str) -> str:
         if name not in ROLES:
-            raise ReaderError(f"{self.chapter.page}: role {{{name}}} is not handled by tools/reader_notebooks.py")
+            raise ReaderError(
+                f"{self.chapter.page}: role {{{name}}} is not handled by tools/reader_notebooks.py"
+            )
         explicit = re.fullmatch(r"(?s)(?P<text>.*?)\s*<(?P<target>[^<>]+)>", content)
         text, target = (explicit["text"], explicit["target"]) if explicit else (None, content.strip())
         if name == "eq":
             return f"({self._item(target, name).number})"
         if name == "numref":
             item = self._item(target, name)
-            default = {"fig": "Figure %s", "sec": "Section %s", "ex": "Exercise %s", "eq": "Equation (%s)"}[item.kind]
+            default = {"fig": "Figure %s", "sec": "Section %s", "ex": "Exercise %s", "eq": "Equation (%s)"}[
+                item.kind
+            ]
             return (text or default).replace("%s", item.number).replace("{number}", item.number)
         if name == "ref":
             item = self._item(target, name)
@@ -503,12 +558,18 @@ class Renderer:
         if name.startswith("glue"):
             key, _, spec = target.rpartition(":") if ":" in target else (target, "", "")
             if key not in self.chapter.glue:
-                raise ReaderError(f"{self.chapter.page}: {{glue:text}}`{target}`: nothing glued under {key!r}")
+                raise ReaderError(
+                    f"{self.chapter.page}: {{glue:text}}`{target}`: nothing glued under {key!r}"
+                )
             return _plain_glue(self.chapter.glue[key], spec)
         if name == "doc":
-            page = posixpath.normpath(posixpath.join(posixpath.dirname(self.chapter.page), target)).lstrip("/")
+            page = posixpath.normpath(posixpath.join(posixpath.dirname(self.chapter.page), target)).lstrip(
+                "/"
+            )
             if not text:
-                source = next((ROOT / f"{page}{s}" for s in (".md", ".ipynb") if (ROOT / f"{page}{s}").is_file()), None)
+                source = next(
+                    (ROOT / f"{page}{s}" for s in (".md", ".ipynb") if (ROOT / f"{page}{s}").is_file()), None
+                )
                 text = _doc_title(source) if source else page
             return f"[{text}]({self._page_url(page)})"
         if name == "index":
@@ -518,8 +579,14 @@ class Renderer:
         # py:mod, py:func, ...: code, linked to the API reference where the module is documented
         shown = text or (target[1:].rsplit(".", 1)[-1] if target.startswith("~") else target)
         target = target.lstrip("~")
-        module = target if name == "py:mod" else next(
-            (m for m in sorted(self.book.api_pages, key=len, reverse=True) if target.startswith(m + ".")), None)
+        module = (
+            target
+            if name == "py:mod"
+            else next(
+                (m for m in sorted(self.book.api_pages, key=len, reverse=True) if target.startswith(m + ".")),
+                None,
+            )
+        )
         if module in self.book.api_pages:
             anchor = f"module-{target}" if name == "py:mod" else target
             return f"[`{shown}`]({self._page_url(self.book.api_pages[module], anchor)})"
@@ -546,7 +613,11 @@ class Renderer:
             return m[0]
         path, _, anchor = target.partition("#")
         if not m["bang"] and (path or anchor) in self.book.labels:  # MyST's [text](label) and [text](#label)
-            return self.role("ref", f"{m['text']} <{path or anchor}>") if m["text"] else self.role("ref", path or anchor)
+            return (
+                self.role("ref", f"{m['text']} <{path or anchor}>")
+                if m["text"]
+                else self.role("ref", path or anchor)
+            )
         if m["bang"]:  # an image: the reader notebook sits one folder below the root, like the chapter
             return m[0]
         resolved = (ROOT / Path(self.chapter.page).parent / path).resolve()
@@ -577,8 +648,12 @@ class Renderer:
             if item.kind == "eq":
                 if opened and closed:
                     return f"({item.number})"
-                before = source[max(0, m.start() - 9):m.start()].lower()
-                shown = f"({item.number})" if re.search(r"(eq\.|equation)\s*$", before) else f"eq. ({item.number})"
+                before = source[max(0, m.start() - 9) : m.start()].lower()
+                shown = (
+                    f"({item.number})"
+                    if re.search(r"(eq\.|equation)\s*$", before)
+                    else f"eq. ({item.number})"
+                )
                 return opened + shown + closed
             word = {"fig": "Figure", "ex": "Exercise", "sec": "Section"}[item.kind]
             return f"{opened}{word} {item.number}{closed}"
@@ -593,8 +668,11 @@ class Renderer:
             if isinstance(block, Text):
                 out += self.inline("\n".join(block.lines)).split("\n")
             elif isinstance(block, Fence):
-                out += [block.lines[0], *(self.code("\n".join(block.lines[1:-1])).split("\n")
-                                          if len(block.lines) > 2 else []), block.lines[-1]]
+                out += [
+                    block.lines[0],
+                    *(self.code("\n".join(block.lines[1:-1])).split("\n") if len(block.lines) > 2 else []),
+                    block.lines[-1],
+                ]
             elif isinstance(block, Math):
                 out += self.math(block.lines, block.label, block.indent)
             elif isinstance(block, Heading):
@@ -659,16 +737,28 @@ class Renderer:
             title = self.inline(block.arg) if name == "admonition" else NAMED_ADMONITIONS[name]
         # HTML blocks end at a blank line: blank lines around and inside them let the Markdown between them render
         if "dropdown" in classes:
-            return ["", "<details>", f"<summary>{title}</summary>", "", *self.body(block), "", "</details>", ""]
+            return [
+                "",
+                "<details>",
+                f"<summary>{title}</summary>",
+                "",
+                *self.body(block),
+                "",
+                "</details>",
+                "",
+            ]
         return ["", "<blockquote>", "", f"**{title}**", "", *self.body(block), "", "</blockquote>", ""]
 
     def solution(self, block: Directive, metadata: dict | None = None, cell_id: str = "") -> None:
         label = block.arg.strip()
         item = self._item(label, "solution")
-        title = f"Solution to Exercise {item.number}" + (f" ({self.inline(item.title)})" if item.title else "")
+        title = f"Solution to Exercise {item.number}" + (
+            f" ({self.inline(item.title)})" if item.title else ""
+        )
         lines = self.body(block)
-        self.solutions.append(Solution(item.number, title, _tidy([f"### {title}", "", *lines]),
-                                       metadata or {}, cell_id))
+        self.solutions.append(
+            Solution(item.number, title, _tidy([f"### {title}", "", *lines]), metadata or {}, cell_id)
+        )
 
     # ---- cells -------------------------------------------------------------------------------------------------
 
@@ -676,7 +766,8 @@ class Renderer:
         blocks = self.chapter.blocks[index]
         solutions = [b for b in blocks if isinstance(b, Directive) and b.name == "solution"]
         whole = len(solutions) == 1 and all(
-            b is solutions[0] or (isinstance(b, Text) and not "".join(b.lines).strip()) for b in blocks)
+            b is solutions[0] or (isinstance(b, Text) and not "".join(b.lines).strip()) for b in blocks
+        )
         if whole:  # a cell that is one solution: it keeps its exercise metadata in the Solutions section
             metadata = {k: v for k, v in cell.get("metadata", {}).items() if k == "exercise"}
             self.solution(solutions[0], metadata, cell.get("id", f"cell{index}"))
@@ -742,7 +833,9 @@ def render(book: Book, chapter: Chapter) -> str:
                 cells.append(nbformat.v4.new_markdown_cell(text, id=cell_id, metadata=_cell_metadata(cell)))
         elif cell["cell_type"] == "code":
             metadata = _cell_metadata(cell)
-            cells.append(nbformat.v4.new_code_cell(renderer.code(_source(cell)), id=cell_id, metadata=metadata))
+            cells.append(
+                nbformat.v4.new_code_cell(renderer.code(_source(cell)), id=cell_id, metadata=metadata)
+            )
             figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
             if figure.get("caption"):
                 item = book.labels.get(figure.get("name", ""))
@@ -754,16 +847,28 @@ def render(book: Book, chapter: Chapter) -> str:
     # the solutions render their citations too: format them before the references
     solutions = sorted(renderer.solutions, key=lambda s: [int(k) for k in s.number.split(".")])
     if renderer.cited:
-        cells.append(nbformat.v4.new_markdown_cell("## References\n\n" + _references(renderer), id="reader-references"))
+        cells.append(
+            nbformat.v4.new_markdown_cell("## References\n\n" + _references(renderer), id="reader-references")
+        )
     if solutions:
-        cells.append(nbformat.v4.new_markdown_cell(
-            "## Solutions\n\nThe worked solutions of this chapter's exercises, in order.", id="reader-solutions"))
+        cells.append(
+            nbformat.v4.new_markdown_cell(
+                "## Solutions\n\nThe worked solutions of this chapter's exercises, in order.",
+                id="reader-solutions",
+            )
+        )
         for k, solution in enumerate(solutions, start=1):
-            cells.append(nbformat.v4.new_markdown_cell(
-                solution.markdown, id=f"{solution.cell_id or 'reader'}-solution-{k}", metadata=solution.metadata))
+            cells.append(
+                nbformat.v4.new_markdown_cell(
+                    solution.markdown,
+                    id=f"{solution.cell_id or 'reader'}-solution-{k}",
+                    metadata=solution.metadata,
+                )
+            )
     metadata = {
         "kernelspec": chapter.notebook["metadata"].get(
-            "kernelspec", {"display_name": "Python 3", "language": "python", "name": "python3"}),
+            "kernelspec", {"display_name": "Python 3", "language": "python", "name": "python3"}
+        ),
         "language_info": {"name": "python"},
     }
     notebook = nbformat.v4.new_notebook(cells=cells, metadata=metadata)
@@ -775,13 +880,19 @@ def render(book: Book, chapter: Chapter) -> str:
 def build() -> dict[Path, str]:
     """Every reader notebook: path -> JSON text."""
     book = load_book()
-    return {ROOT / OUT_DIR / f"{Path(chapter.page).name}.ipynb": render(book, chapter) for chapter in book.chapters}
+    return {
+        ROOT / OUT_DIR / f"{Path(chapter.page).name}.ipynb": render(book, chapter)
+        for chapter in book.chapters
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true",
-                        help="exit with status 1 if a committed reader notebook is stale or missing (writes nothing)")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="exit with status 1 if a committed reader notebook is stale or missing (writes nothing)",
+    )
     args = parser.parse_args(argv)
     wanted = build()
     present = set((ROOT / OUT_DIR).glob("*.ipynb"))

@@ -39,7 +39,11 @@ def figure_png(chapter: str, name: str) -> bytes:
     notebook = nbformat.read(ROOT / "chapters" / f"{chapter}.ipynb", as_version=4)
     for cell in notebook.cells:
         if cell.cell_type == "code" and cell.metadata.get("mystnb", {}).get("figure", {}).get("name") == name:
-            images = [out["data"]["image/png"] for out in cell.get("outputs", []) if "image/png" in out.get("data", {})]
+            images = [
+                out["data"]["image/png"]
+                for out in cell.get("outputs", [])
+                if "image/png" in out.get("data", {})
+            ]
             if len(images) != 1:
                 raise ValueError(f"{chapter}: figure {name!r} has {len(images)} PNG outputs, expected 1")
             return base64.b64decode(images[0])

@@ -54,7 +54,20 @@ import numpy as np
 from .errors import InvalidParameterError, ConvergenceWarning, DivergenceError
 from .errors import warn as warn_user
 from .results import record
-from .domains import Domain, array, choice, declare, flag, function, instance, integer, interface, optional, real, unchecked
+from .domains import (
+    Domain,
+    array,
+    choice,
+    declare,
+    flag,
+    function,
+    instance,
+    integer,
+    interface,
+    optional,
+    real,
+    unchecked,
+)
 from .validation import check_array, check_in_range
 
 __all__ = [
@@ -210,10 +223,22 @@ class GAMPResult:
         return float(self.history[-1])
 
 
-@declare(what=instance(str, "a string, the loop's name"), converged=flag(),
-         change=real(0.0, allow_inf=True), fixed_length=flag())
-def stop_message(what: str, *, converged: bool, iterations: int, change: float, tol: float, max_iter: int,
-                 fixed_length: bool = False) -> str:
+@declare(
+    what=instance(str, "a string, the loop's name"),
+    converged=flag(),
+    change=real(0.0, allow_inf=True),
+    fixed_length=flag(),
+)
+def stop_message(
+    what: str,
+    *,
+    converged: bool,
+    iterations: int,
+    change: float,
+    tol: float,
+    max_iter: int,
+    fixed_length: bool = False,
+) -> str:
     """Why an iteration stopped, in words and numbers: the one wording of every loop of the library.
 
     Parameters
@@ -318,11 +343,21 @@ def relative_change(new, old) -> float:
     return float(np.linalg.norm(d / s_diff) / np.linalg.norm(np.ravel(new) / s_new)) * (s_diff / s_new)
 
 
-@declare(linear_map=LINEAR_MAP, channel=interface("g_out"), denoiser=interface("denoise"), y=array(), w0=array(),
-         c0=VARIANCE, monitor=optional(function(), "no monitor"), min_iter=integer(1),
-         collapse_tol=real(0.0, 1.0, high_open=True), damp=choice("estimate", "output", "both"),
-         precision=choice("derivative", "empirical"), omega0=optional(array(nonempty=False), "g = 0 at the start"),
-         V0=optional(VARIANCE, "forward_variance(c0)"))
+@declare(
+    linear_map=LINEAR_MAP,
+    channel=interface("g_out"),
+    denoiser=interface("denoise"),
+    y=array(),
+    w0=array(),
+    c0=VARIANCE,
+    monitor=optional(function(), "no monitor"),
+    min_iter=integer(1),
+    collapse_tol=real(0.0, 1.0, high_open=True),
+    damp=choice("estimate", "output", "both"),
+    precision=choice("derivative", "empirical"),
+    omega0=optional(array(nonempty=False), "g = 0 at the start"),
+    V0=optional(VARIANCE, "forward_variance(c0)"),
+)
 def run_gamp(
     linear_map: LinearMap,
     channel: OutputChannel,
@@ -442,13 +477,17 @@ def run_gamp(
     w, c = w0.copy(), c0
     try:
         z = np.asarray(linear_map.forward(w))
-    except ValueError as e:   # a NumPy shape error from inside the map (matmul's core-dimension message)
+    except ValueError as e:  # a NumPy shape error from inside the map (matmul's core-dimension message)
         if not any(word in str(e) for word in ("mismatch", "not aligned", "shape")):
-            raise   # the map's own error, not a shape: reported as it is
-        raise InvalidParameterError(f"w0 must have the input shape of the linear map, got shape {w.shape} ({e})") from None
+            raise  # the map's own error, not a shape: reported as it is
+        raise InvalidParameterError(
+            f"w0 must have the input shape of the linear map, got shape {w.shape} ({e})"
+        ) from None
     if z.shape != y.shape:
-        raise InvalidParameterError(f"y must have one label per output of the linear map: forward(w0) has shape {z.shape}, "
-                         f"y has shape {y.shape} (or w0 has the wrong shape)")
+        raise InvalidParameterError(
+            f"y must have one label per output of the linear map: forward(w0) has shape {z.shape}, "
+            f"y has shape {y.shape} (or w0 has the wrong shape)"
+        )
     if np.ndim(c) and c.shape != w.shape:
         raise InvalidParameterError(f"c0 must be a scalar or have the shape of w0 {w.shape}, got {c.shape}")
     if omega0 is None:
@@ -489,18 +528,33 @@ def run_gamp(
         if not fixed_length and t >= min_iter and (change < tol or float(np.mean(c)) < collapse_tol):
             converged = True
             break
-    message = stop_message("GAMP", converged=converged, iterations=t, change=change, tol=tol, max_iter=max_iter,
-                           fixed_length=fixed_length)
+    message = stop_message(
+        "GAMP",
+        converged=converged,
+        iterations=t,
+        change=change,
+        tol=tol,
+        max_iter=max_iter,
+        fixed_length=fixed_length,
+    )
     if converged and change >= tol:
-        message = (f"GAMP converged: the posterior collapsed (mean variance {float(np.mean(c)):.2e} < collapse_tol "
-                   f"{collapse_tol:.1e}) after {t} iterations")
+        message = (
+            f"GAMP converged: the posterior collapsed (mean variance {float(np.mean(c)):.2e} < collapse_tol "
+            f"{collapse_tol:.1e}) after {t} iterations"
+        )
     if not converged and warn and not fixed_length:
         warn_user(message, ConvergenceWarning)
     hist = np.array(history, dtype=float) if history else np.empty((0, 1))
     empty = np.empty(0)
     return GAMPResult(
-        estimate=w, variance=c, history=hist[:, 0], iterations=t, converged=converged, message=message,
-        overlap=hist[:, 1] if hist.shape[1] > 1 else empty, norm=hist[:, 2] if hist.shape[1] > 2 else empty,
+        estimate=w,
+        variance=c,
+        history=hist[:, 0],
+        iterations=t,
+        converged=converged,
+        message=message,
+        overlap=hist[:, 1] if hist.shape[1] > 1 else empty,
+        norm=hist[:, 2] if hist.shape[1] > 2 else empty,
     )
 
 
@@ -557,19 +611,27 @@ def _check_bounds(bounds, size: int):
     for side, value in zip(("low", "high"), bounds):
         arr = check_array(f"bounds ({side})", value, finite=False)
         if arr.ndim > 1 or arr.size not in (1, size) or np.any(np.isnan(arr)):
-            raise InvalidParameterError(f"bounds ({side}) must be a number or an array of the state's length {size}, "
-                             f"without NaN, got {value!r:.60}")
+            raise InvalidParameterError(
+                f"bounds ({side}) must be a number or an array of the state's length {size}, "
+                f"without NaN, got {value!r:.60}"
+            )
         pair.append(float(arr.reshape(-1)[0]) if size == 1 else (arr if arr.ndim else float(arr)))
     low, high = pair
     if np.any(np.asarray(low) > np.asarray(high)):
-        raise InvalidParameterError(f"bounds must satisfy low <= high, got low = {low!r:.60}, high = {high!r:.60} "
-                         "(reversed bounds would clip every iterate to one point)")
+        raise InvalidParameterError(
+            f"bounds must satisfy low <= high, got low = {low!r:.60}, high = {high!r:.60} "
+            "(reversed bounds would clip every iterate to one point)"
+        )
     return tuple(pair)
 
 
-@declare(update=function(), x0=unchecked("a number or array: checked as the start of the fixed point (named by what)"),
-         relative=flag(), what=unchecked("the name of the iteration in messages"),
-         bounds=unchecked("None or a pair (low, high): checked against the state's length"))
+@declare(
+    update=function(),
+    x0=unchecked("a number or array: checked as the start of the fixed point (named by what)"),
+    relative=flag(),
+    what=unchecked("the name of the iteration in messages"),
+    bounds=unchecked("None or a pair (low, high): checked against the state's length"),
+)
 def iterate_fixed_point(
     update: Callable[[np.ndarray], np.ndarray | tuple],
     x0,
@@ -652,7 +714,9 @@ def iterate_fixed_point(
         raise type(err)(f"{err} (the start of the {what})") from None
     bounds = _check_bounds(bounds, x.size)
     fixed_length = tol == 0.0
-    if x.size == 1:  # scalar recursions (most state evolutions): the same loop on Python floats, 3-4x less overhead
+    if (
+        x.size == 1
+    ):  # scalar recursions (most state evolutions): the same loop on Python floats, 3-4x less overhead
         return _iterate_scalar(update, float(x[0]), damping, tol, max_iter, relative, bounds, what, warn)
     states = [x.copy()]
     observed = []
@@ -686,14 +750,27 @@ def iterate_fixed_point(
             observed.extend(observed[-1:] * (max_iter - t))
             t = max_iter
             break
-    message = stop_message(what, converged=converged, iterations=t, change=change, tol=tol, max_iter=max_iter,
-                           fixed_length=fixed_length)
+    message = stop_message(
+        what,
+        converged=converged,
+        iterations=t,
+        change=change,
+        tol=tol,
+        max_iter=max_iter,
+        fixed_length=fixed_length,
+    )
     if not converged and not fixed_length:
         message = f"{message[:-1]}, state {np.array2string(x, precision=6)})"
         if warn:
             warn_user(message, ConvergenceWarning)
-    return FixedPoint(states=np.array(states), observed=np.array(observed, dtype=float), iterations=t,
-                      converged=converged, change=change, message=message)
+    return FixedPoint(
+        states=np.array(states),
+        observed=np.array(observed, dtype=float),
+        iterations=t,
+        converged=converged,
+        change=change,
+        message=message,
+    )
 
 
 def _iterate_scalar(update, x, damping, tol, max_iter, relative, bounds, what, warn) -> FixedPoint:
@@ -734,14 +811,27 @@ def _iterate_scalar(update, x, damping, tol, max_iter, relative, bounds, what, w
             observed.extend(observed[-1:] * (max_iter - t))
             t = max_iter
             break
-    message = stop_message(what, converged=converged, iterations=t, change=change, tol=tol, max_iter=max_iter,
-                           fixed_length=fixed_length)
+    message = stop_message(
+        what,
+        converged=converged,
+        iterations=t,
+        change=change,
+        tol=tol,
+        max_iter=max_iter,
+        fixed_length=fixed_length,
+    )
     if not converged and not fixed_length:
         message = f"{message[:-1]}, state [{x:.6g}])"
         if warn:
             warn_user(message, ConvergenceWarning)
-    return FixedPoint(states=np.array(states, dtype=float)[:, None], observed=np.array(observed, dtype=float),
-                      iterations=t, converged=converged, change=change, message=message)
+    return FixedPoint(
+        states=np.array(states, dtype=float)[:, None],
+        observed=np.array(observed, dtype=float),
+        iterations=t,
+        converged=converged,
+        change=change,
+        message=message,
+    )
 
 
 @record
@@ -804,8 +894,9 @@ class SEResult:
 
     def __post_init__(self):
         if not (math.isfinite(self.error) and math.isfinite(self.overlap)):
-            raise DivergenceError(f"state evolution produced a non-finite result: error {self.error}, "
-                                  f"overlap {self.overlap}")
+            raise DivergenceError(
+                f"state evolution produced a non-finite result: error {self.error}, overlap {self.overlap}"
+            )
         if self.algorithmic_error is None:
             object.__setattr__(self, "algorithmic_error", self.error)
 
@@ -815,8 +906,12 @@ class SEResult:
         return self.error
 
 
-@declare(prior=interface("se_overlap"), channel=interface("se_mhat_factor"), rho=real(0.0, low_open=True),
-         q0=unchecked("an overlap in [0, rho]: checked against rho"))
+@declare(
+    prior=interface("se_overlap"),
+    channel=interface("se_mhat_factor"),
+    rho=real(0.0, low_open=True),
+    q0=unchecked("an overlap in [0, rho]: checked against rho"),
+)
 def iterate_state_evolution(
     prior,
     channel,
@@ -884,5 +979,13 @@ def iterate_state_evolution(
             return math.nan, mhat
         return float(prior.se_overlap(mhat)), mhat
 
-    return iterate_fixed_point(update, [q0], damping=damping, tol=tol, max_iter=max_iter, bounds=(0.0, rho),
-                               what=f"state evolution (alpha = {alpha:g})", warn=warn)
+    return iterate_fixed_point(
+        update,
+        [q0],
+        damping=damping,
+        tol=tol,
+        max_iter=max_iter,
+        bounds=(0.0, rho),
+        what=f"state evolution (alpha = {alpha:g})",
+        warn=warn,
+    )

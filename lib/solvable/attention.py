@@ -71,8 +71,19 @@ from .channels import (
     unpack_indices,
 )
 from .dataset import Dataset as _BaseDataset
-from .domains import (VOCABULARY, Domain, array, choice, declare, instance, integer, interface, optional, real,
-                      seed)
+from .domains import (
+    VOCABULARY,
+    Domain,
+    array,
+    choice,
+    declare,
+    instance,
+    integer,
+    interface,
+    optional,
+    real,
+    seed,
+)
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 from .errors import warn as warn_user
 from .results import record
@@ -109,7 +120,7 @@ __all__ = [
     "self_consistency",
     "state_evolution",
     "student_loss_and_gradient",
-    ]
+]
 
 #: :func:`gamp_rie` with ``damp="auto"`` also damps the estimate when ``alpha K`` is below this value: at small
 #: sample ratios output damping alone can stop at an overconfident fixed point (an error above the prior's) or
@@ -205,15 +216,18 @@ def attention_indices(X, S):
     with np.errstate(over="ignore", invalid="ignore"):
         h = _indices(X, S)
     if not np.all(np.isfinite(h)):
-        raise InvalidParameterError("X and S give non-finite attention indices (entries too large for float64)")
+        raise InvalidParameterError(
+            "X and S give non-finite attention indices (entries too large for float64)"
+        )
     return h
 
 
 def _check_square(name: str, S: np.ndarray, d: int) -> np.ndarray:
     """A checked matrix ``S`` of shape ``(d, d)``, ``d`` the tokens' dimension (InvalidParameterError naming it)."""
     if S.shape != (d, d):
-        raise InvalidParameterError(f"{name} must be ({d}, {d}) to match the tokens' dimension d = {d}, got shape "
-                                    f"{S.shape}")
+        raise InvalidParameterError(
+            f"{name} must be ({d}, {d}) to match the tokens' dimension d = {d}, got shape {S.shape}"
+        )
     return S
 
 
@@ -279,11 +293,14 @@ class Dataset(_BaseDataset):
     def _check(self) -> None:
         X, y, W, S = self.X, self.y, self.W_star, self.S_star
         if X.ndim != 3 or y.shape != (X.shape[0], X.shape[1], X.shape[1]):
-            raise InvalidParameterError(f"X must be (n, T, d) and y (n, T, T), got shapes {X.shape} and {y.shape}")
+            raise InvalidParameterError(
+                f"X must be (n, T, d) and y (n, T, T), got shapes {X.shape} and {y.shape}"
+            )
         d = X.shape[2]
         if W.ndim != 2 or W.shape[0] != d or W.shape[1] < 1 or S.shape != (d, d):
-            raise InvalidParameterError(f"W_star must be (d, r) and S_star (d, d) with d = {d}; "
-                                        f"got {W.shape} and {S.shape}")
+            raise InvalidParameterError(
+                f"W_star must be (d, r) and S_star (d, d) with d = {d}; got {W.shape} and {S.shape}"
+            )
         if not np.all((y >= 0) & (y <= 1)):
             raise InvalidParameterError("y must hold attention outputs, numbers in [0, 1]")
         object.__setattr__(self, "output", check_choice("output", self.output, OUTPUTS))
@@ -328,8 +345,9 @@ def _count(name: str, ratio: float, d: int) -> int:
     x = ratio * d
     k = round(x)
     if k < 1 or abs(x - k) > 1e-9 * max(1.0, abs(x)):
-        raise InvalidParameterError(f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * d = "
-                                    f"{x:.10g} at d = {d}")
+        raise InvalidParameterError(
+            f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * d = {x:.10g} at d = {d}"
+        )
     return int(k)
 
 
@@ -340,8 +358,10 @@ def _check_sample_memory(n: int, T: int, d: int) -> None:
     and the outputs with the softmax's temporaries (about ``4 n T^2``).
     """
     check_size("the tokens X (n = alpha d^2, T, d)", n, T, d)
-    check_size("the arrays of sample (X and X S* (n, T, d), indices and outputs (n, T, T)) together",
-               2 * n * T * d + 4 * n * T * T + d * d)
+    check_size(
+        "the arrays of sample (X and X S* (n, T, d), indices and outputs (n, T, T)) together",
+        2 * n * T * d + 4 * n * T * T + d * d,
+    )
 
 
 @declare(d=integer(2, size=True), alpha=SAMPLE_ALPHA, rho=WIDTH, T=TOKENS, output=choice(*OUTPUTS))
@@ -401,11 +421,14 @@ def sample(d: int, alpha: float, *, rho: float, T: int, output: str = "softmax",
         raise InvalidParameterError(f"T must be 2 for output='hardmax' (the covered example), got T={T}")
     r = _count("rho", rho, d)
     if not alpha * d * d < 2.0**62:
-        raise InvalidParameterError(f"alpha d^2 = {alpha * d * d:.3g} samples is beyond any array: reduce alpha")
+        raise InvalidParameterError(
+            f"alpha d^2 = {alpha * d * d:.3g} samples is beyond any array: reduce alpha"
+        )
     n = round(alpha * d * d)
     if n < 1:
-        raise InvalidParameterError(f"alpha d^2 must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, "
-                                    f"d = {d}")
+        raise InvalidParameterError(
+            f"alpha d^2 must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, d = {d}"
+        )
     check_size("the teacher W* (d, r = rho d)", d, r)
     _check_sample_memory(n, T, d)
     W = rng.standard_normal((d, r))
@@ -630,10 +653,23 @@ def bayes_optimal_mmse(alpha: float, rho: float, T: int) -> float:
     return matrix_sensing.bayes_optimal_mmse(alpha * K, rho)
 
 
-@declare(alpha=SAMPLE_ALPHA, rho=THEORY_WIDTH, T=TOKENS,
-         start=optional(real(0.0, low_open=True), "1 + rho, the error of the estimate S_hat = 0"))
-def state_evolution(alpha: float, rho: float, T: int, *, start: float | None = None, damping: float = 0.5,
-                    tol: float = 1e-10, max_iter: int = 5000, warn: bool = True) -> SEResult:
+@declare(
+    alpha=SAMPLE_ALPHA,
+    rho=THEORY_WIDTH,
+    T=TOKENS,
+    start=optional(real(0.0, low_open=True), "1 + rho, the error of the estimate S_hat = 0"),
+)
+def state_evolution(
+    alpha: float,
+    rho: float,
+    T: int,
+    *,
+    start: float | None = None,
+    damping: float = 0.5,
+    tol: float = 1e-10,
+    max_iter: int = 5000,
+    warn: bool = True,
+) -> SEResult:
     """State evolution of GAMP-RIE for the tied softmax attention-indexed model.
 
     Parameters
@@ -693,8 +729,9 @@ def state_evolution(alpha: float, rho: float, T: int, *, start: float | None = N
     """
     K = n_effective_indices(T)
     m0 = 1.0 + rho if start is None else start
-    return matrix_sensing.state_evolution(alpha * K, rho, start=2.0 * m0, damping=damping, tol=tol,
-                                          max_iter=max_iter, warn=warn)
+    return matrix_sensing.state_evolution(
+        alpha * K, rho, start=2.0 * m0, damping=damping, tol=tol, max_iter=max_iter, warn=warn
+    )
 
 
 @record
@@ -736,10 +773,23 @@ def _symmetric_gaussian(shape_nt, T, variance, rng):
     return math.sqrt(variance / 2.0) * (G + np.swapaxes(G, -1, -2))
 
 
-@declare(rho=THEORY_WIDTH, T=TOKENS, n_samples=N_SAMPLES, estimator=choice("plugin", "bayes"),
-         n_inner=integer(1, size=True))
-def output_gen_error(alpha: float, rho: float, T: int, *, n_samples: int = 20000, estimator: str = "plugin",
-                     n_inner: int = 64, rng) -> OutputGenError:
+@declare(
+    rho=THEORY_WIDTH,
+    T=TOKENS,
+    n_samples=N_SAMPLES,
+    estimator=choice("plugin", "bayes"),
+    n_inner=integer(1, size=True),
+)
+def output_gen_error(
+    alpha: float,
+    rho: float,
+    T: int,
+    *,
+    n_samples: int = 20000,
+    estimator: str = "plugin",
+    n_inner: int = 64,
+    rng,
+) -> OutputGenError:
     """Generalisation error on the outputs, ``E ||y - y_hat||_F^2`` per sample, at the Bayes-optimal point.
 
     In high dimension the teacher's indices ``h`` and those of the posterior mean ``h_hat = h(S_hat)`` of a
@@ -821,15 +871,33 @@ def output_gen_error(alpha: float, rho: float, T: int, *, n_samples: int = 20000
     err = np.sum((y - y_hat) ** 2, axis=(1, 2))
     if estimator == "bayes":
         err *= n_inner / (n_inner + 1.0)
-    return OutputGenError(value=float(err.mean()), sem=float(err.std(ddof=1) / math.sqrt(n_samples)),
-                          mmse=m, overlap=q, estimator=estimator)
+    return OutputGenError(
+        value=float(err.mean()),
+        sem=float(err.std(ddof=1) / math.sqrt(n_samples)),
+        mmse=m,
+        overlap=q,
+        estimator=estimator,
+    )
 
 
-@declare(alpha=SAMPLE_ALPHA, rho=THEORY_WIDTH, start=optional(real(0.0, low_open=True), "Q0 = 1 + rho"),
-         n_samples=N_SAMPLES)
-def hardmax_state_evolution(alpha: float, rho: float, *, start: float | None = None, n_samples: int = 100_000,
-                            damping: float = 0.5, tol: float = 1e-4, max_iter: int = 2000, warn: bool = True,
-                            rng) -> SEResult:
+@declare(
+    alpha=SAMPLE_ALPHA,
+    rho=THEORY_WIDTH,
+    start=optional(real(0.0, low_open=True), "Q0 = 1 + rho"),
+    n_samples=N_SAMPLES,
+)
+def hardmax_state_evolution(
+    alpha: float,
+    rho: float,
+    *,
+    start: float | None = None,
+    n_samples: int = 100_000,
+    damping: float = 0.5,
+    tol: float = 1e-4,
+    max_iter: int = 2000,
+    warn: bool = True,
+    rng,
+) -> SEResult:
     """Bayes-optimal state evolution of the tied hardmax attention-indexed model, ``T = 2`` (Monte-Carlo channel).
 
     Parameters
@@ -900,9 +968,11 @@ def hardmax_state_evolution(alpha: float, rho: float, *, start: float | None = N
     1.0 MMSE 0.08 True
     """
     Q0 = 1.0 + rho
-    m0 = Q0 if start is None else check_in_range("start", start, 0.0, Q0, low_open=True)   # (0, Q0]: with rho
-    check_size("the Monte-Carlo draws and the channel's temporaries (n_samples, 3) together",
-               _HARDMAX_SE_ARRAYS * n_samples * 3)
+    m0 = Q0 if start is None else check_in_range("start", start, 0.0, Q0, low_open=True)  # (0, Q0]: with rho
+    check_size(
+        "the Monte-Carlo draws and the channel's temporaries (n_samples, 3) together",
+        _HARDMAX_SE_ARRAYS * n_samples * 3,
+    )
     xi = rng.standard_normal((n_samples, 3))
     u = rng.standard_normal((n_samples, 3))
     channel = HardmaxChannel()
@@ -918,12 +988,26 @@ def hardmax_state_evolution(alpha: float, rho: float, *, start: float | None = N
         mmse = symmetric_rie_mmse(1.0 / qhat, rho)
         return np.array([2.0 * mmse]), (mmse, qhat)
 
-    fp = iterate_fixed_point(update, [2.0 * m0], damping=damping, tol=tol, max_iter=max_iter, warn=warn,
-                             what=f"hardmax state evolution (alpha = {alpha:g}, rho = {rho:g})")
+    fp = iterate_fixed_point(
+        update,
+        [2.0 * m0],
+        damping=damping,
+        tol=tol,
+        max_iter=max_iter,
+        warn=warn,
+        what=f"hardmax state evolution (alpha = {alpha:g}, rho = {rho:g})",
+    )
     history = np.concatenate([[m0], fp.observed[:, 0]])
     error = float(history[-1])
-    return SEResult(error=error, overlap=Q0 - error, history=history, iterations=fp.iterations,
-                    converged=fp.converged, message=fp.message, conjugate=float(fp.observed[-1, 1]))
+    return SEResult(
+        error=error,
+        overlap=Q0 - error,
+        history=history,
+        iterations=fp.iterations,
+        converged=fp.converged,
+        message=fp.message,
+        conjugate=float(fp.observed[-1, 1]),
+    )
 
 
 # =========================================================================== GAMP-RIE
@@ -977,8 +1061,9 @@ class AttentionSensingMap:
     @declare(X=TOKEN_ARRAY)
     def __init__(self, X):
         if X.shape[1] < 2:
-            raise InvalidParameterError(f"X must hold T >= 2 tokens per sample (axis 1 of (n, T, d)), got shape "
-                                        f"{X.shape}")
+            raise InvalidParameterError(
+                f"X must hold T >= 2 tokens per sample (axis 1 of (n, T, d)), got shape {X.shape}"
+            )
         self.X = X
         self.n, self.T, self.d = X.shape
         self.tau = index_weights(self.T)
@@ -1023,14 +1108,30 @@ _ONSAGER_VARIANCE_MIN = 1e-100
 _ONSAGER_VARIANCE_MIN_DERIVATIVE = 1e-30
 
 
-@declare(data=DATA, damping=optional(VOCABULARY["damping"], "0.8 below alpha_PR / 4, 1/2 above"),
-         start_variance=real(0.0, low_open=True), onsager_omega=real(0.0, _ONSAGER_OMEGA_MAX),
-         onsager_variance=real(_ONSAGER_VARIANCE_MIN), damp=choice("auto", "output", "both"),
-         precision=choice("derivative", "empirical"), rng=seed("init"))
-def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_TOL,
-             max_iter: int = GAMP_MAX_ITER, start_variance: float = 10.0, onsager_omega: float = 10.0,
-             onsager_variance: float = 10.0, damp: str = "auto", precision: str = "derivative",
-             warn: bool = True, rng) -> GAMPResult:
+@declare(
+    data=DATA,
+    damping=optional(VOCABULARY["damping"], "0.8 below alpha_PR / 4, 1/2 above"),
+    start_variance=real(0.0, low_open=True),
+    onsager_omega=real(0.0, _ONSAGER_OMEGA_MAX),
+    onsager_variance=real(_ONSAGER_VARIANCE_MIN),
+    damp=choice("auto", "output", "both"),
+    precision=choice("derivative", "empirical"),
+    rng=seed("init"),
+)
+def gamp_rie(
+    data: Dataset,
+    *,
+    damping: float | None = None,
+    tol: float = GAMP_TOL,
+    max_iter: int = GAMP_MAX_ITER,
+    start_variance: float = 10.0,
+    onsager_omega: float = 10.0,
+    onsager_variance: float = 10.0,
+    damp: str = "auto",
+    precision: str = "derivative",
+    warn: bool = True,
+    rng,
+) -> GAMPResult:
     """GAMP-RIE for the attention-indexed model (softmax or hardmax output).
 
     Parameters
@@ -1132,9 +1233,11 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
         damping = STRONG_DAMPING if small else 0.5
     C0, omega0, V0 = start_variance, onsager_omega, onsager_variance
     if precision == "derivative" and V0 < _ONSAGER_VARIANCE_MIN_DERIVATIVE:
-        raise InvalidParameterError(f"onsager_variance must be >= {_ONSAGER_VARIANCE_MIN_DERIVATIVE:g} with "
-                                    f"precision='derivative' (the first step grows like 1/onsager_variance and "
-                                    f"leaves the range of the RIE below), got {V0!r}")
+        raise InvalidParameterError(
+            f"onsager_variance must be >= {_ONSAGER_VARIANCE_MIN_DERIVATIVE:g} with "
+            f"precision='derivative' (the first step grows like 1/onsager_variance and "
+            f"leaves the range of the RIE below), got {V0!r}"
+        )
     if damp == "auto":
         damp = "both" if data.alpha * n_effective_indices(data.T) < AUTO_DAMP_BOTH_BELOW else "output"
     d, r = data.d, data.r
@@ -1148,26 +1251,43 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
             warnings.simplefilter("ignore", ConvergenceWarning)
         sensing = AttentionSensingMap(data.X)
         res = run_gamp(
-            sensing, channel, WishartRIEDenoiser(data.rho), y, S0, C0,
-            damping=damping, tol=tol, max_iter=max_iter, damp=damp, precision=precision,
-            omega0=np.full(y.shape, omega0), V0=V0, monitor=lambda S: symmetric_error(S, S_star), warn=warn,
+            sensing,
+            channel,
+            WishartRIEDenoiser(data.rho),
+            y,
+            S0,
+            C0,
+            damping=damping,
+            tol=tol,
+            max_iter=max_iter,
+            damp=damp,
+            precision=precision,
+            omega0=np.full(y.shape, omega0),
+            V0=V0,
+            monitor=lambda S: symmetric_error(S, S_star),
+            warn=warn,
         )
     ratio = self_consistency(sensing, channel, y, res.estimate, res.variance)
     if ratio > SELF_CONSISTENCY_MAX:
+        message = (
+            f"GAMP-RIE stopped at a false fixed point after {res.iterations} iterations: its variance "
+            f"C_hat = {float(res.variance):.2e} collapsed below the error its own training residuals show "
+            f"(self-consistency ratio {ratio:.3g} > {SELF_CONSISTENCY_MAX:g}); reported as not converged "
+            f"(use damping > 0, e.g. the default 0.5)"
+        )
         if warn:
-            warn_user(
-                f"GAMP-RIE stopped at a false fixed point after {res.iterations} iterations: its variance "
-                f"C_hat = {float(res.variance):.2e} collapsed below the error its own training residuals show "
-                f"(self-consistency ratio {ratio:.3g} > {SELF_CONSISTENCY_MAX:g}); reported as not converged "
-                f"(use damping > 0, e.g. the default 0.5)",
-                ConvergenceWarning,
-            )
-        res = replace(res, converged=False)
+            warn_user(message, ConvergenceWarning)
+        res = replace(res, converged=False, message=message)
     return res
 
 
-@declare(sensing=instance(AttentionSensingMap, "an AttentionSensingMap"), channel=interface("g_out"), y=MATRIX,
-         S_hat=MATRIX, C_hat=real(0.0))
+@declare(
+    sensing=instance(AttentionSensingMap, "an AttentionSensingMap"),
+    channel=interface("g_out"),
+    y=MATRIX,
+    S_hat=MATRIX,
+    C_hat=real(0.0),
+)
 def self_consistency(sensing: AttentionSensingMap, channel, y, S_hat, C_hat) -> float:
     """Ratio ``mean_mu ||g_mu||^2 / mean_mu sum_ab (-dg_mu_ab)`` of ``(g, dg) = g_out(y, M(S_hat), 2 C_hat)``.
 
@@ -1224,15 +1344,18 @@ def _check_students(W, X, y):
     if W.ndim == 2:
         W = W[None]
     if W.ndim != 3 or W.shape[1] != X.shape[2] or W.shape[0] < 1 or W.shape[2] < 1:
-        raise InvalidParameterError(f"X must be (n, T, d) and W (K, d, r) or (d, r) with the same d; "
-                                    f"got {X.shape}, {W.shape}")
+        raise InvalidParameterError(
+            f"X must be (n, T, d) and W (K, d, r) or (d, r) with the same d; got {X.shape}, {W.shape}"
+        )
     return W
 
 
 def _check_outputs(X, y):
     """The checked tokens ``X`` (n, T, d) against the outputs ``y`` (n, T, T), numbers in [0, 1]."""
     if y.shape != (X.shape[0], X.shape[1], X.shape[1]):
-        raise InvalidParameterError(f"y must have shape {(X.shape[0], X.shape[1], X.shape[1])}, got {y.shape}")
+        raise InvalidParameterError(
+            f"y must have shape {(X.shape[0], X.shape[1], X.shape[1])}, got {y.shape}"
+        )
     if not np.all((y >= 0.0) & (y <= 1.0)):
         raise InvalidParameterError("y must hold softmax outputs, numbers in [0, 1]")
 
@@ -1240,10 +1363,13 @@ def _check_outputs(X, y):
 def _host_or_foreign(domain: Domain) -> Domain:
     """``domain`` for a NumPy array (or array_like); an array of another array-API library (PyTorch, CuPy) passes
     as it is, to be checked by the function on a host copy (it is kept in its namespace, on its device)."""
+
     def check(name, value):
         return value if backend.is_non_numpy_array(value) else domain(name, value)
 
-    return replace(domain, text=domain.text + " (NumPy, or an array of another array-API library)", check=check)
+    return replace(
+        domain, text=domain.text + " (NumPy, or an array of another array-API library)", check=check
+    )
 
 
 def _students_forward(W, X):
@@ -1258,8 +1384,10 @@ def _students_forward(W, X):
     sq_norm = xp.reshape(xp.sum(W * W, axis=(1, 2)), (K, 1, 1, 1))
     h = (h - xp.eye(T, dtype=h.dtype, device=array_api_compat.device(h)) * sq_norm) * scale
     if not bool(xp.all(xp.isfinite(h))):
-        raise DivergenceError("the students' attention indices overflowed (weights of size "
-                              f"{math.sqrt(float(xp.max(sq_norm))):.1e}): training diverged, lower lr")
+        raise DivergenceError(
+            "the students' attention indices overflowed (weights of size "
+            f"{math.sqrt(float(xp.max(sq_norm))):.1e}): training diverged, lower lr"
+        )
     e = xp.exp(h - xp.max(h, axis=-1, keepdims=True))  # the row softmax (channels.row_softmax)
     return P, e / xp.sum(e, axis=-1, keepdims=True), scale
 
@@ -1387,8 +1515,9 @@ class StudentLoss:
         self.n, self.T, self.d = X.shape
         self.loss_scale = float(np.sum((y_host - 1.0 / self.T) ** 2)) / self.d
         if not (math.isfinite(self.loss_scale) and self.loss_scale > 0):
-            raise InvalidParameterError("y must not be the uniform output 1/T everywhere (the relative loss divides "
-                                        "by its loss)")
+            raise InvalidParameterError(
+                "y must not be the uniform output 1/T everywhere (the relative loss divides by its loss)"
+            )
 
     def _W(self, params):
         if not isinstance(params, (tuple, list)) or len(params) != 1:
@@ -1430,10 +1559,22 @@ def _student_errors(S, S_star):
 
 
 @declare(_gd.GD_CONTROLS, data=DATA, width=optional(integer(1), "the teacher's rank r"), lr=_gd.LEARNING_RATE)
-def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float = 0.1, max_steps: int = 1500,
-       tol: float = 0.0, record_every: int = 50, width: int | None = None,
-       betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, warn: bool = True, device: str = "cpu",
-       rng) -> _gd.GDResult:
+def gd(
+    data: Dataset,
+    *,
+    optimiser: str = "adam",
+    n_inits: int = 32,
+    lr: float = 0.1,
+    max_steps: int = 1500,
+    tol: float = 0.0,
+    record_every: int = 50,
+    width: int | None = None,
+    betas: tuple[float, float] = (0.9, 0.999),
+    eps: float = 1e-8,
+    warn: bool = True,
+    device: str = "cpu",
+    rng,
+) -> _gd.GDResult:
     """Full-batch Adam (or plain gradient descent) on ``n_inits`` tied softmax students, batched in one computation.
 
     Parameters
@@ -1524,9 +1665,11 @@ def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float =
     d = data.d
 
     def size(K, dtype):
-        check_size("the students' arrays (n_inits x (5 outputs and their gradients (n, T, T), 3 projections "
-                   "(n, T, width), 4 weights and moments (d, width), 2 estimates (d, d))) together",
-                   K * (5 * data.n * data.T * data.T + 3 * data.n * data.T * r + 4 * d * r + 2 * d * d))
+        check_size(
+            "the students' arrays (n_inits x (5 outputs and their gradients (n, T, T), 3 projections "
+            "(n, T, width), 4 weights and moments (d, width), 2 estimates (d, d))) together",
+            K * (5 * data.n * data.T * data.T + 3 * data.n * data.T * r + 4 * d * r + 2 * d * d),
+        )
 
     def draw(rng, K):
         return (rng.standard_normal((K, d, r)),)
@@ -1537,14 +1680,31 @@ def gd(data: Dataset, *, optimiser: str = "adam", n_inits: int = 32, lr: float =
             loss = StudentLoss(backend.asarray(data.X, xp, dev), backend.asarray(data.y, xp, dev), r)
         return loss
 
-    res = _gd.fit_students(objective, draw, n_inits=n_inits, optimiser=optimiser, lr=lr, betas=betas, eps=eps,
-                           tol=tol, max_steps=max_steps, record_every=record_every, warn=warn, dtype=np.float64,
-                           device=device, rng=rng, target=data.S_star, error=_student_errors, size=size)
+    res = _gd.fit_students(
+        objective,
+        draw,
+        n_inits=n_inits,
+        optimiser=optimiser,
+        lr=lr,
+        betas=betas,
+        eps=eps,
+        tol=tol,
+        max_steps=max_steps,
+        record_every=record_every,
+        warn=warn,
+        dtype=np.float64,
+        device=device,
+        rng=rng,
+        target=data.S_star,
+        error=_student_errors,
+        size=size,
+    )
     K = res.n_inits
     scale = np.einsum("kij,kij->k", res.estimates, res.estimates) / d
     if np.any(scale > STUDENT_NORM_MAX * (1.0 + data.rho)):
         raise DivergenceError(
             f"training diverged: {int(np.sum(scale > STUDENT_NORM_MAX * (1.0 + data.rho)))} of {K} students "
             f"ended with |S|_F^2/d up to {scale.max():.2e}, the teacher's is about {1.0 + data.rho:g} "
-            f"(lr = {lr:g} is too large for optimiser={optimiser!r})")
+            f"(lr = {lr:g} is too large for optimiser={optimiser!r})"
+        )
     return res

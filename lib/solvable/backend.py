@@ -48,6 +48,7 @@ def _cuda():
     else:
         if torch.cuda.is_available():
             import array_api_compat.torch as xp
+
             return xp, torch.device("cuda")
         reasons.append(f"PyTorch {torch.__version__} sees no CUDA device")
     try:
@@ -63,6 +64,7 @@ def _cuda():
             why = ""
         if count > 0:
             import array_api_compat.cupy as xp
+
             return xp, cupy.cuda.Device(0)
         reasons.append(f"CuPy sees no GPU{why}")
     return "; ".join(reasons)
@@ -74,7 +76,9 @@ def _check_dtype(name, dtype):
     try:
         dt = np.dtype(dtype)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name} must be numpy.float32 or numpy.float64, got {dtype!r:.60}") from None
+        raise InvalidParameterError(
+            f"{name} must be numpy.float32 or numpy.float64, got {dtype!r:.60}"
+        ) from None
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise InvalidParameterError(f"{name} must be numpy.float32 or numpy.float64, got {dt}")
     return dt
@@ -131,8 +135,10 @@ def resolve(device: str):
         if not isinstance(found, str):
             return found
         if device == "cuda":
-            raise InvalidParameterError(f"device='cuda' needs PyTorch with CUDA or CuPy with a GPU, and neither is usable "
-                             f"here: {found}; use device='cpu' (or 'auto')")
+            raise InvalidParameterError(
+                f"device='cuda' needs PyTorch with CUDA or CuPy with a GPU, and neither is usable "
+                f"here: {found}; use device='cpu' (or 'auto')"
+            )
     return _numpy_namespace, "cpu"
 
 
@@ -177,9 +183,12 @@ def is_non_numpy_array(x) -> bool:
     return not isinstance(x, (np.ndarray, np.generic)) and array_api_compat.is_array_api_obj(x)
 
 
-@declare(x=unchecked("a host array, or anything numpy.asarray reads; its type is kept unless dtype is given"),
-         xp=interface("asarray"), dev=unchecked("a device of xp (as resolve returns it): xp.asarray checks it"),
-         dtype=_DTYPE)
+@declare(
+    x=unchecked("a host array, or anything numpy.asarray reads; its type is kept unless dtype is given"),
+    xp=interface("asarray"),
+    dev=unchecked("a device of xp (as resolve returns it): xp.asarray checks it"),
+    dtype=_DTYPE,
+)
 def asarray(x, xp, dev, dtype=None):
     """A host (NumPy) array as an array of the namespace ``xp`` on the device ``dev``.
 

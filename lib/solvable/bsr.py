@@ -49,8 +49,14 @@ from .errors import warn as warn_user
 from .regression import fit_ridge as _fit_ridge_dense
 from .regression import gaussian_linear_mse
 from .results import record
-from .spectra import (MAX_ASPECT_RATIO, MAX_NODES, NOISE_RANGE, RATIO_RANGE, bulk_quadrature,
-                      rectangular_plus_noise)
+from .spectra import (
+    MAX_ASPECT_RATIO,
+    MAX_NODES,
+    NOISE_RANGE,
+    RATIO_RANGE,
+    bulk_quadrature,
+    rectangular_plus_noise,
+)
 from .validation import (
     all_finite,
     check_nonnegative,
@@ -154,7 +160,13 @@ class Dataset(_BaseDataset):
                 f"got shapes {X.shape}, {y.shape}, {S.shape}, {U.shape}, {V.shape}"
             )
         n, d, L = X.shape
-        if y.shape[0] != n or S.shape != (d, L) or U.shape[0] != d or V.shape[0] != L or U.shape[1] != V.shape[1]:
+        if (
+            y.shape[0] != n
+            or S.shape != (d, L)
+            or U.shape[0] != d
+            or V.shape[0] != L
+            or U.shape[1] != V.shape[1]
+        ):
             raise InvalidParameterError(
                 f"shapes do not match: X is (n, d, L) = {X.shape}, so y must be ({n},), S_star ({d}, {L}), "
                 f"U_star ({d}, r) and V_star ({L}, r); got {y.shape}, {S.shape}, {U.shape}, {V.shape}"
@@ -212,9 +224,10 @@ def _check_sequences(name: str, X):
         return X
     if isinstance(X, np.ndarray) and X.dtype == np.float32:
         if X.ndim != 3 or X.size == 0 or not all_finite(X):
-            raise InvalidParameterError(f"{name} must be {SEQUENCES.text}, got a float32 array of shape "
-                                        f"{X.shape}"
-                                        + ("" if X.ndim != 3 or X.size == 0 else " with non-finite entries"))
+            raise InvalidParameterError(
+                f"{name} must be {SEQUENCES.text}, got a float32 array of shape "
+                f"{X.shape}" + ("" if X.ndim != 3 or X.size == 0 else " with non-finite entries")
+            )
         return X
     return _FLOAT_SEQUENCES.check(name, X)
 
@@ -234,8 +247,13 @@ NODES = integer(2, MAX_NODES)
 _MATRIX = array(2)
 TARGET = Domain(f"{_MATRIX.text}, or a solvable.bsr.Dataset (its S_star)", _check_target, "array", (2,))
 _FLOAT_SEQUENCES = array(3)
-SEQUENCES = Domain("a non-empty 3-d array (n, d, L) of finite real numbers (float32 kept; PyTorch, CuPy and "
-                   "array-API arrays accepted)", _check_sequences, "array", (3,))
+SEQUENCES = Domain(
+    "a non-empty 3-d array (n, d, L) of finite real numbers (float32 kept; PyTorch, CuPy and "
+    "array-API arrays accepted)",
+    _check_sequences,
+    "array",
+    (3,),
+)
 
 
 def _integer_size(name: str, ratio: float, d: int) -> int:
@@ -243,8 +261,10 @@ def _integer_size(name: str, ratio: float, d: int) -> int:
     size = ratio * d
     k = round(size)
     if k < 1 or abs(size - k) > 1e-9 * max(1.0, size):
-        raise InvalidParameterError(f"{name} * d must be an integer >= 1 (within 1e-9), got {name} = "
-                                    f"{ratio!r} with d = {d} ({name} d = {size!r})")
+        raise InvalidParameterError(
+            f"{name} * d must be an integer >= 1 (within 1e-9), got {name} = "
+            f"{ratio!r} with d = {d} ({name} d = {size!r})"
+        )
     return int(k)
 
 
@@ -303,8 +323,10 @@ def sample(d: int, alpha: float, *, beta: float, rho: float, delta: float = 0.0,
     r = _integer_size("rho", rho, min(d, L))
     n = max(1, round(alpha * d * L))
     # every array alive at once: X, U*, V*, S*, y (and the noise)
-    check_size("the data set (X: n = alpha d L sequences of d x L, U*, V*, S*, y)",
-               n * d * L + (d + L) * r + d * L + 2 * n)
+    check_size(
+        "the data set (X: n = alpha d L sequences of d x L, U*, V*, S*, y)",
+        n * d * L + (d + L) * r + d * L + 2 * n,
+    )
     X = rng.standard_normal((n, d, L))
     U = rng.standard_normal((d, r))
     V = rng.standard_normal((r, L)).T
@@ -361,8 +383,10 @@ def _check_pair(estimate, target, *, batch: bool) -> None:
     No broadcasting: a ``(d,)`` vector against a ``(d, L)`` matrix is an error, not an error per column."""
     ok = estimate.shape[-2:] == target.shape if batch else estimate.shape == target.shape
     if estimate.ndim < 2 or not ok:
-        raise InvalidParameterError(f"estimate must {'end with' if batch else 'have'} the shape of the "
-                                    f"target {target.shape}, got {estimate.shape}")
+        raise InvalidParameterError(
+            f"estimate must {'end with' if batch else 'have'} the shape of the "
+            f"target {target.shape}, got {estimate.shape}"
+        )
 
 
 @declare(estimate=array(), target=TARGET)
@@ -502,7 +526,7 @@ def low_rank_sample_ratio(alpha: float, beta: float, rho: float) -> float:
     .. [1] Chapter 3, Sec. "Perfect recovery, and the price of convex relaxation" (``eq-bsr-low-rank-limit``).
     """
     beta = _fold(beta)
-    if math.isinf(beta):   # 1/beta overflows for a subnormal beta: the limit beta/(1 + beta) -> 1
+    if math.isinf(beta):  # 1/beta overflows for a subnormal beta: the limit beta/(1 + beta) -> 1
         return alpha / rho
     return alpha * beta / ((1.0 + beta) * rho)
 
@@ -711,8 +735,9 @@ def _svt_moments(nodes, noise: float, threshold: float, beta: float) -> tuple[fl
 
 
 @declare(noise=NOISE, threshold=real(0.0), beta=SVT_BETA, rho=RHO, n_nodes=NODES)
-def soft_threshold_risk(noise: float, threshold: float, beta: float, rho: float, *,
-                        n_nodes: int = 128) -> tuple[float, float]:
+def soft_threshold_risk(
+    noise: float, threshold: float, beta: float, rho: float, *, n_nodes: int = 128
+) -> tuple[float, float]:
     """Asymptotic error and divergence of singular-value soft thresholding of ``Y = S* + sqrt(noise) Z``.
 
     Parameters
@@ -815,8 +840,10 @@ def nuclear_norm_mse(alpha: float, beta: float, rho: float, *, n_nodes: int = 12
     if alpha == 0.0:
         return 1.0
     if alpha < _MNNE_SMALLEST_ALPHA:
-        raise InvalidParameterError(f"alpha must be 0 or at least {_MNNE_SMALLEST_ALPHA:g} (the effective "
-                                    f"noise, about 1/alpha, must stay in spectra.NOISE_RANGE), got {alpha!r}")
+        raise InvalidParameterError(
+            f"alpha must be 0 or at least {_MNNE_SMALLEST_ALPHA:g} (the effective "
+            f"noise, about 1/alpha, must stay in spectra.NOISE_RANGE), got {alpha!r}"
+        )
     if alpha >= nuclear_norm_threshold(beta, rho):
         return 0.0
 
@@ -915,14 +942,25 @@ def _checked_mmse(value: float, alpha: float, delta: float) -> float:
     rotation-equivariant denoiser, so the Bayes error is never above ridge's; rounding is clipped)."""
     top = gaussian_linear_mse(alpha, delta)
     if not (math.isfinite(value) and -1e-9 <= value <= top + 1e-9):
-        raise ArithmeticError(f"the BSR fixed point gave an MMSE {value!r} outside [0, {top!r}] "
-                              f"(alpha = {alpha!r}, delta = {delta!r})")
+        raise ArithmeticError(
+            f"the BSR fixed point gave an MMSE {value!r} outside [0, {top!r}] "
+            f"(alpha = {alpha!r}, delta = {delta!r})"
+        )
     return float(min(max(value, 0.0), top))
 
 
 @declare(rho=RHO, start=real(0.0, 1.0))
-def state_evolution(alpha: float, beta: float, rho: float, delta: float = 0.0, *, start: float = 0.0,
-                    tol: float = 1e-10, max_iter: int = 1000, warn: bool = True) -> SEResult:
+def state_evolution(
+    alpha: float,
+    beta: float,
+    rho: float,
+    delta: float = 0.0,
+    *,
+    start: float = 0.0,
+    tol: float = 1e-10,
+    max_iter: int = 1000,
+    warn: bool = True,
+) -> SEResult:
     """State evolution of GAMP-RIE, with the root of its fixed-point equation as a check.
 
     Parameters
@@ -994,22 +1032,41 @@ def state_evolution(alpha: float, beta: float, rho: float, delta: float = 0.0, *
         overlaps, converged, iterations = np.array([start, 0.0]), True, 1
         message = "alpha = 0: no data, the prior's error after one step"
     else:
-        fp = iterate_state_evolution(rie.RectangularRIEDenoiser(beta, rho), channel, alpha, start, rho=1.0, tol=tol,
-                                     max_iter=max_iter, warn=warn)
+        fp = iterate_state_evolution(
+            rie.RectangularRIEDenoiser(beta, rho),
+            channel,
+            alpha,
+            start,
+            rho=1.0,
+            tol=tol,
+            max_iter=max_iter,
+            warn=warn,
+        )
         overlaps, converged, iterations, message = fp.states[:, 0], fp.converged, fp.iterations, fp.message
     q = float(overlaps[-1])
     error = 1.0 - q
     agree = max(1e-6, _AGREE * tol)
     if converged and abs(error - root) > agree:
         converged = False
-        message = (f"BSR state evolution (alpha = {alpha:g}, beta = {beta:g}, rho = {rho:g}, delta = {delta:g}) from "
-                   f"start = {start:g} stopped at a fixed point of error {error:.6g}, not at the root {root:.6g} of "
-                   f"its equation (a start on the unstable perfect-recovery point q = 1?): reported as not converged")
+        message = (
+            f"BSR state evolution (alpha = {alpha:g}, beta = {beta:g}, rho = {rho:g}, delta = {delta:g}) from "
+            f"start = {start:g} stopped at a fixed point of error {error:.6g}, not at the root {root:.6g} of "
+            f"its equation (a start on the unstable perfect-recovery point q = 1?): reported as not converged"
+        )
         if warn:
             warn_user(message, ConvergenceWarning)
     conjugate = alpha * float(channel.se_mhat_factor(q)) if alpha > 0 else 0.0
-    return SEResult(error=error, overlap=q, history=1.0 - overlaps, iterations=iterations, converged=converged,
-                    message=message, conjugate=conjugate, overlap_history=overlaps, root=root)
+    return SEResult(
+        error=error,
+        overlap=q,
+        history=1.0 - overlaps,
+        iterations=iterations,
+        converged=converged,
+        message=message,
+        conjugate=conjugate,
+        overlap_history=overlaps,
+        root=root,
+    )
 
 
 # --------------------------------------------------------------------------- GAMP-RIE
@@ -1055,11 +1112,12 @@ class BilinearMap:
             if X.dtype != xp.float32:
                 X = xp.astype(X, xp.float64, copy=False)
             finite = X.ndim != 3 or min(X.shape) < 1 or bool(xp.all(xp.isfinite(X)))
-        else:   # a float32 or float64 array, finite, 3-d and non-empty: its domain
+        else:  # a float32 or float64 array, finite, 3-d and non-empty: its domain
             xp, finite = backend.namespace(X), True
         if X.ndim != 3 or min(X.shape) < 1:
-            raise InvalidParameterError(f"X must be a non-empty 3-d array (n, d, L), got shape "
-                                        f"{tuple(X.shape)}")
+            raise InvalidParameterError(
+                f"X must be a non-empty 3-d array (n, d, L), got shape {tuple(X.shape)}"
+            )
         if not finite:
             raise InvalidParameterError("X must contain finite numbers only")
         self.n, self.d, self.L = X.shape
@@ -1149,12 +1207,27 @@ class BilinearMap:
 GAMP_INITS = ("zero", "prior")
 
 
-@declare(data=DATA, init=choice(*GAMP_INITS), precision=choice("derivative", "empirical"),
-         damp=choice("output", "estimate", "both"), callback=optional(function(), "no callback"),
-         rng=seed("init"))
-def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter: int = 500,
-             init: str = "zero", precision: str = "derivative", damp: str = "output", warn: bool = True,
-             callback: Callable[[np.ndarray], object] | None = None, rng) -> GAMPResult:
+@declare(
+    data=DATA,
+    init=choice(*GAMP_INITS),
+    precision=choice("derivative", "empirical"),
+    damp=choice("output", "estimate", "both"),
+    callback=optional(function(), "no callback"),
+    rng=seed("init"),
+)
+def gamp_rie(
+    data: Dataset,
+    *,
+    damping: float = 0.5,
+    tol: float = 1e-3,
+    max_iter: int = 500,
+    init: str = "zero",
+    precision: str = "derivative",
+    damp: str = "output",
+    warn: bool = True,
+    callback: Callable[[np.ndarray], object] | None = None,
+    rng,
+) -> GAMPResult:
     """GAMP-RIE for bilinear sequence regression.
 
     Parameters
@@ -1251,14 +1324,30 @@ def gamp_rie(data: Dataset, *, damping: float = 0.5, tol: float = 1e-3, max_iter
 
     channel = LinearChannel(data.delta, residual_floor=precision == "derivative")
     try:
-        res = run_gamp(BilinearMap(data.X), channel, rie.RectangularRIEDenoiser(data.beta, data.rho),
-                       data.y, S0, c0, damping=damping, tol=tol, max_iter=max_iter, monitor=monitor,
-                       damp=damp, precision=precision, omega0=omega0, V0=c0, warn=warn)
+        res = run_gamp(
+            BilinearMap(data.X),
+            channel,
+            rie.RectangularRIEDenoiser(data.beta, data.rho),
+            data.y,
+            S0,
+            c0,
+            damping=damping,
+            tol=tol,
+            max_iter=max_iter,
+            monitor=monitor,
+            damp=damp,
+            precision=precision,
+            omega0=omega0,
+            V0=c0,
+            warn=warn,
+        )
     except DivergenceError:
         raise
     except ArithmeticError as err:  # e.g. an overflow in the denoiser's spectral law at an absurd noise 1/A
-        raise DivergenceError(f"GAMP-RIE diverged: the rectangular RIE failed ({type(err).__name__}: {err}); "
-                              "labels of absurd scale, or try damping > 0") from err
+        raise DivergenceError(
+            f"GAMP-RIE diverged: the rectangular RIE failed ({type(err).__name__}: {err}); "
+            "labels of absurd scale, or try damping > 0"
+        ) from err
     return replace(res, variance=float(res.variance))
 
 
@@ -1312,8 +1401,10 @@ def fit_ridge(data: Dataset, lam: float | None = None) -> np.ndarray:
     Xf = data.design
     n, p = Xf.shape
     # a scaled copy of the design and the smaller of the two Gram matrices, alive at once
-    check_size("the arrays of fit_ridge (a copy of the n x dL design, the smaller Gram matrix)",
-               n * p + min(n, p) ** 2 + 2 * (n + p))
+    check_size(
+        "the arrays of fit_ridge (a copy of the n x dL design, the smaller Gram matrix)",
+        n * p + min(n, p) ** 2 + 2 * (n + p),
+    )
     if lam > 0:
         w = _fit_ridge_dense(Xf, data.y, lam)
     elif n < p:  # minimum-norm interpolator F^T (F F^T)^{-1} y
@@ -1359,8 +1450,9 @@ class MNNEResult:
 
 
 @declare(data=DATA, tol=real(0.0, 1.0, low_open=True, high_open=True), penalty=convex.PENALTY)
-def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000, penalty: float = 1.0,
-                     warn: bool = True) -> MNNEResult:
+def min_nuclear_norm(
+    data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000, penalty: float = 1.0, warn: bool = True
+) -> MNNEResult:
     """Minimum-nuclear-norm estimator ``argmin ||S||_*`` subject to ``<X_mu, S>/sqrt(dL) = y_mu`` for all ``mu``.
 
     Parameters
@@ -1426,26 +1518,42 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
     d, L, n = data.d, data.L, data.n
     # the design and its unit-row copy (n x dL, twice), their n x n Gram, the (dL)^2 projector of convex's ADMM
     # below 1600 entries, and the iterates S, Z, U, Z_old (d x L)
-    check_size("the arrays of min_nuclear_norm (the n x dL design twice, its n x n Gram, four d x L iterates)",
-               2 * n * d * L + n * n + (d * L) ** 2 * (d * L <= 1600) + 4 * d * L)
+    check_size(
+        "the arrays of min_nuclear_norm (the n x dL design twice, its n x n Gram, four d x L iterates)",
+        2 * n * d * L + n * n + (d * L) ** 2 * (d * L <= 1600) + 4 * d * L,
+    )
     if n >= d * L:
         S = np.linalg.lstsq(data.design / math.sqrt(d * L), data.y, rcond=None)[0].reshape(d, L)
         s = np.linalg.svd(S, compute_uv=False)
-        return MNNEResult(estimate=S, nuclear_norm=float(s.sum()), primal_residual=0.0, dual_residual=0.0,
-                          iterations=0, converged=True,
-                          message=f"n = {n} >= dL = {d * L}: the least-squares solution is the only one (no iteration)")
+        return MNNEResult(
+            estimate=S,
+            nuclear_norm=float(s.sum()),
+            primal_residual=0.0,
+            dual_residual=0.0,
+            iterations=0,
+            converged=True,
+            message=f"n = {n} >= dL = {d * L}: the least-squares solution is the only one (no iteration)",
+        )
     try:  # <X_mu, S>/sqrt(dL) = y_mu, i.e. <X_mu, S> = sqrt(dL) y_mu: convex rescales each row anyway
-        res = convex.nuclear_norm_minimization(data.X, data.y * math.sqrt(d * L), rho_admm=penalty, tol=tol,
-                                               max_iter=max_iter, warn=False)
+        res = convex.nuclear_norm_minimization(
+            data.X, data.y * math.sqrt(d * L), rho_admm=penalty, tol=tol, max_iter=max_iter, warn=False
+        )
     except ValueError as err:
-        raise InvalidParameterError(f"data: {err} (n = {n} < dL = {d * L}: the constraints have no unique "
-                         "projection)") from None
+        raise InvalidParameterError(
+            f"data: {err} (n = {n} < dL = {d * L}: the constraints have no unique projection)"
+        ) from None
     message = res.message.replace("nuclear_norm_minimization", "min_nuclear_norm", 1)
     if not res.converged and warn:
         warn_user(message, ConvergenceWarning)
-    return MNNEResult(estimate=res.estimate, nuclear_norm=res.nuclear_norm, primal_residual=res.primal_residual,
-                      dual_residual=res.dual_residual, iterations=res.iterations, converged=res.converged,
-                      message=message)
+    return MNNEResult(
+        estimate=res.estimate,
+        nuclear_norm=res.nuclear_norm,
+        primal_residual=res.primal_residual,
+        dual_residual=res.dual_residual,
+        iterations=res.iterations,
+        converged=res.converged,
+        message=message,
+    )
 
 
 # --------------------------------------------------------------------------- gradient descent
@@ -1454,13 +1562,31 @@ def min_nuclear_norm(data: Dataset, *, tol: float = 1e-8, max_iter: int = 20000,
 GD_INITS = ("prior", "small")
 
 
-@declare(_gd.GD_CONTROLS, data=instance(Dataset),
-         width=optional(integer(1), "the teacher's rank r"), lr=_gd.LEARNING_RATE, init=choice(*GD_INITS),
-         init_scale=real(0.0, low_open=True))
-def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | None = None, lr: float = 0.1,
-       init: str = "prior",
-       init_scale: float = 1e-4, tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10,
-       warn: bool = True, dtype=np.float64, device: str = "cpu", rng) -> _gd.GDResult:
+@declare(
+    _gd.GD_CONTROLS,
+    data=instance(Dataset),
+    width=optional(integer(1), "the teacher's rank r"),
+    lr=_gd.LEARNING_RATE,
+    init=choice(*GD_INITS),
+    init_scale=real(0.0, low_open=True),
+)
+def gd(
+    data: Dataset,
+    *,
+    optimiser: str = "gd",
+    n_inits: int = 32,
+    width: int | None = None,
+    lr: float = 0.1,
+    init: str = "prior",
+    init_scale: float = 1e-4,
+    tol: float = 1e-6,
+    max_steps: int = 50_000,
+    record_every: int = 10,
+    warn: bool = True,
+    dtype=np.float64,
+    device: str = "cpu",
+    rng,
+) -> _gd.GDResult:
     """Full-batch gradient descent on ``(U, V)`` from ``n_inits`` independent initialisations, and their average.
 
     Parameters
@@ -1553,18 +1679,37 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, width: int | 
     def size(K, dtype):
         # estimates, their gradients and a temporary (K, d, L); factors and their gradients (K, d + L, p);
         # predictions and residuals (K, n); the float32 copy of the design
-        check_size("the arrays of gd (n_inits K x (d L estimates + (d + L) width factors), gradients, "
-                   "float32 design)", 3 * K * d * L + 2 * K * (d + L) * p + 2 * K * data.n
-                   + (data.X.size if dtype == np.float32 else 0))
+        check_size(
+            "the arrays of gd (n_inits K x (d L estimates + (d + L) width factors), gradients, "
+            "float32 design)",
+            3 * K * d * L
+            + 2 * K * (d + L) * p
+            + 2 * K * data.n
+            + (data.X.size if dtype == np.float32 else 0),
+        )
 
     def draw(rng, K):
         return scale * rng.standard_normal((K, d, p)), scale * rng.standard_normal((K, L, p))
 
     def objective(xp, dev, dtype):
         X = data.X if dtype == np.float64 else data.X.astype(np.float32)
-        return _gd.SquareLoss(BilinearMap(backend.asarray(X, xp, dev)), _gd.LowRankProduct(p),
-                              backend.asarray(data.y, xp, dev))
+        return _gd.SquareLoss(
+            BilinearMap(backend.asarray(X, xp, dev)), _gd.LowRankProduct(p), backend.asarray(data.y, xp, dev)
+        )
 
-    return _gd.fit_students(objective, draw, n_inits=n_inits, optimiser=optimiser, lr=lr, tol=tol,
-                            max_steps=max_steps, record_every=record_every, warn=warn, dtype=dtype, device=device,
-                            rng=rng, target=data.S_star, size=size)
+    return _gd.fit_students(
+        objective,
+        draw,
+        n_inits=n_inits,
+        optimiser=optimiser,
+        lr=lr,
+        tol=tol,
+        max_steps=max_steps,
+        record_every=record_every,
+        warn=warn,
+        dtype=dtype,
+        device=device,
+        rng=rng,
+        target=data.S_star,
+        size=size,
+    )

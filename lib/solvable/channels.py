@@ -25,13 +25,32 @@ from scipy.special import log_ndtr, ndtr, owens_t
 
 from .domains import Domain, array, choice, declare, flag, integer
 from .errors import InvalidParameterError
-from .integration import (DEFAULT_HERMITE_NODES, DEFAULT_LEGENDRE_NODES, U_MAX, _hermite_rule, _legendre_rule,
-                          _log_phi_pdf, _mills_ratio, _sign_channel_fisher)
+from .integration import (
+    DEFAULT_HERMITE_NODES,
+    DEFAULT_LEGENDRE_NODES,
+    U_MAX,
+    _hermite_rule,
+    _legendre_rule,
+    _log_phi_pdf,
+    _mills_ratio,
+    _sign_channel_fisher,
+)
 from .results import record
 from .validation import check_choice, check_rng, check_size
 
-__all__ = ["SignChannel", "LinearChannel", "CHANNELS", "get_channel", "row_softmax", "row_hardmax", "index_weights",
-           "pack_indices", "unpack_indices", "SoftmaxChannel", "HardmaxChannel"]
+__all__ = [
+    "SignChannel",
+    "LinearChannel",
+    "CHANNELS",
+    "get_channel",
+    "row_softmax",
+    "row_hardmax",
+    "index_weights",
+    "pack_indices",
+    "unpack_indices",
+    "SoftmaxChannel",
+    "HardmaxChannel",
+]
 
 # Smallest variance kept away from zero: q is clipped to [Q_EPS, rho - Q_EPS].
 Q_EPS = 1e-14
@@ -389,8 +408,12 @@ def _check_channel(name, value):
 
 
 #: The domain of a channel argument: a name in :data:`CHANNELS` (case-insensitive) or a channel object.
-CHANNEL = Domain("one of " + ", ".join(map(repr, CHANNELS)) + ", or a channel object", _check_channel, "choice",
-                 options=CHANNELS)
+CHANNEL = Domain(
+    "one of " + ", ".join(map(repr, CHANNELS)) + ", or a channel object",
+    _check_channel,
+    "choice",
+    options=CHANNELS,
+)
 
 
 @declare(channel=CHANNEL)
@@ -422,13 +445,16 @@ def get_channel(channel, delta: float = 0.0) -> SignChannel | LinearChannel:
         return channel
     if channel == "sign":
         if delta != 0:
-            raise InvalidParameterError(f"delta must be 0 for channel 'sign' (use channel='probit' for a noisy sign), "
-                                        f"got {delta!r}")
+            raise InvalidParameterError(
+                f"delta must be 0 for channel 'sign' (use channel='probit' for a noisy sign), got {delta!r}"
+            )
         return SignChannel()
     if channel == "probit":
         if delta == 0:
-            raise InvalidParameterError("delta must be a number > 0 for channel 'probit' (channel='sign' is the "
-                                        f"noiseless sign), got {delta!r}")
+            raise InvalidParameterError(
+                "delta must be a number > 0 for channel 'probit' (channel='sign' is the "
+                f"noiseless sign), got {delta!r}"
+            )
         return SignChannel(delta=delta, name="probit")
     return LinearChannel(delta=delta)
 
@@ -497,7 +523,9 @@ def row_hardmax(h):
     Chapter 5; Troiani et al., arXiv:2506.01582.
     """
     if h.ndim < 1 or np.any(np.isnan(h)):
-        raise InvalidParameterError(f"h must be an array with at least one axis and no NaN, got shape {h.shape}")
+        raise InvalidParameterError(
+            f"h must be an array with at least one axis and no NaN, got shape {h.shape}"
+        )
     out = np.zeros_like(h)
     np.put_along_axis(out, np.argmax(h, axis=-1)[..., None], 1.0, axis=-1)
     return out
@@ -593,7 +621,9 @@ def unpack_indices(p, T: int):
     if p.ndim < 1:
         raise InvalidParameterError(f"p must have at least one axis, got shape {p.shape}")
     if p.shape[-1] != T * (T + 1) // 2:
-        raise InvalidParameterError(f"p must end with an axis of T(T+1)/2 = {T * (T + 1) // 2}, got shape {p.shape}")
+        raise InvalidParameterError(
+            f"p must end with an axis of T(T+1)/2 = {T * (T + 1) // 2}, got shape {p.shape}"
+        )
     a, b = _upper(T)
     M = np.zeros(p.shape[:-1] + (T, T), dtype=p.dtype)
     M[..., a, b] = p
@@ -654,7 +684,9 @@ class SoftmaxChannel:
         if y.ndim != 3 or y.shape[1:] != (self.T, self.T):
             raise InvalidParameterError(f"y must have shape (n, {self.T}, {self.T}), got {y.shape}")
         if not np.all(y > 0):
-            raise InvalidParameterError("softmax outputs y must be > 0 (log y is needed; one-hot y: HardmaxChannel)")
+            raise InvalidParameterError(
+                "softmax outputs y must be > 0 (log y is needed; one-hot y: HardmaxChannel)"
+            )
         L = np.log(y)
         h0 = L + L[:, -1, :][:, :, None] - L[:, :, -1][:, :, None]
         return pack_indices(h0)

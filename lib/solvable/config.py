@@ -32,8 +32,18 @@ from .domains import Domain, choice, declare, optional, unchecked
 from .errors import InvalidParameterError
 from .results import record
 
-__all__ = ["Sizes", "PRESETS", "HARDWARE", "preset_name", "sizes", "n_jobs", "device", "jobs_from_environment",
-           "check_jobs", "max_jobs"]
+__all__ = [
+    "Sizes",
+    "PRESETS",
+    "HARDWARE",
+    "preset_name",
+    "sizes",
+    "n_jobs",
+    "device",
+    "jobs_from_environment",
+    "check_jobs",
+    "max_jobs",
+]
 
 ENV_VAR = "SOLVABLE_SIZE"
 JOBS_VAR = "SOLVABLE_JOBS"
@@ -206,6 +216,7 @@ class Sizes:
     smi2_gamp_seeds: int
     smi2_gamp_nodes: int
     smi2_gamp_iterations: int
+
 
 #: The presets by name, each a :class:`Sizes`: ``"lecture"`` (every chapter under 3 minutes on 2 cores),
 #: ``"paper"`` (the sizes of the original figures, or as close as 2 cores allow) and ``"full"`` (the papers' own
@@ -400,11 +411,11 @@ PRESETS["full"] = dataclasses.replace(
 HARDWARE = {
     "lecture": "2 CPU cores: each chapter runs in 1 to 3 minutes (the test suite executes this preset).",
     "paper": "2 CPU cores: about 25 minutes for the five chapters, each chapter spreading its independent runs "
-             "over the cores (SOLVABLE_JOBS, default every core).",
+    "over the cores (SOLVABLE_JOBS, default every core).",
     "full": "a GPU seen by PyTorch or CuPy (SOLVABLE_DEVICE=auto, the default of this preset) for the gradient "
-            "descents of chapters 3-5, and every core for the other sweeps; or, without a GPU, a machine with "
-            "16 or more cores. On 2 CPU cores its gradient descents alone take many hours (an estimate: about 0.1 s "
-            "per step for 64 students at d = L = 100, and thousands of steps per run near alpha_PR).",
+    "descents of chapters 3-5, and every core for the other sweeps; or, without a GPU, a machine with "
+    "16 or more cores. On 2 CPU cores its gradient descents alone take many hours (an estimate: about 0.1 s "
+    "per step for 64 students at d = L = 100, and thousands of steps per run near alpha_PR).",
 }
 
 #: Workers of the chapters' sweeps by preset (None: one after the other, as the committed outputs were made).
@@ -470,7 +481,9 @@ def device() -> str:
     if not value:
         return _DEFAULT_DEVICE[preset_name()]
     if value not in DEVICES:
-        raise InvalidParameterError(f"{DEVICE_VAR} must be one of {', '.join(map(repr, DEVICES))}; got {value!r}")
+        raise InvalidParameterError(
+            f"{DEVICE_VAR} must be one of {', '.join(map(repr, DEVICES))}; got {value!r}"
+        )
     return value
 
 
@@ -524,7 +537,9 @@ def _jobs_domain() -> str:
 
 def _check_name(name, value):
     if not isinstance(value, str) or not value:
-        raise InvalidParameterError(f"{name} must be a non-empty string, got {type(value).__name__} {value!r:.60}")
+        raise InvalidParameterError(
+            f"{name} must be a non-empty string, got {type(value).__name__} {value!r:.60}"
+        )
     return value
 
 
@@ -564,15 +579,21 @@ def check_jobs(name: str, value):
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise InvalidParameterError(f"{name} must be {_jobs_domain()}, got {type(value).__name__} {value!r:.60}")
+        raise InvalidParameterError(
+            f"{name} must be {_jobs_domain()}, got {type(value).__name__} {value!r:.60}"
+        )
     jobs = int(value)
     if jobs != -1 and not 1 <= jobs <= max_jobs():
         raise InvalidParameterError(f"{name} must be {_jobs_domain()}, got {jobs}")
     return jobs
 
 
-@declare(variable=_NAME, default=optional(Domain(_jobs_domain(), check_jobs, "int", (-1, max_jobs(), False, False)),
-                                          "one after the other"))
+@declare(
+    variable=_NAME,
+    default=optional(
+        Domain(_jobs_domain(), check_jobs, "int", (-1, max_jobs(), False, False)), "one after the other"
+    ),
+)
 def jobs_from_environment(variable: str, default: int | None) -> int | None:
     """A number of worker processes read from an environment variable (joblib's ``n_jobs``).
 
@@ -610,7 +631,7 @@ def _on_gpu(device: str) -> bool:
     if device == "cuda":
         return True
     if device == "auto":
-        from .backend import gpu_available   # imported here: the GPU libraries load only when asked for
+        from .backend import gpu_available  # imported here: the GPU libraries load only when asked for
 
         return gpu_available()
     return False

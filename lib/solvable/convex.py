@@ -115,8 +115,9 @@ def nuclear_norm_statistical_dimension(beta: float, rho: float) -> float:
         return integrate.quad(lambda s: (s - t) ** 2 * mp(s * s) * 2.0 * s, start, math.sqrt(hi), **_QUAD)[0]
 
     tangent = rho + b * rho - b * rho**2
-    return _minimise(lambda t: tangent + (1.0 - b * rho) * (rho * t * t + (1.0 - rho) * excess(t)),
-                     math.sqrt(hi))
+    return _minimise(
+        lambda t: tangent + (1.0 - b * rho) * (rho * t * t + (1.0 - rho) * excess(t)), math.sqrt(hi)
+    )
 
 
 @declare(kappa=real(0.0, 1.0))
@@ -244,29 +245,34 @@ def _check_sensing(sensing, y, *, symmetric: bool = True):
     if symmetric and d != L:
         raise InvalidParameterError(f"sensing must hold n square matrices (n, d, d), got shape {Z.shape}")
     if y.shape[0] != n:
-        raise InvalidParameterError(f"y must hold one label per sensing matrix: {y.shape[0]} labels for n = {n} matrices")
+        raise InvalidParameterError(
+            f"y must hold one label per sensing matrix: {y.shape[0]} labels for n = {n} matrices"
+        )
     dim = d * (d + 1) // 2 if symmetric else d * L
     if n > dim:
-        raise InvalidParameterError(f"sensing: n = {n} matrices exceed the {dim} dimensions of the "
-                         f"{'symmetric ' if symmetric else ''}matrices; they cannot be linearly independent")
+        raise InvalidParameterError(
+            f"sensing: n = {n} matrices exceed the {dim} dimensions of the "
+            f"{'symmetric ' if symmetric else ''}matrices; they cannot be linearly independent"
+        )
     A0 = Z.reshape(n, d * L)
     row_max = np.max(np.abs(A0), axis=1)
     if np.any(row_max == 0.0):
-        raise InvalidParameterError(f"sensing: matrix {int(np.argmin(row_max))} is zero (the matrices Z_mu are linearly "
-                         "dependent)")
-    _, e = np.frexp(row_max)                  # row_max = f 2^e, f in [0.5, 1): an exact rescaling by 2^-e
+        raise InvalidParameterError(
+            f"sensing: matrix {int(np.argmin(row_max))} is zero (the matrices Z_mu are linearly dependent)"
+        )
+    _, e = np.frexp(row_max)  # row_max = f 2^e, f in [0.5, 1): an exact rescaling by 2^-e
     A = np.ldexp(A0, -e[:, None])
     if symmetric:
         sq = A.reshape(n, d, d)
-        if np.max(np.abs(sq - np.swapaxes(sq, 1, 2))) > 1e-10:   # relative to each matrix's largest entry
+        if np.max(np.abs(sq - np.swapaxes(sq, 1, 2))) > 1e-10:  # relative to each matrix's largest entry
             raise InvalidParameterError("sensing must hold symmetric matrices (Z_mu = Z_mu^T)")
-    norms = np.linalg.norm(A, axis=1)         # in [0.5, sqrt(dL)]
+    norms = np.linalg.norm(A, axis=1)  # in [0.5, sqrt(dL)]
     A = A / norms[:, None]
-    mant, ky = np.frexp(y)                    # y = mant 2^ky
+    mant, ky = np.frexp(y)  # y = mant 2^ky
     shift = ky - e
     nonzero = y != 0.0
     E = int(np.max(shift[nonzero])) if nonzero.any() else 0
-    y2 = np.ldexp(mant / norms, shift - E)    # |y2| <= 2: the labels of the unit rows, over 2^E
+    y2 = np.ldexp(mant / norms, shift - E)  # |y2| <= 2: the labels of the unit rows, over 2^E
     return A, y2, (d, L), E
 
 
@@ -280,7 +286,9 @@ def _admm(A, y, shape, prox, rho, tol, max_iter, warn, name):
     try:
         chol = linalg.cho_factor(A @ A.T, lower=True)
     except linalg.LinAlgError:
-        raise InvalidParameterError("sensing: the matrices Z_mu are linearly dependent (singular Gram matrix)") from None
+        raise InvalidParameterError(
+            "sensing: the matrices Z_mu are linearly dependent (singular Gram matrix)"
+        ) from None
     if np.min(np.abs(np.diag(chol[0]))) < 1e-10 * np.max(np.abs(np.diag(chol[0]))):
         raise InvalidParameterError("sensing: the matrices Z_mu are (numerically) linearly dependent")
     if d * L <= 1600:  # the projector A^* (A A^*)^{-1} A as one (dL, dL) matrix: one product a step
@@ -290,6 +298,7 @@ def _admm(A, y, shape, prox, rho, tol, max_iter, warn, name):
         def project(V):  # onto {A(S) = y}
             return V - (P @ V.ravel() - q).reshape(d, L)
     else:
+
         def project(V):
             return V - (A.T @ linalg.cho_solve(chol, A @ V.ravel() - y)).reshape(d, L)
 
@@ -313,11 +322,15 @@ def _admm(A, y, shape, prox, rho, tol, max_iter, warn, name):
     if not (np.all(np.isfinite(Z)) and np.all(np.isfinite(U))):
         raise DivergenceError(f"{name} produced non-finite iterates at iteration {it}")
     if converged:
-        message = (f"{name} converged: primal residual {r:.1e} and dual residual {s:.1e} < tol {tol:.1e} after "
-                   f"{it} iterations")
+        message = (
+            f"{name} converged: primal residual {r:.1e} and dual residual {s:.1e} < tol {tol:.1e} after "
+            f"{it} iterations"
+        )
     else:
-        message = (f"{name} did not converge in {it} iterations (primal residual {r:.1e}, dual residual {s:.1e}, "
-                   f"tol {tol:.1e})")
+        message = (
+            f"{name} did not converge in {it} iterations (primal residual {r:.1e}, dual residual {s:.1e}, "
+            f"tol {tol:.1e})"
+        )
         if warn:
             warn_user(message, ConvergenceWarning)
     return Z, U, rho, r, s, it, converged, message
@@ -329,11 +342,15 @@ def _scaled_back(norm_y, E, Z, objective):
         estimate = np.ldexp(norm_y * Z, E)
         value = float(np.ldexp(norm_y * objective, E))
     if not (math.isfinite(value) and np.all(np.isfinite(estimate))):
-        raise InvalidParameterError(f"y: labels of scale 2^{E} (over the sensing matrices' scale) give a minimiser beyond the "
-                         "float range")
+        raise InvalidParameterError(
+            f"y: labels of scale 2^{E} (over the sensing matrices' scale) give a minimiser beyond the "
+            "float range"
+        )
     if objective > 0.0 and value == 0.0:
-        raise InvalidParameterError(f"y: labels of scale 2^{E} (over the sensing matrices' scale) give a minimiser below the "
-                         "float range (it would round to zero)")
+        raise InvalidParameterError(
+            f"y: labels of scale 2^{E} (over the sensing matrices' scale) give a minimiser below the "
+            "float range (it would round to zero)"
+        )
     return estimate, value
 
 
@@ -355,8 +372,9 @@ def _nuclear_prox(V, t):  # prox of t ||.||_*: singular values shifted down by t
 
 
 @declare(sensing=SENSING, y=LABELS, rho_admm=PENALTY)
-def psd_trace_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 1e-5, max_iter: int = 5000,
-                           warn: bool = True) -> TraceMinimizationResult:
+def psd_trace_minimization(
+    sensing, y, *, rho_admm: float = 100.0, tol: float = 1e-5, max_iter: int = 5000, warn: bool = True
+) -> TraceMinimizationResult:
     """The PSD matrix of smallest trace that fits linear measurements, by ADMM.
 
     Solves (eq-qn-trace-program)::
@@ -427,17 +445,34 @@ def psd_trace_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 
     rho = rho_admm
     norm_y = float(np.linalg.norm(y))
     if norm_y == 0.0:  # S = 0 is feasible and has the smallest trace on the PSD cone
-        return TraceMinimizationResult(estimate=np.zeros((d, d)), certificate=np.eye(d), trace=0.0,
-                                       feasibility=0.0, primal_residual=0.0, dual_residual=0.0, iterations=0,
-                                       converged=True, message="y = 0: S = 0 is the solution (no iteration)")
+        return TraceMinimizationResult(
+            estimate=np.zeros((d, d)),
+            certificate=np.eye(d),
+            trace=0.0,
+            feasibility=0.0,
+            primal_residual=0.0,
+            dual_residual=0.0,
+            iterations=0,
+            converged=True,
+            message="y = 0: S = 0 is the solution (no iteration)",
+        )
     y = y / norm_y
-    Z, U, rho, r, s, it, converged, message = _admm(A, y, (d, d), _psd_prox, rho, tol, max_iter, warn,
-                                           "psd_trace_minimization")
+    Z, U, rho, r, s, it, converged, message = _admm(
+        A, y, (d, d), _psd_prox, rho, tol, max_iter, warn, "psd_trace_minimization"
+    )
     feasibility = float(np.linalg.norm(A @ Z.ravel() - y))
     estimate, trace = _scaled_back(norm_y, E, Z, float(np.trace(Z)))
-    return TraceMinimizationResult(estimate=estimate, certificate=np.eye(d) - rho * U, trace=trace,
-                                   feasibility=feasibility, primal_residual=r, dual_residual=s, iterations=it,
-                                   converged=converged, message=message)
+    return TraceMinimizationResult(
+        estimate=estimate,
+        certificate=np.eye(d) - rho * U,
+        trace=trace,
+        feasibility=feasibility,
+        primal_residual=r,
+        dual_residual=s,
+        iterations=it,
+        converged=converged,
+        message=message,
+    )
 
 
 @record
@@ -489,8 +524,9 @@ class NuclearNormMinimizationResult:
 
 
 @declare(sensing=SENSING, y=LABELS, rho_admm=PENALTY)
-def nuclear_norm_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float = 1e-5, max_iter: int = 5000,
-                              warn: bool = True) -> NuclearNormMinimizationResult:
+def nuclear_norm_minimization(
+    sensing, y, *, rho_admm: float = 100.0, tol: float = 1e-5, max_iter: int = 5000, warn: bool = True
+) -> NuclearNormMinimizationResult:
     """The matrix of smallest nuclear norm that fits linear measurements, by ADMM.
 
     Solves ``min ||X||_*`` subject to ``<Z_mu, X> = y_mu``, ``mu = 1..n``, for a general ``d x L`` matrix: the
@@ -550,15 +586,31 @@ def nuclear_norm_minimization(sensing, y, *, rho_admm: float = 100.0, tol: float
     rho = rho_admm
     norm_y = float(np.linalg.norm(y))
     if norm_y == 0.0:
-        return NuclearNormMinimizationResult(estimate=np.zeros((d, L)), certificate=np.zeros((d, L)),
-                                             nuclear_norm=0.0, feasibility=0.0, primal_residual=0.0,
-                                             dual_residual=0.0, iterations=0, converged=True,
-                                             message="y = 0: S = 0 is the solution (no iteration)")
+        return NuclearNormMinimizationResult(
+            estimate=np.zeros((d, L)),
+            certificate=np.zeros((d, L)),
+            nuclear_norm=0.0,
+            feasibility=0.0,
+            primal_residual=0.0,
+            dual_residual=0.0,
+            iterations=0,
+            converged=True,
+            message="y = 0: S = 0 is the solution (no iteration)",
+        )
     y = y / norm_y
-    Z, U, rho, r, s, it, converged, message = _admm(A, y, (d, L), _nuclear_prox, rho, tol, max_iter, warn,
-                                           "nuclear_norm_minimization")
+    Z, U, rho, r, s, it, converged, message = _admm(
+        A, y, (d, L), _nuclear_prox, rho, tol, max_iter, warn, "nuclear_norm_minimization"
+    )
     feasibility = float(np.linalg.norm(A @ Z.ravel() - y))
     estimate, value = _scaled_back(norm_y, E, Z, float(np.sum(np.linalg.svd(Z, compute_uv=False))))
-    return NuclearNormMinimizationResult(estimate=estimate, certificate=rho * U, nuclear_norm=value,
-                                         feasibility=feasibility, primal_residual=r, dual_residual=s,
-                                         iterations=it, converged=converged, message=message)
+    return NuclearNormMinimizationResult(
+        estimate=estimate,
+        certificate=rho * U,
+        nuclear_norm=value,
+        feasibility=feasibility,
+        primal_residual=r,
+        dual_residual=s,
+        iterations=it,
+        converged=converged,
+        message=message,
+    )

@@ -70,9 +70,13 @@ class Dataset:
             if f.type in ("np.ndarray", np.ndarray) or isinstance(v, np.ndarray):
                 object.__setattr__(self, f.name, _real_array(f.name, v))
         if self.X.ndim < 2 or self.X.shape[0] < 1 or self.X.size == 0:
-            raise InvalidParameterError(f"X must hold n >= 1 samples of at least one dimension, got shape {self.X.shape}")
+            raise InvalidParameterError(
+                f"X must hold n >= 1 samples of at least one dimension, got shape {self.X.shape}"
+            )
         if self.y.ndim < 1 or self.y.shape[0] != self.X.shape[0]:
-            raise InvalidParameterError(f"y must hold one label per sample of X ({self.X.shape[0]}), got shape {self.y.shape}")
+            raise InvalidParameterError(
+                f"y must hold one label per sample of X ({self.X.shape[0]}), got shape {self.y.shape}"
+            )
         self._check()
 
     @classmethod
@@ -133,20 +137,26 @@ def _real_array(name: str, value) -> np.ndarray:
 
 def _check_dataset_class(name, value):
     if not (isinstance(value, type) and issubclass(value, Dataset)):
-        raise InvalidParameterError(f"{name} must be a subclass of solvable.dataset.Dataset (a model's Dataset), got "
-                                    f"{type(value).__name__} {value!r:.60}")
+        raise InvalidParameterError(
+            f"{name} must be a subclass of solvable.dataset.Dataset (a model's Dataset), got "
+            f"{type(value).__name__} {value!r:.60}"
+        )
     return value
 
 
 def _check_name(name, value):
     if not isinstance(value, str) or not value:
-        raise InvalidParameterError(f"{name} must be a non-empty string (a parameter's name), got {value!r:.60}")
+        raise InvalidParameterError(
+            f"{name} must be a non-empty string (a parameter's name), got {value!r:.60}"
+        )
     return value
 
 
-@declare(data=Domain("an instance of cls (checked by check_dataset, naming `name`)", lambda name, v: v, "object"),
-         cls=Domain("a subclass of solvable.dataset.Dataset", _check_dataset_class, "object"),
-         name=Domain("a non-empty string", _check_name, "any"))
+@declare(
+    data=Domain("an instance of cls (checked by check_dataset, naming `name`)", lambda name, v: v, "object"),
+    cls=Domain("a subclass of solvable.dataset.Dataset", _check_dataset_class, "object"),
+    name=Domain("a non-empty string", _check_name, "any"),
+)
 def check_dataset(data, cls: type, *, name: str = "data"):
     """Return ``data`` if it is an instance of ``cls``, else raise ``TypeError`` naming ``name``.
 
@@ -170,6 +180,8 @@ def check_dataset(data, cls: type, *, name: str = "data"):
         If ``data`` is not a ``cls`` (for example another model's data set, or a string).
     """
     if not isinstance(data, cls):
-        raise InvalidParameterError(f"{name} must be a {cls.__module__}.{cls.__qualname__} (from that model's "
-                                f"sample()), got {type(data).__module__}.{type(data).__qualname__}")
+        raise InvalidParameterError(
+            f"{name} must be a {cls.__module__}.{cls.__qualname__} (from that model's "
+            f"sample()), got {type(data).__module__}.{type(data).__qualname__}"
+        )
     return data

@@ -71,11 +71,12 @@ def _finite_array(name: str, value, *, vector: bool = False) -> np.ndarray:
     ``vector=True`` a number or a non-empty 1-d array."""
     arr = check_array(name, value, finite=False, nonempty=False)
     if vector and (arr.ndim > 1 or arr.size == 0):
-        raise InvalidParameterError(f"{name} must be a number or a non-empty 1-d array, got shape {arr.shape}")
+        raise InvalidParameterError(
+            f"{name} must be a number or a non-empty 1-d array, got shape {arr.shape}"
+        )
     if not all_finite(arr):
         raise InvalidParameterError(f"{name} must have finite entries (no NaN or inf)")
     return arr
-
 
 
 def _check_symmetric(Y, name: str = "Y") -> np.ndarray:
@@ -84,11 +85,14 @@ def _check_symmetric(Y, name: str = "Y") -> np.ndarray:
         raise InvalidParameterError(f"{name} must be a non-empty square matrix, got shape {Y.shape}")
     if not all_finite(Y):
         raise InvalidParameterError(f"{name} must have finite entries (no NaN or inf)")
-    scale = float(np.max(np.abs(Y)))  # relative at every scale: a 1e-10 matrix is not symmetric to 1e-8 absolute
+    scale = float(
+        np.max(np.abs(Y))
+    )  # relative at every scale: a 1e-10 matrix is not symmetric to 1e-8 absolute
     if np.max(np.abs(Y - Y.T)) > 1e-8 * scale:
-        raise InvalidParameterError(f"{name} must be symmetric (max |{name} - {name}^T| exceeds 1e-8 max |{name}|)")
+        raise InvalidParameterError(
+            f"{name} must be symmetric (max |{name} - {name}^T| exceeds 1e-8 max |{name}|)"
+        )
     return 0.5 * (Y + Y.T)
-
 
 
 def _check_rectangular(Y, name: str = "Y") -> np.ndarray:
@@ -102,7 +106,6 @@ def _check_rectangular(Y, name: str = "Y") -> np.ndarray:
     return Y
 
 
-
 def _nonnegative_values(name: str, value) -> np.ndarray:
     """A number or a non-empty 1-d array of finite numbers ``>= 0`` (singular values, signal strengths)."""
     arr = _finite_array(name, value, vector=True)
@@ -113,11 +116,21 @@ def _nonnegative_values(name: str, value) -> np.ndarray:
 
 #: The domains of the denoising toolbox, declared once: a symmetric observation, a rectangular one, a list of
 #: singular values or signal strengths, the signal's spectral moments and the aspect ratio of the optimal shrinkage.
-SYMMETRIC = Domain("a non-empty square symmetric matrix of finite real numbers (to 1e-8 of its largest entry)",
-                   lambda name, value: _check_symmetric(value, name), "array", (2,))
-MATRIX = Domain("a non-empty 2-d array of finite real numbers", lambda name, value: _check_rectangular(value, name),
-                "array", (2,))
-STRENGTHS = Domain("a number or a non-empty 1-d array of finite numbers >= 0", _nonnegative_values, "array", (None,))
+SYMMETRIC = Domain(
+    "a non-empty square symmetric matrix of finite real numbers (to 1e-8 of its largest entry)",
+    lambda name, value: _check_symmetric(value, name),
+    "array",
+    (2,),
+)
+MATRIX = Domain(
+    "a non-empty 2-d array of finite real numbers",
+    lambda name, value: _check_rectangular(value, name),
+    "array",
+    (2,),
+)
+STRENGTHS = Domain(
+    "a number or a non-empty 1-d array of finite numbers >= 0", _nonnegative_values, "array", (None,)
+)
 SECOND_MOMENT = real(0.0, low_open=True)
 MEAN = real()
 ASPECT = real(1.0 / MAX_ASPECT_RATIO, MAX_ASPECT_RATIO)
@@ -197,7 +210,9 @@ def scalar_shrinkage(Y, noise: float, second_moment: float, mean: float = 0.0) -
     """
     v = second_moment - mean * mean
     if v <= 0:
-        raise InvalidParameterError(f"second_moment must exceed mean^2, got {second_moment!r} and mean {mean!r}")
+        raise InvalidParameterError(
+            f"second_moment must exceed mean^2, got {second_moment!r} and mean {mean!r}"
+        )
     c = v / (v + noise) if noise > 0 else 1.0
     if mean == 0.0:
         return c * Y
@@ -241,7 +256,9 @@ def scalar_shrinkage_mse(noise: float, second_moment: float, mean: float = 0.0) 
     """
     v = second_moment - mean * mean
     if v <= 0:
-        raise InvalidParameterError(f"second_moment must exceed mean^2, got {second_moment!r} and mean {mean!r}")
+        raise InvalidParameterError(
+            f"second_moment must exceed mean^2, got {second_moment!r} and mean {mean!r}"
+        )
     return noise * v / (noise + v)
 
 
@@ -374,7 +391,9 @@ def optimal_shrinkage_singular_values(singular_values, noise: float, beta: float
     with np.errstate(over="ignore"):
         t = y / sigma
     above = t >= 1.0 + math.sqrt(c)
-    huge = t > 1e50  # (t^2 - c - 1)^2 would overflow: use the factored form y sqrt((1 - a^2/t^2)(1 - b^2/t^2))
+    huge = (
+        t > 1e50
+    )  # (t^2 - c - 1)^2 would overflow: use the factored form y sqrt((1 - a^2/t^2)(1 - b^2/t^2))
     safe = np.where(above & ~huge, t, 2.0 + math.sqrt(c))
     eta = np.sqrt(np.maximum((safe * safe - c - 1.0) ** 2 - 4.0 * c, 0.0)) / safe
     inv = np.where(huge, 1.0 / np.where(huge, t, 1.0), 0.0)
@@ -471,7 +490,9 @@ def _pair(estimate, signal, *, square: bool) -> np.ndarray:
     broadcasting: a vector against a matrix is an error, not a number)."""
     est, sig = estimate, signal
     if est.shape != sig.shape:
-        raise InvalidParameterError(f"estimate and signal must have the same shape, got {est.shape} and {sig.shape}")
+        raise InvalidParameterError(
+            f"estimate and signal must have the same shape, got {est.shape} and {sig.shape}"
+        )
     if square and est.shape[0] != est.shape[1]:
         raise InvalidParameterError(f"estimate and signal must be square (d x d), got shape {est.shape}")
     return est - sig
@@ -668,7 +689,9 @@ def sample_wishart(d: int, kappa: float, normalisation: str = "paper", *, rng) -
     """
     m = round(kappa * d)
     if m < 1:
-        raise InvalidParameterError(f"kappa * d must round to at least 1 (m = kappa d), got kappa={kappa!r}, d={d}")
+        raise InvalidParameterError(
+            f"kappa * d must round to at least 1 (m = kappa d), got kappa={kappa!r}, d={d}"
+        )
     check_size("the Wishart factor W and the matrix (m = kappa d, d)", m + 2 * d, d)
     W = rng.standard_normal((m, d))
     return W.T @ W / (math.sqrt(m * d) if normalisation == "paper" else m)

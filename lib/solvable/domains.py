@@ -93,8 +93,10 @@ class Domain:
         if value is None and self.nullable:
             return None
         if isinstance(value, np.ma.MaskedArray):
-            raise InvalidParameterError(f"{name} must be {self.text}, got a masked array (its mask would be "
-                                        "ignored: pass value.filled(...) or the unmasked entries)")
+            raise InvalidParameterError(
+                f"{name} must be {self.text}, got a masked array (its mask would be "
+                "ignored: pass value.filled(...) or the unmasked entries)"
+            )
         return self.check(name, value)
 
 
@@ -108,8 +110,14 @@ def _interval(low, high, low_open, high_open) -> str:
     return f"a number in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
 
 
-def real(low: float = -math.inf, high: float = math.inf, *, low_open: bool = False, high_open: bool = False,
-         allow_inf: bool = False) -> Domain:
+def real(
+    low: float = -math.inf,
+    high: float = math.inf,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+    allow_inf: bool = False,
+) -> Domain:
     """A real number in an interval (finite unless ``allow_inf``).
 
     Parameters
@@ -133,8 +141,14 @@ def real(low: float = -math.inf, high: float = math.inf, *, low_open: bool = Fal
             return math.inf
         lo = low if math.isfinite(low) else -math.inf
         hi = high if math.isfinite(high) else math.inf
-        x = check_in_range(name, value, lo, hi, low_open=low_open or not math.isfinite(low),
-                           high_open=high_open or not math.isfinite(high))
+        x = check_in_range(
+            name,
+            value,
+            lo,
+            hi,
+            low_open=low_open or not math.isfinite(low),
+            high_open=high_open or not math.isfinite(high),
+        )
         return x
 
     return Domain(text, check, "real", (low, high, low_open, high_open), finite=not allow_inf)
@@ -183,8 +197,12 @@ def choice(*options: str) -> Domain:
         The domain.
     """
     opts = tuple(options)
-    return Domain("one of " + ", ".join(map(repr, opts)), lambda name, v: check_choice(name, v, opts), "choice",
-                  options=opts)
+    return Domain(
+        "one of " + ", ".join(map(repr, opts)),
+        lambda name, v: check_choice(name, v, opts),
+        "choice",
+        options=opts,
+    )
 
 
 def _check_flag(name, value):
@@ -221,8 +239,12 @@ def seed(purpose: str = "data") -> Domain:
         The domain; its check returns the ``numpy.random.Generator`` of that purpose (a generator passed in is
         used as it is).
     """
-    return Domain("a numpy.random.Generator, a non-negative integer seed, a SeedSequence or a BitGenerator",
-                  lambda name, v: stream(v, purpose, name), "rng", options=(purpose,))
+    return Domain(
+        "a numpy.random.Generator, a non-negative integer seed, a SeedSequence or a BitGenerator",
+        lambda name, v: stream(v, purpose, name),
+        "rng",
+        options=(purpose,),
+    )
 
 
 def array(ndim: int | None = None, *, finite: bool = True, nonempty: bool = True) -> Domain:
@@ -242,22 +264,31 @@ def array(ndim: int | None = None, *, finite: bool = True, nonempty: bool = True
     Domain
         The domain; its check returns a float array (no copy where the input already is one).
     """
-    text = ("a " + ("non-empty " if nonempty else "") + (f"{ndim}-d " if ndim is not None else "") + "array of "
-            + ("finite " if finite else "") + "real numbers")
+    text = (
+        "a "
+        + ("non-empty " if nonempty else "")
+        + (f"{ndim}-d " if ndim is not None else "")
+        + "array of "
+        + ("finite " if finite else "")
+        + "real numbers"
+    )
 
     def check(name, value):
         try:
             a = check_array(name, value, finite=False, nonempty=False)
         except InvalidParameterError:
-            raise InvalidParameterError(f"{name} must be {text}, got {type(value).__name__} {str(value)[:60]}") \
-                from None
+            raise InvalidParameterError(
+                f"{name} must be {text}, got {type(value).__name__} {str(value)[:60]}"
+            ) from None
         if ndim is not None and a.ndim != ndim:
             raise InvalidParameterError(f"{name} must be {text}, got an array of shape {a.shape}")
         if nonempty and a.size == 0:
             raise InvalidParameterError(f"{name} must be {text}, got an empty array of shape {a.shape}")
         if finite and not all_finite(a):
-            raise InvalidParameterError(f"{name} must be {text}, got {a.size - np.count_nonzero(np.isfinite(a))} "
-                                        "non-finite entries (NaN or inf)")
+            raise InvalidParameterError(
+                f"{name} must be {text}, got {a.size - np.count_nonzero(np.isfinite(a))} "
+                "non-finite entries (NaN or inf)"
+            )
         return a
 
     return Domain(text, check, "array", (ndim,), finite=finite)
@@ -306,11 +337,14 @@ def interface(*methods: str) -> Domain:
 
     def check(name, value):
         if isinstance(value, type):
-            raise InvalidParameterError(f"{name} must be {words} (an instance, not the class {value.__name__})")
+            raise InvalidParameterError(
+                f"{name} must be {words} (an instance, not the class {value.__name__})"
+            )
         missing = [m for m in methods if not callable(getattr(value, m, None))]
         if missing:
-            raise InvalidParameterError(f"{name} must be {words}; {type(value).__name__} lacks "
-                                        f"{', '.join(m + '()' for m in missing)}")
+            raise InvalidParameterError(
+                f"{name} must be {words}; {type(value).__name__} lacks {', '.join(m + '()' for m in missing)}"
+            )
         return value
 
     return Domain(words, check, "object")
@@ -324,9 +358,12 @@ def function() -> Domain:
     Domain
         The domain; its check returns the callable itself.
     """
+
     def check(name, value):
         if not callable(value) or isinstance(value, type):
-            raise InvalidParameterError(f"{name} must be a function, got {type(value).__name__} {value!r:.60}")
+            raise InvalidParameterError(
+                f"{name} must be a function, got {type(value).__name__} {value!r:.60}"
+            )
         return value
 
     return Domain("a function", check, "callable")
@@ -347,8 +384,15 @@ def optional(domain: Domain, meaning: str = "automatic") -> Domain:
     Domain
         The same domain with ``None`` allowed.
     """
-    return Domain(f"{domain.text}, or None ({meaning})", domain.check, domain.kind, domain.bounds, domain.options,
-                  True, domain.finite)
+    return Domain(
+        f"{domain.text}, or None ({meaning})",
+        domain.check,
+        domain.kind,
+        domain.bounds,
+        domain.options,
+        True,
+        domain.finite,
+    )
 
 
 def unchecked(reason: str) -> Domain:
@@ -369,26 +413,28 @@ def unchecked(reason: str) -> Domain:
 
 #: The parameters named as the course names them, with their domain. A function's own declaration overrides an
 #: entry where the domain is narrower (a sampler needs ``alpha > 0``, its theory accepts ``alpha = 0``).
-VOCABULARY = MappingProxyType({
-    "alpha": real(0.0),                               # sample ratio n/d (n/d^2 in the matrix models)
-    "beta": real(0.0, low_open=True, allow_inf=True),  # sequence length ratio L/d
-    "rho": real(0.0, 1.0, low_open=True),              # rank ratio
-    "kappa": real(0.0, low_open=True),                 # width ratio m/d
-    "delta": real(0.0),                                # label-noise variance
-    "noise": real(0.0),                                # variance of the noise a denoiser removes
-    "d": integer(1, size=True),                        # dimension
-    "T": integer(1),                                   # tokens per sequence
-    "rng": seed(),
-    "tol": real(0.0, 1.0, high_open=True),             # >= 1 would call any first step converged
-    "max_iter": integer(1),
-    "max_steps": integer(0),
-    "iterations": integer(1),
-    "damping": real(0.0, 1.0, high_open=True),
-    "warn": flag(),
-    "n_inits": integer(1),
-    "record_every": integer(1),
-    "lr": real(0.0, low_open=True),
-})
+VOCABULARY = MappingProxyType(
+    {
+        "alpha": real(0.0),  # sample ratio n/d (n/d^2 in the matrix models)
+        "beta": real(0.0, low_open=True, allow_inf=True),  # sequence length ratio L/d
+        "rho": real(0.0, 1.0, low_open=True),  # rank ratio
+        "kappa": real(0.0, low_open=True),  # width ratio m/d
+        "delta": real(0.0),  # label-noise variance
+        "noise": real(0.0),  # variance of the noise a denoiser removes
+        "d": integer(1, size=True),  # dimension
+        "T": integer(1),  # tokens per sequence
+        "rng": seed(),
+        "tol": real(0.0, 1.0, high_open=True),  # >= 1 would call any first step converged
+        "max_iter": integer(1),
+        "max_steps": integer(0),
+        "iterations": integer(1),
+        "damping": real(0.0, 1.0, high_open=True),
+        "warn": flag(),
+        "n_inits": integer(1),
+        "record_every": integer(1),
+        "lr": real(0.0, low_open=True),
+    }
+)
 
 
 def declare(*shared, **domains: Domain):
@@ -430,15 +476,16 @@ def declare(*shared, **domains: Domain):
     ...
     solvable.errors.InvalidParameterError: x must be a number in [0.0, 1.0], got 2.0
     """
+
     def wrap(f):
-        if isinstance(f, type):   # a class (a record): its constructor is declared, and the class returned
+        if isinstance(f, type):  # a class (a record): its constructor is declared, and the class returned
             f.__init__ = wrap(f.__init__)
             return f
         sig = inspect.signature(f)
         table = {}
         for name, p in sig.parameters.items():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or (name == "self" and not table):
-                continue   # *args, **kwargs (passed on to a declared function) and a constructor's self
+                continue  # *args, **kwargs (passed on to a declared function) and a constructor's self
             dom = domains.get(name, next((m[name] for m in shared if name in m), VOCABULARY.get(name)))
             if dom is None:
                 raise TypeError(f"{f.__module__}.{f.__qualname__}: no domain declared for parameter {name!r}")
@@ -452,7 +499,7 @@ def declare(*shared, **domains: Domain):
         def checked(*args, **kwargs):
             try:
                 bound = sig.bind(*args, **kwargs)
-            except TypeError as e:   # a missing or unexpected argument: Python's own message, raised as such
+            except TypeError as e:  # a missing or unexpected argument: Python's own message, raised as such
                 raise TypeError(f"{f.__qualname__}(): {e}") from None
             arguments = bound.arguments
             for name, value in arguments.items():
@@ -481,10 +528,9 @@ def domains_of(f) -> MappingProxyType | None:
     mappingproxy or None
         Its domains.
     """
-    if isinstance(f, type):   # a class declares the domains of its constructor
+    if isinstance(f, type):  # a class declares the domains of its constructor
         f = f.__init__
     return getattr(f, "__domains__", None)
-
 
 
 # --------------------------------------------------------------------------- values the contract fuzz tries
@@ -534,18 +580,35 @@ def fuzz_categories(domain: Domain) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return tuple(must), tuple(edge)
     if kind in ("int", "size"):
         minimum, maximum = domain.bounds[:2]
-        must = ["below", "float", "bool", "string", "nan", "np_float", "bytearray", "huge_int", "zero_d_float", *none]
+        must = [
+            "below",
+            "float",
+            "bool",
+            "string",
+            "nan",
+            "np_float",
+            "bytearray",
+            "huge_int",
+            "zero_d_float",
+            *none,
+        ]
         if maximum is not None:
             must.append("above")
-        edge = ["low", "np_scalar", "zero_d"] + (["huge"] if kind == "size" else []) + (
-            ["none"] if domain.nullable else [])
+        edge = (
+            ["low", "np_scalar", "zero_d"]
+            + (["huge"] if kind == "size" else [])
+            + (["none"] if domain.nullable else [])
+        )
         return tuple(must), tuple(edge)
     if kind == "choice":
         return ("bad_choice", "int", "bytes", *none), ("upper",) + (("none",) if domain.nullable else ())
     if kind == "flag":
         return ("string", "int", "array", *none), ("np_bool",)
     if kind == "rng":
-        return ("string", "float", "negative_seed", "legacy_rng", "bool", *none), ("seed_sequence", "bit_generator")
+        return ("string", "float", "negative_seed", "legacy_rng", "bool", *none), (
+            "seed_sequence",
+            "bit_generator",
+        )
     if kind == "array":
         ndim = domain.bounds[0]
         must = ["string", "complex_array", "masked", "object_array", *none]
@@ -553,7 +616,9 @@ def fuzz_categories(domain: Domain) -> tuple[tuple[str, ...], tuple[str, ...]]:
             must += ["nan_entry", "inf_entry"]
         if ndim is not None:
             must += ["ndim_plus", "ndim_minus"] if ndim > 0 else ["ndim_plus"]
-        edge = ["read_only", "non_contiguous", "float32", "huge_entry"] + (["none"] if domain.nullable else [])
+        edge = ["read_only", "non_contiguous", "float32", "huge_entry"] + (
+            ["none"] if domain.nullable else []
+        )
         return tuple(must), tuple(edge)
     if kind == "dtype":
         return ("string", "int_dtype", "float16", "complex_dtype", *none), ("float32_name",)
@@ -582,15 +647,38 @@ def fuzz_value(domain: Domain, category: str, valid):
         The value to pass.
     """
     kind = domain.kind
-    fixed = {"string": "abc", "none": None, "list": [0.5], "complex": np.complex128(0.5 + 0.0j),
-             "pycomplex": 0.5 + 0.0j, "bytearray": bytearray(b"1"), "bool": True, "huge_int": 10**400,
-             "nan": math.nan, "inf": math.inf, "neginf": -math.inf, "huge": 1e300, "bad_choice": "no-such-choice",
-             "bytes": b"gaussian", "legacy_rng": np.random.RandomState(0), "negative_seed": -1,
-             "seed_sequence": np.random.SeedSequence(0), "bit_generator": np.random.PCG64(0), "np_bool": np.True_,
-             "class": type(valid), "float": 1.5, "np_float": np.float64(3.0), "zero_d_float": np.array(3.0)}
+    fixed = {
+        "string": "abc",
+        "none": None,
+        "list": [0.5],
+        "complex": np.complex128(0.5 + 0.0j),
+        "pycomplex": 0.5 + 0.0j,
+        "bytearray": bytearray(b"1"),
+        "bool": True,
+        "huge_int": 10**400,
+        "nan": math.nan,
+        "inf": math.inf,
+        "neginf": -math.inf,
+        "huge": 1e300,
+        "bad_choice": "no-such-choice",
+        "bytes": b"gaussian",
+        "legacy_rng": np.random.RandomState(0),
+        "negative_seed": -1,
+        "seed_sequence": np.random.SeedSequence(0),
+        "bit_generator": np.random.PCG64(0),
+        "np_bool": np.True_,
+        "class": type(valid),
+        "float": 1.5,
+        "np_float": np.float64(3.0),
+        "zero_d_float": np.array(3.0),
+    }
     if kind == "dtype" and category in ("int_dtype", "float16", "complex_dtype", "float32_name"):
-        return {"int_dtype": np.int64, "float16": np.float16, "complex_dtype": np.complex128,
-                "float32_name": "float32"}[category]
+        return {
+            "int_dtype": np.int64,
+            "float16": np.float16,
+            "complex_dtype": np.complex128,
+            "float32_name": "float32",
+        }[category]
     if kind == "flag" and category in ("int", "array"):
         return 1 if category == "int" else np.array([True])
     if kind == "choice" and category == "int":
@@ -619,9 +707,15 @@ def fuzz_value(domain: Domain, category: str, valid):
             return np.array(float(valid))
     if kind in ("int", "size"):
         minimum, maximum = domain.bounds[:2]
-        table = {"below": lambda: minimum - 1, "above": lambda: (maximum or 0) + 1, "low": lambda: minimum,
-                 "np_scalar": lambda: np.int64(valid), "zero_d": lambda: np.array(valid, dtype=np.int64),
-                 "huge": lambda: 10**9, "nan": lambda: math.nan}
+        table = {
+            "below": lambda: minimum - 1,
+            "above": lambda: (maximum or 0) + 1,
+            "low": lambda: minimum,
+            "np_scalar": lambda: np.int64(valid),
+            "zero_d": lambda: np.array(valid, dtype=np.int64),
+            "huge": lambda: 10**9,
+            "nan": lambda: math.nan,
+        }
         if category in table:
             return table[category]()
     if kind == "array":

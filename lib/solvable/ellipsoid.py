@@ -278,8 +278,10 @@ def project_affine(S, points) -> np.ndarray:
     _check_gram_size(*X.shape)
     factor = _gram_factor(X)
     if factor is None:
-        raise InvalidParameterError("points: the constraints are linearly dependent (n > d(d+1)/2 or "
-                                    "degenerate points); the affine set is empty or not of codimension n")
+        raise InvalidParameterError(
+            "points: the constraints are linearly dependent (n > d(d+1)/2 or "
+            "degenerate points); the affine set is empty or not of codimension n"
+        )
     with np.errstate(all="ignore"):
         y = cho_solve(factor, 1.0 - np.einsum("ij,ij->i", X @ S, X))
         out = S + (X.T * y) @ X
@@ -349,8 +351,15 @@ class EllipsoidResult:
 
 
 @declare(points=POINTS, margin=real(0.0, 1.0, high_open=True), check_every=integer(1))
-def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e-3, check_every: int = 5,
-        warn: bool = True) -> EllipsoidResult:
+def fit(
+    points,
+    *,
+    tol: float = 1e-8,
+    max_iter: int = 10_000,
+    margin: float = 1e-3,
+    check_every: int = 5,
+    warn: bool = True,
+) -> EllipsoidResult:
     """Decide whether an origin-centred ellipsoid passes through all ``points`` (rows of an ``(n, d)`` array).
 
     Alternating projections (von Neumann; Bauschke and Borwein 1993) between the affine set
@@ -440,7 +449,7 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
     0.35 infeasible
     """
     X0 = points
-    X, c = _unit_scale(X0)   # the problem is scale covariant: solve it for X / c, return S / c^2
+    X, c = _unit_scale(X0)  # the problem is scale covariant: solve it for X / c, return S / c^2
     X = _check_points(X)
     n, d = X.shape
     _check_gram_size(n, d)
@@ -450,20 +459,36 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
     if np.any(norms == 0.0):
         # a point at the origin: x^T S x = 0 != 1 for every S. Certificate z = -e_i: A*(z) = 0, sum z = -1.
         z = -(norms == 0.0).astype(float)
-        return _scaled_result(X0, c, np.zeros((d, d)), "infeasible", 0, z,
-                              f"infeasible: {int((norms == 0.0).sum())} point(s) at the origin, where x^T S x = 0 "
-                              "for every S (no iteration)")
+        return _scaled_result(
+            X0,
+            c,
+            np.zeros((d, d)),
+            "infeasible",
+            0,
+            z,
+            f"infeasible: {int((norms == 0.0).sum())} point(s) at the origin, where x^T S x = 0 "
+            "for every S (no iteration)",
+        )
 
     xtx_min = float(np.linalg.eigvalsh(X.T @ X)[0]) if n >= d else 0.0
     factor = _gram_factor(X)
     if factor is None:
         z = _null_space_certificate(X, xtx_min)
         if z is not None:
-            return _scaled_result(X0, c, np.zeros((d, d)), "infeasible", 0, z,
-                                  "infeasible: a Farkas certificate in the null space of the constraints' Gram "
-                                  "matrix (no iteration)")
-        raise InvalidParameterError("points: the constraint Gram matrix (x_i . x_j)^2 is singular but no "
-                                    "certificate of infeasibility was found (degenerate points)")
+            return _scaled_result(
+                X0,
+                c,
+                np.zeros((d, d)),
+                "infeasible",
+                0,
+                z,
+                "infeasible: a Farkas certificate in the null space of the constraints' Gram "
+                "matrix (no iteration)",
+            )
+        raise InvalidParameterError(
+            "points: the constraint Gram matrix (x_i . x_j)^2 is singular but no "
+            "certificate of infeasibility was found (degenerate points)"
+        )
 
     S_K = np.zeros((d, d))
     it = 0
@@ -475,19 +500,34 @@ def fit(points, *, tol: float = 1e-8, max_iter: int = 10_000, margin: float = 1e
         if w[0] > 1e-12 * max(abs(w[-1]), 1e-300):
             res = float(np.max(np.abs(np.einsum("ij,ij->i", X @ S_L, X) - 1.0)))
             if res <= tol:
-                return _scaled_result(X0, c, S_L, "feasible", it, None,
-                                      f"feasible: a PSD fit with residual {res:.1e} <= tol {tol:.1e} after {it} "
-                                      "iterations")
+                return _scaled_result(
+                    X0,
+                    c,
+                    S_L,
+                    "feasible",
+                    it,
+                    None,
+                    f"feasible: a PSD fit with residual {res:.1e} <= tol {tol:.1e} after {it} iterations",
+                )
         if xtx_min > 0.0 and (it % check_every == 0 or it == 1):
             certificate = _is_farkas_certificate(X, -y, xtx_min)
             if certificate is not None:
-                return _scaled_result(X0, c, S_K, "infeasible", it, certificate,
-                                      f"infeasible: a Farkas certificate found at iteration {it}")
+                return _scaled_result(
+                    X0,
+                    c,
+                    S_K,
+                    "infeasible",
+                    it,
+                    certificate,
+                    f"infeasible: a Farkas certificate found at iteration {it}",
+                )
         S_K = (V * np.maximum(w, floor)) @ V.T
         if not np.all(np.isfinite(S_K)):
             raise ArithmeticError(f"ellipsoid.fit: non-finite iterate at iteration {it}")
-    message = (f"ellipsoid.fit: no certificate of either answer in {it} iterations (n = {n}, d = {d}, "
-               f"n/d^2 = {n / d**2:.3f}): reported as undecided")
+    message = (
+        f"ellipsoid.fit: no certificate of either answer in {it} iterations (n = {n}, d = {d}, "
+        f"n/d^2 = {n / d**2:.3f}): reported as undecided"
+    )
     if warn:
         warn_user(message, ConvergenceWarning)
     return _scaled_result(X0, c, S_K, "undecided", it, None, message)
@@ -588,10 +628,14 @@ class FeasibilitySweep:
         for i in range(2):
             for j in range(2):
                 ei, ej = np.eye(2)[i] * h[i], np.eye(2)[j] * h[j]
-                H[i, j] = (nll(x + ei + ej) - nll(x + ei - ej) - nll(x - ei + ej) + nll(x - ei - ej)) / (4 * h[i] * h[j])
+                H[i, j] = (nll(x + ei + ej) - nll(x + ei - ej) - nll(x - ei + ej) + nll(x - ei - ej)) / (
+                    4 * h[i] * h[j]
+                )
         try:
             cov = np.linalg.inv(H)
-            se = float(np.sqrt(cov[0, 0])) if np.all(np.linalg.eigvalsh(H) > 0) and cov[0, 0] > 0 else math.inf
+            se = (
+                float(np.sqrt(cov[0, 0])) if np.all(np.linalg.eigvalsh(H) > 0) and cov[0, 0] > 0 else math.inf
+            )
         except np.linalg.LinAlgError:
             se = math.inf
         if not math.isfinite(se) or se > step:
@@ -667,8 +711,9 @@ def feasibility_sweep(d: int, ratios, n_seeds: int, *, rng, max_iter: int = 10_0
     arXiv:2310.01169; Maillard and Bandeira 2023, arXiv:2310.05787.
     """
     if np.any(ratios <= 0) or np.any(ratios > 1):
-        raise InvalidParameterError(f"ratios must lie in (0, 1] (n/d^2; no point set beyond d(d+1)/2 fits), "
-                                    f"got {ratios.tolist()}")
+        raise InvalidParameterError(
+            f"ratios must lie in (0, 1] (n/d^2; no point set beyond d(d+1)/2 fits), got {ratios.tolist()}"
+        )
     ns = np.maximum(1, np.round(ratios * d * d)).astype(int)
     check_size("the points (max n, d)", int(ns.max()), d)
     _check_gram_size(int(ns.max()), d)
@@ -681,9 +726,17 @@ def feasibility_sweep(d: int, ratios, n_seeds: int, *, rng, max_iter: int = 10_0
             r = fit(sample_points(int(n), d, rng=rng), max_iter=max_iter, warn=False)
             counts[index[r.status], j] += 1
             iters[j, k] = r.iterations
-    return FeasibilitySweep(d=d, ratios=ratios, n=ns, feasible=counts[0], infeasible=counts[1],
-                            undecided=counts[2], n_seeds=n_seeds, iterations=iters,
-                            seconds=time.perf_counter() - start)
+    return FeasibilitySweep(
+        d=d,
+        ratios=ratios,
+        n=ns,
+        feasible=counts[0],
+        infeasible=counts[1],
+        undecided=counts[2],
+        n_seeds=n_seeds,
+        iterations=iters,
+        seconds=time.perf_counter() - start,
+    )
 
 
 # --------------------------------------------------------------------------- helpers
@@ -702,8 +755,11 @@ def _check_gram_size(n: int, d: int) -> None:
     """Refuse point sets whose fit would hold more than ``MAX_ELEMENTS`` numbers at once: the Gram matrix ``G``,
     its Cholesky factor and the eigendecomposition's workspace (about 4 arrays (n, n)), the products ``X S``
     (about 3 arrays (n, d)) and the iterates (about 4 arrays (d, d))."""
-    check_size("the constraint Gram matrix and its factorisation (n, n) x 4, the products (n, d) x 3 and the "
-               "iterates (d, d) x 4 together", 4 * n * n + 3 * n * d + 4 * d * d)
+    check_size(
+        "the constraint Gram matrix and its factorisation (n, n) x 4, the products (n, d) x 3 and the "
+        "iterates (d, d) x 4 together",
+        4 * n * n + 3 * n * d + 4 * d * d,
+    )
 
 
 def _check_symmetric(S, d: int) -> np.ndarray:
@@ -768,10 +824,12 @@ def _unit_scale(X):
     if 2.0**-10 <= rms <= 2.0**10:
         return X, 1.0
     k = round(math.log2(rms))
-    if abs(k) > 500:   # S ~ 1/(c^2 d) would lie beyond the float range
-        raise InvalidParameterError(f"points are too {'large' if k > 0 else 'small'} (root-mean-square "
-                                    f"entry {rms:.1e}): the ellipsoid matrix, of size 1/|x|^2, is not "
-                                    "representable")
+    if abs(k) > 500:  # S ~ 1/(c^2 d) would lie beyond the float range
+        raise InvalidParameterError(
+            f"points are too {'large' if k > 0 else 'small'} (root-mean-square "
+            f"entry {rms:.1e}): the ellipsoid matrix, of size 1/|x|^2, is not "
+            "representable"
+        )
     c = 2.0**k
     return X / c, c
 
@@ -783,5 +841,12 @@ def _scaled_result(X0, c, S, status, iterations, certificate, message) -> Ellips
 
 def _result(X, S, status, iterations, certificate, message) -> EllipsoidResult:
     residual = float(np.max(np.abs(np.einsum("ij,ij->i", X @ S, X) - 1.0)))
-    return EllipsoidResult(estimate=S, status=status, residual=residual, min_eigenvalue=float(np.linalg.eigvalsh(S)[0]),
-                           iterations=iterations, message=message, certificate=certificate)
+    return EllipsoidResult(
+        estimate=S,
+        status=status,
+        residual=residual,
+        min_eigenvalue=float(np.linalg.eigvalsh(S)[0]),
+        iterations=iterations,
+        message=message,
+        certificate=certificate,
+    )

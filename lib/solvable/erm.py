@@ -37,8 +37,15 @@ from .domains import Domain, array, choice, declare, integer, optional, real
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 from .errors import warn as warn_user
 from .gardner import hard_margin_weights
-from .integration import (HALF_NORMAL_UPPER, MAX_HERMITE_NODES, MAX_LEGENDRE_NODES, _half_normal_rule, _hermite_rule,
-                          _log_phi_pdf, half_normal_rule)
+from .integration import (
+    HALF_NORMAL_UPPER,
+    MAX_HERMITE_NODES,
+    MAX_LEGENDRE_NODES,
+    _half_normal_rule,
+    _hermite_rule,
+    _log_phi_pdf,
+    half_normal_rule,
+)
 from .metrics import angle_error, classification_error
 from .regression import fit_ridge
 from .results import record
@@ -112,9 +119,12 @@ ESTIMATOR = choice(*ESTIMATORS)
 OPEN_TOL = real(0.0, 1.0, low_open=True, high_open=True)
 INPUTS = array(2)
 LABELS = array(1)
-INIT = _finite_vector(3, "(m, Q, V): three finite numbers with Q > m^2 and V > 0",
-                      lambda a: a[2] > 0 and a[1] > a[0] * a[0])
-BOUNDS = _finite_vector(2, "a pair (low, high) of finite numbers with 0 < low < high", lambda a: 0 < a[0] < a[1])
+INIT = _finite_vector(
+    3, "(m, Q, V): three finite numbers with Q > m^2 and V > 0", lambda a: a[2] > 0 and a[1] > a[0] * a[0]
+)
+BOUNDS = _finite_vector(
+    2, "a pair (low, high) of finite numbers with 0 < low < high", lambda a: 0 < a[0] < a[1]
+)
 
 
 @record
@@ -167,7 +177,9 @@ class ERMResult:
 
     def __post_init__(self):
         if not (math.isfinite(self.m) and math.isfinite(self.Q) and math.isfinite(self.error)):
-            raise DivergenceError(f"ERM fixed point is not finite: m = {self.m}, Q = {self.Q}, error = {self.error}")
+            raise DivergenceError(
+                f"ERM fixed point is not finite: m = {self.m}, Q = {self.Q}, error = {self.error}"
+            )
 
     @property
     def gen_error(self) -> float:
@@ -280,8 +292,12 @@ def _conjugates_hinge_teacher(m, Q, V, alpha, prox, n_hermite, n_half):
     s = math.sqrt(max(Q - m * m, 1e-300))
     Ef0 = _hinge_moments(np.zeros(1), s, V)[0][0]
     _, Ef2, Edf, Eloss = _hinge_moments(m * z, s, V)
-    return (alpha * _SQRT_2_OVER_PI * Ef0, alpha * np.dot(w_z, Ef2), alpha * np.dot(w_z, Edf),
-            np.dot(w_z, Eloss))
+    return (
+        alpha * _SQRT_2_OVER_PI * Ef0,
+        alpha * np.dot(w_z, Ef2),
+        alpha * np.dot(w_z, Edf),
+        np.dot(w_z, Eloss),
+    )
 
 
 def _conjugates_teacher(m, Q, V, alpha, prox, n_hermite, n_half):
@@ -358,7 +374,9 @@ def _ridge_closed_form(alpha: float, lam: float) -> ERMResult:
         raise DivergenceError(f"ridge fixed point has no finite norm (c = {c} >= 1)")
     residual = 1.0 - 2.0 * m * _SQRT_2_OVER_PI
     Q = (m * m + c * residual) / (1.0 - c)  # V^2 mhat^2 = m^2
-    train = (1.0 - 2.0 * m * _SQRT_2_OVER_PI + Q) / (1.0 + V) / (1.0 + V) / 2.0  # (1 + V)^2 overflows at lam ~ 1e-300
+    train = (
+        (1.0 - 2.0 * m * _SQRT_2_OVER_PI + Q) / (1.0 + V) / (1.0 + V) / 2.0
+    )  # (1 + V)^2 overflows at lam ~ 1e-300
     # cos^2 = (1 - c)/(1 + r), sin^2 = (c + r)/(1 + r) with r = pi (1 - 2 m sqrt(2/pi))/(2 alpha): the angle as
     # atan2(sin, cos) keeps its relative precision when it is small (acos(1 - eps) loses it)
     r = residual * math.pi / (2.0 * alpha)  # (1 + V) mhat = alpha sqrt(2/pi)
@@ -375,9 +393,17 @@ def _ridge_closed_form(alpha: float, lam: float) -> ERMResult:
     )
 
 
-@declare(alpha=SAMPLE_ALPHA, loss=LOSS, lam=LAM, method=choice("auto", "iterate"), form=choice(*_FORMS),
-         tol=OPEN_TOL, init=INIT, n_hermite=optional(integer(2, MAX_HERMITE_NODES), "61 (teacher form), 201 (student)"),
-         n_half=integer(2, MAX_LEGENDRE_NODES))
+@declare(
+    alpha=SAMPLE_ALPHA,
+    loss=LOSS,
+    lam=LAM,
+    method=choice("auto", "iterate"),
+    form=choice(*_FORMS),
+    tol=OPEN_TOL,
+    init=INIT,
+    n_hermite=optional(integer(2, MAX_HERMITE_NODES), "61 (teacher form), 201 (student)"),
+    n_half=integer(2, MAX_LEGENDRE_NODES),
+)
 def erm_state_evolution(
     alpha: float,
     loss: str = "ridge",
@@ -482,19 +508,22 @@ def erm_state_evolution(
     if loss == "ridge" and method == "auto":
         return _ridge_closed_form(alpha, lam)
     if loss == "logistic" and lam < LOGISTIC_LAM_MIN:
-        raise InvalidParameterError(f"lam must be >= {LOGISTIC_LAM_MIN:g} for the logistic loss, got {lam!r}: below, the norm of "
-                         "the estimator and the prox variance V ~ 1/lam grow without bound and the fixed-point "
-                         "iteration loses its precision; as lam -> 0 the logistic estimator tends to the max-margin "
-                         "one (max_margin_state_evolution)")
+        raise InvalidParameterError(
+            f"lam must be >= {LOGISTIC_LAM_MIN:g} for the logistic loss, got {lam!r}: below, the norm of "
+            "the estimator and the prox variance V ~ 1/lam grow without bound and the fixed-point "
+            "iteration loses its precision; as lam -> 0 the logistic estimator tends to the max-margin "
+            "one (max_margin_state_evolution)"
+        )
     if loss == "hinge" and method == "auto":
         plateau = _hinge_plateau(alpha, lam)
         if plateau is not None:
             return plateau
     if loss == "hinge" and form == "student":
-        raise InvalidParameterError("form must be 'teacher' for the hinge loss "
-                         "(Gauss-Hermite across its kinks is inaccurate)")
+        raise InvalidParameterError(
+            "form must be 'teacher' for the hinge loss (Gauss-Hermite across its kinks is inaccurate)"
+        )
 
-    half_normal_rule(n_half)   # the rule, checked against the size cap once (the loop reads it from the cache)
+    half_normal_rule(n_half)  # the rule, checked against the size cap once (the loop reads it from the cache)
     prox = _PROX[loss]
     # hinge: exact eta integrals (teacher form only)
     conjugates = _conjugates_hinge_teacher if loss == "hinge" else _CONJUGATES[form]
@@ -510,8 +539,15 @@ def erm_state_evolution(
             return np.full(3, math.nan), train
         return np.array([mhat / r, (mhat * mhat + Qhat) / r**2, 1.0 / r]), train
 
-    fp = iterate_fixed_point(update, [m, Q, V], damping=damping, tol=tol, max_iter=max_iter, relative=True,
-                             what=f"ERM state evolution ({loss}, alpha={alpha}, lam={lam})")
+    fp = iterate_fixed_point(
+        update,
+        [m, Q, V],
+        damping=damping,
+        tol=tol,
+        max_iter=max_iter,
+        relative=True,
+        what=f"ERM state evolution ({loss}, alpha={alpha}, lam={lam})",
+    )
     m, Q, V = (float(x) for x in fp.state)
     if fp.converged:
         # train loss at the converged point (the last evaluation used the previous iterate)
@@ -539,7 +575,9 @@ def _hinge_plateau(alpha: float, lam: float) -> ERMResult | None:
     double precision) the hinge estimator is the max-margin one. Returns None otherwise.
     """
     mm = max_margin_state_evolution(alpha)
-    s = mm.m * math.tan(math.pi * mm.error)  # s = m r with eps = arctan(r)/pi (Q - m^2 cancels at large alpha)
+    s = mm.m * math.tan(
+        math.pi * mm.error
+    )  # s = m r with eps = arctan(r)/pi (Q - m^2 cancels at large alpha)
     if not s > 0.0:
         return None
     z, w_z = _half_normal_rule(64, HALF_NORMAL_UPPER)
@@ -549,8 +587,16 @@ def _hinge_plateau(alpha: float, lam: float) -> ERMResult | None:
         V = v / lam
     if not (v > 0 and math.isfinite(V) and (V - 1.0) / s > 40.0):
         return None
-    return ERMResult(m=mm.m, Q=mm.Q, V=float(V), error=mm.error, train_loss=0.0, converged=True, iterations=0,
-                     message=f"no sample inside the margin at this penalty: the max-margin fixed point ({mm.message})")
+    return ERMResult(
+        m=mm.m,
+        Q=mm.Q,
+        V=float(V),
+        error=mm.error,
+        train_loss=0.0,
+        converged=True,
+        iterations=0,
+        message=f"no sample inside the margin at this penalty: the max-margin fixed point ({mm.message})",
+    )
 
 
 @declare(alpha=SAMPLE_ALPHA, loss=LOSS, lam=LAM)
@@ -656,9 +702,16 @@ def _max_margin_small_alpha(alpha: float) -> ERMResult:
     """
     m = alpha * _SQRT_2_OVER_PI
     s = math.sqrt(alpha * (1.0 - 2.0 * m * _SQRT_2_OVER_PI + m * m) / (1.0 - alpha))
-    return ERMResult(m=float(m), Q=float(m * m + s * s), V=math.inf, error=float(0.5 - math.atan2(m, s) / math.pi),
-                     train_loss=0.0, converged=True, iterations=0,
-                     message=f"closed form at alpha < {_MM_ALPHA_SMALL:g}: every sample a support vector (no iteration)")
+    return ERMResult(
+        m=float(m),
+        Q=float(m * m + s * s),
+        V=math.inf,
+        error=float(0.5 - math.atan2(m, s) / math.pi),
+        train_loss=0.0,
+        converged=True,
+        iterations=0,
+        message=f"closed form at alpha < {_MM_ALPHA_SMALL:g}: every sample a support vector (no iteration)",
+    )
 
 
 @declare(alpha=MM_ALPHA, xtol=OPEN_TOL)
@@ -729,9 +782,16 @@ def max_margin_state_evolution(alpha: float, *, xtol: float = 1e-13) -> ERMResul
     s = 1.0 / u
     m = s / r
     Q = m * m + s * s
-    return ERMResult(m=float(m), Q=float(Q), V=math.inf, error=float(math.atan(r) / math.pi),
-                     train_loss=0.0, converged=True, iterations=0,
-                     message=f"root of the max-margin equation by Brent's method (u = {u:.6g}, xtol {xtol:.0e})")
+    return ERMResult(
+        m=float(m),
+        Q=float(Q),
+        V=math.inf,
+        error=float(math.atan(r) / math.pi),
+        train_loss=0.0,
+        converged=True,
+        iterations=0,
+        message=f"root of the max-margin equation by Brent's method (u = {u:.6g}, xtol {xtol:.0e})",
+    )
 
 
 @declare()
@@ -831,7 +891,9 @@ class OptimalLambda:
         return self.result.error
 
 
-@declare(alpha=SAMPLE_ALPHA, loss=LOSS, bounds=BOUNDS, n_scan=integer(3, MAX_SCAN), xatol=real(0.0, low_open=True))
+@declare(
+    alpha=SAMPLE_ALPHA, loss=LOSS, bounds=BOUNDS, n_scan=integer(3, MAX_SCAN), xatol=real(0.0, low_open=True)
+)
 def optimal_lambda(
     alpha: float,
     loss: str,
@@ -974,8 +1036,9 @@ def fit_logistic(X, y, lam: float, *, tol: float = 1e-6, max_iter: int = 10_000,
     F = X / math.sqrt(d)
     w0 = np.zeros(d) if w0 is None else w0.copy()
     if w0.shape != (d,):
-        raise InvalidParameterError(f"w0 must be an array of shape ({d},) (one weight per column of X), got shape "
-                                    f"{w0.shape}")
+        raise InvalidParameterError(
+            f"w0 must be an array of shape ({d},) (one weight per column of X), got shape {w0.shape}"
+        )
 
     def objective(w):
         margins = y * (F @ w)
@@ -1119,11 +1182,16 @@ def fit_hinge(X, y, lam: float, *, tol: float = 1e-8, max_iter: int = 10_000) ->
         v = Zt @ a
         return 0.5 * np.dot(v, v) / lam - a.sum(), Zt.T @ v / lam - 1.0
 
-    res = minimize(dual, np.zeros(n), jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * n,
-                   options={"maxiter": max_iter, "gtol": tol, "ftol": 0.0, "maxcor": 20})
+    res = minimize(
+        dual,
+        np.zeros(n),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, 1.0)] * n,
+        options={"maxiter": max_iter, "gtol": tol, "ftol": 0.0, "maxcor": 20},
+    )
     if not res.success and res.nit >= max_iter:
-        warn_user(f"fit_hinge did not converge in {res.nit} iterations ({res.message})",
-                      ConvergenceWarning)
+        warn_user(f"fit_hinge did not converge in {res.nit} iterations ({res.message})", ConvergenceWarning)
     return Zt @ res.x / lam
 
 
@@ -1180,12 +1248,18 @@ def _penalty(loss: str, lam: float | None) -> float | None:
     if loss == "max-margin":
         return None
     if lam is None:
-        raise InvalidParameterError(f"lam must be a number > 0 for loss {loss!r} (None only for 'max-margin')")
+        raise InvalidParameterError(
+            f"lam must be a number > 0 for loss {loss!r} (None only for 'max-margin')"
+        )
     return lam
 
 
-_FIT = {"ridge": fit_ridge, "logistic": fit_logistic, "hinge": fit_hinge,
-        "max-margin": lambda X, y, lam: fit_max_margin(X, y)}
+_FIT = {
+    "ridge": fit_ridge,
+    "logistic": fit_logistic,
+    "hinge": fit_hinge,
+    "max-margin": lambda X, y, lam: fit_max_margin(X, y),
+}
 
 
 @declare(alpha=SAMPLE_ALPHA, loss=ESTIMATOR, lam=optional(LAM, "none: the max-margin estimator's"))
@@ -1277,8 +1351,12 @@ class ERMSimulation:
         return float(np.std(self.errors, ddof=1) / math.sqrt(k)) if k > 1 else 0.0
 
 
-@declare(alpha=SAMPLE_ALPHA, loss=ESTIMATOR, lam=optional(LAM, "none: the max-margin estimator's"),
-         n_seeds=integer(1, MAX_SEEDS))
+@declare(
+    alpha=SAMPLE_ALPHA,
+    loss=ESTIMATOR,
+    lam=optional(LAM, "none: the max-margin estimator's"),
+    n_seeds=integer(1, MAX_SEEDS),
+)
 def erm_simulation(d: int, alpha: float, loss: str, lam: float | None, n_seeds: int, *, rng) -> ERMSimulation:
     r"""Test errors of ERM on ``n_seeds`` independent data sets at size ``d`` (error bars for a figure).
 
@@ -1320,8 +1398,11 @@ def erm_simulation(d: int, alpha: float, loss: str, lam: float | None, n_seeds: 
     n = max(1, round(alpha * d))
     check_size("the teacher (d), the design X (n = alpha d, d) and the fit's two copies of it", 3 * n * d + d)
     if loss == "ridge":
-        check_size("the stacked designs X (n_seeds, n = alpha d, d) of the batched ridge fit and its two copies of "
-                   "them", 3 * n_seeds * n * d)
+        check_size(
+            "the stacked designs X (n_seeds, n = alpha d, d) of the batched ridge fit and its two copies of "
+            "them",
+            3 * n_seeds * n * d,
+        )
     children = rng.spawn(n_seeds)
     if loss != "ridge":
         errors = [erm_gen_error_simulation(d, alpha, loss, lam, rng=child) for child in children]

@@ -105,8 +105,14 @@ def _fmt(x) -> str:
     return f"{x:.6g}" if np.isfinite(x) else str(x)
 
 
-_FACTORS = ((-1.0, "the sign is flipped"), (2.0, "a factor 2 too large"), (0.5, "a factor 2 too small"),
-            (-2.0, "a factor -2"), (-0.5, "a factor -1/2"), (0.0, "the result is zero"))
+_FACTORS = (
+    (-1.0, "the sign is flipped"),
+    (2.0, "a factor 2 too large"),
+    (0.5, "a factor 2 too small"),
+    (-2.0, "a factor -2"),
+    (-0.5, "a factor -1/2"),
+    (0.0, "the result is zero"),
+)
 
 
 def _pattern(got: np.ndarray, expected: np.ndarray, scale: float) -> str:
@@ -151,8 +157,9 @@ def _where(index: tuple, shape: tuple, kwargs: Mapping[str, Any], axes: Sequence
         except ValueError:
             shapes = None
         if shapes == shape:
-            return " at " + ", ".join(f"{k} = {_describe(np.broadcast_to(a, shape)[index])}"
-                                      for k, a in arrays.items())
+            return " at " + ", ".join(
+                f"{k} = {_describe(np.broadcast_to(a, shape)[index])}" for k, a in arrays.items()
+            )
     if axes is not None and len(axes) == len(index):
         return " at " + ", ".join(f"{name} {i}" for name, i in zip(axes, index))
     return f" at index {index if len(index) > 1 else index[0]}"
@@ -179,8 +186,16 @@ def _as_real_or_complex(value, complex_ok: bool) -> tuple[np.ndarray | None, str
     return arr.astype(complex if complex_ok else float), None
 
 
-def _compare(label: str, got, expected, *, rtol: float, atol: float, kwargs: Mapping[str, Any],
-             axes: Sequence[str] | None) -> tuple[str | None, str | None]:
+def _compare(
+    label: str,
+    got,
+    expected,
+    *,
+    rtol: float,
+    atol: float,
+    kwargs: Mapping[str, Any],
+    axes: Sequence[str] | None,
+) -> tuple[str | None, str | None]:
     """(problem, fault): problem is None if got matches expected, else where it does not; fault is a fault of the
     check (a reference that is not finite numbers)."""
     try:
@@ -217,11 +232,18 @@ def _compare(label: str, got, expected, *, rtol: float, atol: float, kwargs: Map
         where = _where(index, got_arr.shape, kwargs, axes)
         count = f" ({int(bad.sum())} of {bad.size} entries differ)" if bad.size > 1 else ""
         if not np.isfinite(got_arr[index]):
-            return f"{label} is {got_arr[index]}{where} (the reference is {_fmt(exp_arr[index])}){count}.", None
+            return (
+                f"{label} is {got_arr[index]}{where} (the reference is {_fmt(exp_arr[index])}){count}.",
+                None,
+            )
         scale = float(np.max(np.abs(exp_arr[finite_exp]))) if finite_exp.any() else 1.0
-        pattern = _pattern(got_arr, exp_arr, scale) if np.all(finite_exp) and np.all(np.isfinite(got_arr)) else ""
-        return (f"{label} is {_fmt(got_arr[index])}{where}, the reference {_fmt(exp_arr[index])}{count}."
-                + pattern), None
+        pattern = (
+            _pattern(got_arr, exp_arr, scale) if np.all(finite_exp) and np.all(np.isfinite(got_arr)) else ""
+        )
+        return (
+            f"{label} is {_fmt(got_arr[index])}{where}, the reference {_fmt(exp_arr[index])}{count}."
+            + pattern
+        ), None
     except Exception as error:  # noqa: BLE001 - a check never raises
         return f"{label} could not be compared with the reference ({type(error).__name__}: {error}).", None
 
@@ -268,19 +290,26 @@ def _lookup(name: str, frame) -> Any:
 
 
 def _matches(got, wrong, *, rtol: float, atol: float, kwargs, axes) -> bool:
-    problem, fault = _compare("", got, wrong, rtol=max(rtol, 1e-6), atol=max(atol, 1e-9), kwargs=kwargs, axes=axes)
+    problem, fault = _compare(
+        "", got, wrong, rtol=max(rtol, 1e-6), atol=max(atol, 1e-9), kwargs=kwargs, axes=axes
+    )
     return problem is None and fault is None
 
 
 def _slip(got, mistakes: Mapping[str, Any] | None, kwargs, *, call: bool, outputs, rtol, atol, axes) -> str:
-    """" This is what one gets when ..." for the first mistake whose output the reader's matches ("" if none)."""
+    """ " This is what one gets when ..." for the first mistake whose output the reader's matches ("" if none)."""
     for words, wrong in (mistakes or {}).items():
         try:
             value = wrong(**copy.deepcopy(dict(kwargs))) if call else wrong
             if outputs is not None:
-                same = (isinstance(got, tuple) and len(got) == len(value)
-                        and all(_matches(g, w, rtol=rtol, atol=atol, kwargs=kwargs, axes=axes)
-                                for g, w in zip(got, value)))
+                same = (
+                    isinstance(got, tuple)
+                    and len(got) == len(value)
+                    and all(
+                        _matches(g, w, rtol=rtol, atol=atol, kwargs=kwargs, axes=axes)
+                        for g, w in zip(got, value)
+                    )
+                )
             else:
                 same = _matches(got, value, rtol=rtol, atol=atol, kwargs=kwargs, axes=axes)
         except Exception:  # noqa: BLE001 - a mistake that cannot be evaluated says nothing
@@ -298,18 +327,29 @@ def _check_text(name, value):
 
 
 def _check_cases(name, value):
-    if (isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence) or not value
-            or not all(isinstance(c, Mapping) and all(isinstance(k, str) for k in c) for c in value)):
-        raise InvalidParameterError(f"{name} must be a non-empty sequence of mappings of keyword arguments, got "
-                                    f"{type(value).__name__} {value!r:.60}")
+    if (
+        isinstance(value, (str, bytes, Mapping))
+        or not isinstance(value, Sequence)
+        or not value
+        or not all(isinstance(c, Mapping) and all(isinstance(k, str) for k in c) for c in value)
+    ):
+        raise InvalidParameterError(
+            f"{name} must be a non-empty sequence of mappings of keyword arguments, got "
+            f"{type(value).__name__} {value!r:.60}"
+        )
     return value
 
 
 def _check_names(name, value):
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or not value or not all(
-            isinstance(v, str) for v in value):
-        raise InvalidParameterError(f"{name} must be a non-empty sequence of strings, got {type(value).__name__} "
-                                    f"{value!r:.60}")
+    if (
+        isinstance(value, (str, bytes))
+        or not isinstance(value, Sequence)
+        or not value
+        or not all(isinstance(v, str) for v in value)
+    ):
+        raise InvalidParameterError(
+            f"{name} must be a non-empty sequence of strings, got {type(value).__name__} {value!r:.60}"
+        )
     return tuple(value)
 
 
@@ -317,8 +357,11 @@ def _mistakes(callables: bool) -> Domain:
     words = "a mapping of descriptions (str) to " + ("functions" if callables else "values")
 
     def check(name, value):
-        if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value) or (
-                callables and not all(callable(v) and not isinstance(v, type) for v in value.values())):
+        if (
+            not isinstance(value, Mapping)
+            or not all(isinstance(k, str) for k in value)
+            or (callables and not all(callable(v) and not isinstance(v, type) for v in value.values()))
+        ):
             raise InvalidParameterError(f"{name} must be {words}, got {type(value).__name__} {value!r:.60}")
         return value
 
@@ -332,7 +375,9 @@ _CHECK_DOMAINS = {
     "reference": function(),
     "cases": Domain("a non-empty sequence of mappings of keyword arguments", _check_cases, "any"),
     "outputs": optional(Domain("a non-empty sequence of strings", _check_names, "any"), "one output"),
-    "axes": optional(Domain("a non-empty sequence of strings", _check_names, "any"), "entries named by index"),
+    "axes": optional(
+        Domain("a non-empty sequence of strings", _check_names, "any"), "entries named by index"
+    ),
     "rtol": _TOLERANCE,
     "atol": _TOLERANCE,
     "hint": optional(_TEXT, "no hint"),
@@ -343,13 +388,14 @@ _CHECK_DOMAINS = {
 def _never_raising(**domains):
     """:func:`~solvable.domains.declare` for a check: a value outside its domain is a fault of the check, printed as
     CHECK ERROR (with the declaration's message, naming the parameter) and returned, never raised."""
+
     def wrap(f):
         declared = declare(**domains)(f)
         table, sig = declared.__domains__, inspect.signature(f)
 
         @functools.wraps(f)
         def checked(*args, **kwargs):
-            bound = sig.bind(*args, **kwargs)   # a missing or unexpected argument: Python's own TypeError
+            bound = sig.bind(*args, **kwargs)  # a missing or unexpected argument: Python's own TypeError
             arguments = bound.arguments
             try:
                 for key, value in arguments.items():
@@ -357,15 +403,20 @@ def _never_raising(**domains):
             except InvalidParameterError as fault:
                 name = arguments.get("name")
                 label = name if isinstance(name, str) else "this check"
-                if "function" in arguments:   # check_function: the reader's function, or its name
+                if "function" in arguments:  # check_function: the reader's function, or its name
                     function = arguments["function"]
-                    key = function if isinstance(function, str) else getattr(function, "__name__", "your function")
-                else:   # check: the reader's variable's name, or the check's
+                    key = (
+                        function
+                        if isinstance(function, str)
+                        else getattr(function, "__name__", "your function")
+                    )
+                else:  # check: the reader's variable's name, or the check's
                     key = arguments.get("got") if isinstance(arguments.get("got"), str) else label
                 reference = arguments.get("reference")
                 stand_in = _stand_in(reference, key) if callable(reference) else None
-                return _finish(key, _ERROR, f"{label}: {fault} (a fault of this check, not of your answer).",
-                               stand_in)
+                return _finish(
+                    key, _ERROR, f"{label}: {fault} (a fault of this check, not of your answer).", stand_in
+                )
             return f(*bound.args, **bound.kwargs)
 
         checked.__domains__ = table
@@ -383,14 +434,27 @@ def _caller():
     return frame
 
 
-@_never_raising(function=unchecked("the reader's function or its name: anything else is the reader's answer, "
-                                   "reported NOT YET"),
-                mistakes=_mistakes(True), **_CHECK_DOMAINS)
-def check_function(name: str, function: Callable | str, reference: Callable,
-                   cases: Sequence[Mapping[str, Any]], *, outputs: Sequence[str] | None = None,
-                   axes: Sequence[str] | None = None, rtol: float = 1e-8, atol: float = 1e-12,
-                   hint: str | None = None, mistakes: Mapping[str, Callable] | None = None,
-                   max_bytes: float | None = None) -> Verdict:
+@_never_raising(
+    function=unchecked(
+        "the reader's function or its name: anything else is the reader's answer, reported NOT YET"
+    ),
+    mistakes=_mistakes(True),
+    **_CHECK_DOMAINS,
+)
+def check_function(
+    name: str,
+    function: Callable | str,
+    reference: Callable,
+    cases: Sequence[Mapping[str, Any]],
+    *,
+    outputs: Sequence[str] | None = None,
+    axes: Sequence[str] | None = None,
+    rtol: float = 1e-8,
+    atol: float = 1e-12,
+    hint: str | None = None,
+    mistakes: Mapping[str, Callable] | None = None,
+    max_bytes: float | None = None,
+) -> Verdict:
     """Run a reader's function on named inputs, compare it with a reference, and print the verdict.
 
     Parameters
@@ -461,16 +525,30 @@ def check_function(name: str, function: Callable | str, reference: Callable,
     if isinstance(function, str):
         function = _lookup(fname, caller)
         if function is _MISSING:
-            return _finish(key, _NOT_STARTED, f"{fname} is not defined yet. Run the cell that defines it (the "
-                           f"exercise's stub above), then this cell; until then the chapter goes on with "
-                           f"solvable's version.", stand_in)
+            return _finish(
+                key,
+                _NOT_STARTED,
+                f"{fname} is not defined yet. Run the cell that defines it (the "
+                f"exercise's stub above), then this cell; until then the chapter goes on with "
+                f"solvable's version.",
+                stand_in,
+            )
     if getattr(function, "solvable_stand_in", False):  # the fallback a previous check handed out
-        return _finish(key, _NOT_STARTED, f"{fname} is still solvable's stand-in, handed out by an earlier run of "
-                       f"this check. If you have written {fname}, re-run the cell that defines it, then this cell.",
-                       stand_in)
+        return _finish(
+            key,
+            _NOT_STARTED,
+            f"{fname} is still solvable's stand-in, handed out by an earlier run of "
+            f"this check. If you have written {fname}, re-run the cell that defines it, then this cell.",
+            stand_in,
+        )
     if not callable(function):
-        return _finish(key, _NOT_YET, f"{fname} is a {type(function).__name__}, not a function. Re-run the cell "
-                       f"that defines it, then this cell.", stand_in)
+        return _finish(
+            key,
+            _NOT_YET,
+            f"{fname} is a {type(function).__name__}, not a function. Re-run the cell "
+            f"that defines it, then this cell.",
+            stand_in,
+        )
     tail = f" Hint: {hint}" if hint else ""
     for kwargs in cases:
         call = _call(fname, kwargs)
@@ -485,51 +563,105 @@ def check_function(name: str, function: Callable | str, reference: Callable,
                 if traced:
                     tracemalloc.stop()
         except NotImplementedError:
-            return _finish(key, _NOT_STARTED, f"{fname} still raises NotImplementedError. Write it in the cell "
-                           f"above (if you have, run that cell again), then run this cell; until then the chapter "
-                           f"goes on with solvable's version.", stand_in)
+            return _finish(
+                key,
+                _NOT_STARTED,
+                f"{fname} still raises NotImplementedError. Write it in the cell "
+                f"above (if you have, run that cell again), then run this cell; until then the chapter "
+                f"goes on with solvable's version.",
+                stand_in,
+            )
         except Exception as error:  # noqa: BLE001 - the reader's bug, reported rather than raised
-            return _finish(key, _NOT_YET, f"{call} raised {type(error).__name__}: {error}"
-                           f"{_user_line(error)}.{tail}", stand_in)
+            return _finish(
+                key,
+                _NOT_YET,
+                f"{call} raised {type(error).__name__}: {error}{_user_line(error)}.{tail}",
+                stand_in,
+            )
         try:
             with np.errstate(all="ignore"):
                 expected = reference(**copy.deepcopy(dict(kwargs)))
         except Exception as error:  # noqa: BLE001
-            return _finish(key, _ERROR, f"{name}: the reference raised {type(error).__name__}: {error} on {call} "
-                           f"(a fault of this check, not of your answer).", stand_in)
+            return _finish(
+                key,
+                _ERROR,
+                f"{name}: the reference raised {type(error).__name__}: {error} on {call} "
+                f"(a fault of this check, not of your answer).",
+                stand_in,
+            )
         if traced and peak > max_bytes:
-            return _finish(key, _NOT_YET, f"{call} allocated {peak / 1e6:.3g} MB at its peak, more than the "
-                           f"{max_bytes / 1e6:.3g} MB this check allows: the exercise asks for a computation whose "
-                           f"memory grows like the data's, without a larger intermediate array.{tail}", stand_in)
+            return _finish(
+                key,
+                _NOT_YET,
+                f"{call} allocated {peak / 1e6:.3g} MB at its peak, more than the "
+                f"{max_bytes / 1e6:.3g} MB this check allows: the exercise asks for a computation whose "
+                f"memory grows like the data's, without a larger intermediate array.{tail}",
+                stand_in,
+            )
         if outputs is not None:
             if not isinstance(got, tuple) or len(got) != len(outputs):
                 kind = f"a tuple of {len(got)}" if isinstance(got, tuple) else f"a {type(got).__name__}"
-                return _finish(key, _NOT_YET, f"{call} returned {kind}; expected the tuple "
-                               f"({', '.join(outputs)}).{tail}", stand_in)
+                return _finish(
+                    key,
+                    _NOT_YET,
+                    f"{call} returned {kind}; expected the tuple ({', '.join(outputs)}).{tail}",
+                    stand_in,
+                )
             if not isinstance(expected, tuple) or len(expected) != len(outputs):
-                return _finish(key, _ERROR, f"{name}: the reference does not return {len(outputs)} outputs "
-                               f"(a fault of this check, not of your answer).", stand_in)
+                return _finish(
+                    key,
+                    _ERROR,
+                    f"{name}: the reference does not return {len(outputs)} outputs "
+                    f"(a fault of this check, not of your answer).",
+                    stand_in,
+                )
             pairs = list(zip(outputs, got, expected))
         else:
             pairs = [("the result", got, expected)]
         for label, g, e in pairs:
             problem, fault = _compare(label, g, e, rtol=rtol, atol=atol, kwargs=kwargs, axes=axes)
             if fault is not None:
-                return _finish(key, _ERROR, f"{name}: {fault} on {call} (a fault of this check, not of your "
-                               f"answer).", stand_in)
+                return _finish(
+                    key,
+                    _ERROR,
+                    f"{name}: {fault} on {call} (a fault of this check, not of your answer).",
+                    stand_in,
+                )
             if problem is not None:
-                slip = _slip(got, mistakes, kwargs, call=True, outputs=outputs, rtol=rtol, atol=atol, axes=axes)
+                slip = _slip(
+                    got, mistakes, kwargs, call=True, outputs=outputs, rtol=rtol, atol=atol, axes=axes
+                )
                 return _finish(key, _NOT_YET, f"{call}: {problem}{slip}{tail}", stand_in)
-    return _finish(key, _PASS, f"{name}: {fname} agrees with the reference on {len(cases)} "
-                   f"{'case' if len(cases) == 1 else 'cases'} (to {rtol:g} relative)", function)
+    return _finish(
+        key,
+        _PASS,
+        f"{name}: {fname} agrees with the reference on {len(cases)} "
+        f"{'case' if len(cases) == 1 else 'cases'} (to {rtol:g} relative)",
+        function,
+    )
 
 
-@_never_raising(name=_TEXT, got=unchecked("the reader's value or its name: anything else is the reader's answer"),
-                expected=unchecked("the reference: real or complex numbers (one that is not, or holds NaN, is "
-                                   "reported CHECK ERROR)"),
-                rtol=_TOLERANCE, atol=_TOLERANCE, hint=_CHECK_DOMAINS["hint"], mistakes=_mistakes(False))
-def check(name: str, got, expected, *, rtol: float = 1e-8, atol: float = 1e-12,
-          hint: str | None = None, mistakes: Mapping[str, Any] | None = None) -> Verdict:
+@_never_raising(
+    name=_TEXT,
+    got=unchecked("the reader's value or its name: anything else is the reader's answer"),
+    expected=unchecked(
+        "the reference: real or complex numbers (one that is not, or holds NaN, is reported CHECK ERROR)"
+    ),
+    rtol=_TOLERANCE,
+    atol=_TOLERANCE,
+    hint=_CHECK_DOMAINS["hint"],
+    mistakes=_mistakes(False),
+)
+def check(
+    name: str,
+    got,
+    expected,
+    *,
+    rtol: float = 1e-8,
+    atol: float = 1e-12,
+    hint: str | None = None,
+    mistakes: Mapping[str, Any] | None = None,
+) -> Verdict:
     """Compare a value the reader computed with the reference and print the verdict.
 
     Parameters
@@ -572,11 +704,17 @@ def check(name: str, got, expected, *, rtol: float = 1e-8, atol: float = 1e-12,
     if isinstance(got, str):
         got = _lookup(key, caller)
         if got is _MISSING:
-            return _finish(key, _NOT_STARTED, f"{name}: {key} is not defined yet. Run the cell above that sets it, "
-                           f"then this cell.")
+            return _finish(
+                key,
+                _NOT_STARTED,
+                f"{name}: {key} is not defined yet. Run the cell above that sets it, then this cell.",
+            )
     if got is None or got is Ellipsis:
-        return _finish(key, _NOT_STARTED, f"{name}. Compute it in the cell above (if you have, run that cell "
-                       f"again), then run this cell.")
+        return _finish(
+            key,
+            _NOT_STARTED,
+            f"{name}. Compute it in the cell above (if you have, run that cell again), then run this cell.",
+        )
     problem, fault = _compare(name, got, expected, rtol=rtol, atol=atol, kwargs={}, axes=None)
     if fault is not None:
         return _finish(key, _ERROR, f"{name}: {fault} (a fault of this check, not of your answer).")

@@ -43,8 +43,15 @@ MAX_RUNS = 10**6
 
 #: Worker processes: ``-1`` (every core) or ``1 .. config.max_jobs()`` (:func:`solvable.config.check_jobs`), or None
 #: (one after the other in this process, unless a ``joblib.parallel_config`` says otherwise).
-JOBS = optional(Domain(f"-1 (every core) or an integer in [1, {max_jobs()}]", check_jobs, "int",
-                       (-1, max_jobs(), False, False)), "one after the other, in this process")
+JOBS = optional(
+    Domain(
+        f"-1 (every core) or an integer in [1, {max_jobs()}]",
+        check_jobs,
+        "int",
+        (-1, max_jobs(), False, False),
+    ),
+    "one after the other, in this process",
+)
 
 
 @declare(values=array(), axis=optional(integer(-64, 63), "every axis"))
@@ -81,10 +88,15 @@ def mean_se(values, axis=None):
     """
     v = values
     if axis is not None:
-        if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral) \
-                or not -v.ndim <= int(axis) < v.ndim:
-            raise InvalidParameterError(f"axis must be None or an integer in [-{v.ndim}, {v.ndim - 1}] (an axis of "
-                                        f"values, of shape {v.shape}), got {axis!r}")
+        if (
+            isinstance(axis, (bool, np.bool_))
+            or not isinstance(axis, numbers.Integral)
+            or not -v.ndim <= int(axis) < v.ndim
+        ):
+            raise InvalidParameterError(
+                f"axis must be None or an integer in [-{v.ndim}, {v.ndim - 1}] (an axis of "
+                f"values, of shape {v.shape}), got {axis!r}"
+            )
         axis = int(axis)
     n = v.size if axis is None else v.shape[axis]
     if n == 0:
@@ -92,10 +104,13 @@ def mean_se(values, axis=None):
     # computed on v / scale, one scale per slice: values near the float limit do not overflow, and a slice of tiny
     # values keeps its own spread. The scale is a power of two, so v / scale and the products by it are exact.
     scale = np.max(np.abs(v), axis=axis, keepdims=True)
-    scale = np.ldexp(1.0, np.frexp(np.where(scale > 0, scale, 1.0))[1] - 1)   # 2^k <= max |v| < 2^(k+1)
+    scale = np.ldexp(1.0, np.frexp(np.where(scale > 0, scale, 1.0))[1] - 1)  # 2^k <= max |v| < 2^(k+1)
     mean = (v / scale).mean(axis=axis, keepdims=True) * scale
-    se = ((v / scale).std(axis=axis, ddof=1, keepdims=True) / math.sqrt(n) * scale if n > 1
-          else np.zeros_like(mean))
+    se = (
+        (v / scale).std(axis=axis, ddof=1, keepdims=True) / math.sqrt(n) * scale
+        if n > 1
+        else np.zeros_like(mean)
+    )
     if axis is None:
         return float(mean.reshape(())), float(se.reshape(()))
     return np.squeeze(mean, axis=axis), np.squeeze(se, axis=axis)
@@ -194,23 +209,38 @@ class Sweep:
         for i, v in enumerate(self.values):
             for s in range(self.n_seeds):
                 it = int(self.iterations[i, s])
-                out.append(Run(value=float(v), seed=i * self.n_seeds + s, error=float(self.runs[i, s]),
-                               iterations=None if it < 0 else it, converged=bool(self.converged[i, s]),
-                               seconds=float(self.seconds[i, s])))
+                out.append(
+                    Run(
+                        value=float(v),
+                        seed=i * self.n_seeds + s,
+                        error=float(self.runs[i, s]),
+                        iterations=None if it < 0 else it,
+                        converged=bool(self.converged[i, s]),
+                        seconds=float(self.seconds[i, s]),
+                    )
+                )
         return out
 
 
 def _measure(outcome):
     """``(error, iterations, converged)`` of what a run returned: a number, or a result with ``.error``."""
-    if isinstance(outcome, (numbers.Real, np.floating, np.integer)) and not isinstance(outcome, (bool, np.bool_)):
+    if isinstance(outcome, (numbers.Real, np.floating, np.integer)) and not isinstance(
+        outcome, (bool, np.bool_)
+    ):
         return float(outcome), -1, True
     if hasattr(outcome, "error"):
         error = outcome.error
         iterations = getattr(outcome, "iterations", -1)
         converged = getattr(outcome, "converged", True)
         if isinstance(error, (numbers.Real, np.floating, np.integer)):
-            return float(error), int(np.max(iterations)) if iterations is not None else -1, bool(np.all(converged))
-    raise InvalidParameterError(f"run must return a number or a result with a numeric .error, got {type(outcome).__name__}")
+            return (
+                float(error),
+                int(np.max(iterations)) if iterations is not None else -1,
+                bool(np.all(converged)),
+            )
+    raise InvalidParameterError(
+        f"run must return a number or a result with a numeric .error, got {type(outcome).__name__}"
+    )
 
 
 @declare(function=function(), jobs=unchecked("an iterable of arguments, consumed in order"), n_jobs=JOBS)
@@ -271,34 +301,48 @@ def parallel_map(function: Callable, jobs: Iterable, *, n_jobs: int | None = Non
 
 
 def _is_count(c) -> bool:
-    return (isinstance(c, (numbers.Integral, np.integer)) and not isinstance(c, (bool, np.bool_))
-            and 1 <= c <= MAX_RUNS)
+    return (
+        isinstance(c, (numbers.Integral, np.integer))
+        and not isinstance(c, (bool, np.bool_))
+        and 1 <= c <= MAX_RUNS
+    )
 
 
 def _check_counts(name: str, value):
     """An integer >= 1, or a list of them (one per point)."""
     if _is_count(value):
         return int(value)
-    if isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) == 1 and len(value) \
-            and all(_is_count(c) for c in value):
+    if (
+        isinstance(value, (list, tuple, np.ndarray))
+        and np.ndim(value) == 1
+        and len(value)
+        and all(_is_count(c) for c in value)
+    ):
         return [int(c) for c in value]
     raise InvalidParameterError(f"{name} must be {COUNTS.text}, got {value!r:.60}")
 
 
 #: Runs per point of a :func:`grid`.
-COUNTS = Domain(f"an integer in [1, {MAX_RUNS}], or a list of such integers (one per point)", _check_counts, "int",
-                (1, MAX_RUNS, False, False))
+COUNTS = Domain(
+    f"an integer in [1, {MAX_RUNS}], or a list of such integers (one per point)",
+    _check_counts,
+    "int",
+    (1, MAX_RUNS, False, False),
+)
 
 
 def _counts(points: list, n_seeds) -> list[int]:
     """Runs per point: ``n_seeds`` repeated, or one count per point."""
     counts = [n_seeds] * len(points) if isinstance(n_seeds, int) else n_seeds
     if len(counts) != len(points):
-        raise InvalidParameterError(f"n_seeds: {len(counts)} counts for {len(points)} points (one per point, or one "
-                                    "integer for all)")
+        raise InvalidParameterError(
+            f"n_seeds: {len(counts)} counts for {len(points)} points (one per point, or one integer for all)"
+        )
     if sum(counts) > MAX_RUNS:
-        raise InvalidParameterError(f"n_seeds asks for {sum(counts):.1e} runs at {len(points)} points, more than "
-                                    f"{MAX_RUNS:.0e}: reduce n_seeds or points")
+        raise InvalidParameterError(
+            f"n_seeds asks for {sum(counts):.1e} runs at {len(points)} points, more than "
+            f"{MAX_RUNS:.0e}: reduce n_seeds or points"
+        )
     return counts
 
 
@@ -314,14 +358,17 @@ def _check_points(name: str, value):
 
 
 #: The points of a :func:`grid`.
-POINTS = Domain("a non-empty list, tuple, range or array of points (a tuple point is unpacked into run's arguments)",
-                _check_points, "object")
+POINTS = Domain(
+    "a non-empty list, tuple, range or array of points (a tuple point is unpacked into run's arguments)",
+    _check_points,
+    "object",
+)
 
 
-@declare(run=function(), points=POINTS,
-         n_seeds=COUNTS, nested=flag(), n_jobs=JOBS)
-def grid(run: Callable, points: Sequence, n_seeds, *, rng, nested: bool = False,
-         n_jobs: int | None = None) -> list[list]:
+@declare(run=function(), points=POINTS, n_seeds=COUNTS, nested=flag(), n_jobs=JOBS)
+def grid(
+    run: Callable, points: Sequence, n_seeds, *, rng, nested: bool = False, n_jobs: int | None = None
+) -> list[list]:
     """Run ``run(*point, child_rng)`` ``n_seeds`` times at every point, each time with its own child of ``rng``.
 
     :func:`sweep` for runs that return anything (a result record, a trajectory, several numbers) and points that
@@ -393,8 +440,12 @@ def grid(run: Callable, points: Sequence, n_seeds, *, rng, nested: bool = False,
     """
     counts = _counts(points, n_seeds)
     if nested:
-        jobs = ((point, parent.spawn(1)[0]) for point, count in zip(points, counts)
-                for parent in rng.spawn(1) for _ in range(count))
+        jobs = (
+            (point, parent.spawn(1)[0])
+            for point, count in zip(points, counts)
+            for parent in rng.spawn(1)
+            for _ in range(count)
+        )
     else:
         jobs = ((point, rng.spawn(1)[0]) for point, count in zip(points, counts) for _ in range(count))
     out = iter(parallel_map(lambda job: _call(run, *job), jobs, n_jobs=n_jobs))
@@ -457,13 +508,20 @@ def _timed_run(run, value, point, seed, child, rng):
     if not math.isfinite(error):
         raise InvalidParameterError(
             f"run returned a non-finite error ({error!r}) at value = {float(value)!r} (values[{point}]), seed {seed} "
-            f"(child {child} of rng): a sweep averages finite results only")
+            f"(child {child} of rng): a sweep averages finite results only"
+        )
     return error, iterations, converged, seconds
 
 
 @declare(run=function(), values=array(1), n_seeds=integer(1), n_jobs=JOBS)
-def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[float], n_seeds: int, *,
-          rng, n_jobs: int | None = None) -> Sweep:
+def sweep(
+    run: Callable[[float, np.random.Generator], float],
+    values: Sequence[float],
+    n_seeds: int,
+    *,
+    rng,
+    n_jobs: int | None = None,
+) -> Sweep:
     """Evaluate ``run(value, child_rng)`` for every value and ``n_seeds`` independent child generators.
 
     The children come from ``rng.spawn``: the whole sweep is reproducible from one seed, and each
@@ -528,8 +586,10 @@ def sweep(run: Callable[[float, np.random.Generator], float], values: Sequence[f
     [0.26 0.13] [0.25, 0.13]
     """
     if len(values) * n_seeds > MAX_RUNS:
-        raise InvalidParameterError(f"n_seeds = {n_seeds} at {len(values)} values asks for {len(values) * n_seeds:.1e} runs, "
-                         f"more than {MAX_RUNS:.0e}: reduce n_seeds or values")
+        raise InvalidParameterError(
+            f"n_seeds = {n_seeds} at {len(values)} values asks for {len(values) * n_seeds:.1e} runs, "
+            f"more than {MAX_RUNS:.0e}: reduce n_seeds or values"
+        )
     # one child at a time, in order: SeedSequence.spawn numbers its children, so these are the children of one
     # rng.spawn(len(values) * n_seeds), without holding all of them (about 1 kB each) at once
     jobs = ((v, i, s, i * n_seeds + s, rng.spawn(1)[0]) for i, v in enumerate(values) for s in range(n_seeds))

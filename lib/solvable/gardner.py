@@ -65,8 +65,10 @@ _SEPARABILITY_METHODS = ("lp", "nnls")
 #: where a replica-symmetric fixed point with q < 1 exists (at alpha = 0.5 from q_0 = 1 - 1e-9, say).
 _START_MAX = 1.0 - 1e-6
 
+
 def _with_reason(domain: Domain, reason: str) -> Domain:
     """``domain`` whose refusals also say why its bound is where it is."""
+
     def check(name, value):
         try:
             return domain.check(name, value)
@@ -86,9 +88,12 @@ OPEN_TOL = real(0.0, 1.0, low_open=True, high_open=True)
 INPUTS = array(2)
 LABELS = array(1)
 METHOD = choice(*_SEPARABILITY_METHODS)
-BINARY_MARGIN = _with_reason(real(0.0, BINARY_MARGIN_MAX), "at larger margins the replica-symmetric overlap runs to "
-                             "q -> 1 before the entropy vanishes (near margin 10 and above), and before that the "
-                             "iteration slows down by orders of magnitude")
+BINARY_MARGIN = _with_reason(
+    real(0.0, BINARY_MARGIN_MAX),
+    "at larger margins the replica-symmetric overlap runs to "
+    "q -> 1 before the entropy vanishes (near margin 10 and above), and before that the "
+    "iteration slows down by orders of magnitude",
+)
 
 #: Round-off allowed on the constraints ``z_mu . w >= 1`` of the hard-margin weights before they count as violated.
 _CERTIFICATE_TOL = 1e-6
@@ -228,8 +233,10 @@ def binary_entropy_potential(q: float, qhat: float, alpha: float, margin: float 
     with np.errstate(over="ignore", invalid="ignore"):
         value = _potential(q, qhat, alpha, gamma)
     if not math.isfinite(value):
-        raise DivergenceError(f"binary_entropy_potential overflows at q = {q}, qhat = {qhat}, alpha = {alpha}, "
-                              f"margin = {gamma} (log Phi of stabilities ~ -margin^2/(2 (1 - q)))")
+        raise DivergenceError(
+            f"binary_entropy_potential overflows at q = {q}, qhat = {qhat}, alpha = {alpha}, "
+            f"margin = {gamma} (log Phi of stabilities ~ -margin^2/(2 (1 - q)))"
+        )
     return value
 
 
@@ -355,28 +362,52 @@ def _binary_entropy(alpha, gamma, q, damping, tol, max_iter, *, warn):
             return np.array([1.0])
         return np.array([1.0 - _prior_integrals(qhat)[0]])
 
-    fp = iterate_fixed_point(update, [q], damping=damping, tol=tol, max_iter=max_iter, bounds=(1e-14, _Q_MAX),
-                             what=what, warn=False)
+    fp = iterate_fixed_point(
+        update,
+        [q],
+        damping=damping,
+        tol=tol,
+        max_iter=max_iter,
+        bounds=(1e-14, _Q_MAX),
+        what=what,
+        warn=False,
+    )
     q = fp.value
     if q >= _Q_MAX:  # the iteration ran to q -> 1: there is no RS fixed point with q < 1
-        message = (f"{what}: the overlap ran to q -> 1 after {fp.iterations} iterations (no replica-symmetric fixed "
-                   "point with q < 1); the RS entropy along that flow is -inf (no solutions): returning -inf")
+        message = (
+            f"{what}: the overlap ran to q -> 1 after {fp.iterations} iterations (no replica-symmetric fixed "
+            "point with q < 1); the RS entropy along that flow is -inf (no solutions): returning -inf"
+        )
         if warn:
             warn_user(message, ConvergenceWarning)
-        return BinaryEntropyResult(entropy=-math.inf, q=1.0, qhat=math.inf, converged=False,
-                                   iterations=fp.iterations, message=message)
+        return BinaryEntropyResult(
+            entropy=-math.inf,
+            q=1.0,
+            qhat=math.inf,
+            converged=False,
+            iterations=fp.iterations,
+            message=message,
+        )
     message = fp.message
     if not fp.converged:
-        message = (f"{what} did not converge in {fp.iterations} iterations: last change {fp.change:.2e}, "
-                   f"q = {q:.6f}; the entropy returned is not meaningful")
+        message = (
+            f"{what} did not converge in {fp.iterations} iterations: last change {fp.change:.2e}, "
+            f"q = {q:.6f}; the entropy returned is not meaningful"
+        )
         if warn:
             warn_user(message, ConvergenceWarning)
     qhat = _qhat_of_q(q, alpha, gamma, xi, w)
     entropy = _potential(q, qhat, alpha, gamma)
     if not math.isfinite(entropy):
         raise DivergenceError(f"{what}: the RS entropy is not finite at q = {q}, qhat = {qhat}")
-    return BinaryEntropyResult(entropy=entropy, q=float(q), qhat=float(qhat), converged=fp.converged,
-                               iterations=fp.iterations, message=message)
+    return BinaryEntropyResult(
+        entropy=entropy,
+        q=float(q),
+        qhat=float(qhat),
+        converged=fp.converged,
+        iterations=fp.iterations,
+        message=message,
+    )
 
 
 @declare(margin=BINARY_MARGIN, xtol=OPEN_TOL)
@@ -432,7 +463,9 @@ def binary_capacity(margin: float = 0.0, *, xtol: float = 1e-10) -> float:
 
     def entropy_defined(alpha):
         s = entropy(alpha)
-        if s is None:  # pragma: no cover - q(alpha) grows with alpha, and both ends of the bracket are defined
+        if (
+            s is None
+        ):  # pragma: no cover - q(alpha) grows with alpha, and both ends of the bracket are defined
             raise DivergenceError(f"no RS fixed point with q < 1 at alpha={alpha} (margin={gamma})")
         return s
 
@@ -635,8 +668,10 @@ def hard_margin_weights(X, y) -> np.ndarray:
     # certificate: w separates strictly in floating point (z_mu . w > 0 for every mu), which proves separability
     # (the same certificate as the linear program's)
     if not (np.all(np.isfinite(w)) and np.min(stabilities) > 0.0):
-        raise InvalidParameterError("the data (X, y) are not linearly separable (no w with y_mu x_mu . w > 0 for every mu): "
-                         "no hard-margin weights")
+        raise InvalidParameterError(
+            "the data (X, y) are not linearly separable (no w with y_mu x_mu . w > 0 for every mu): "
+            "no hard-margin weights"
+        )
     lowest = float(np.min(stabilities))
     if lowest < 1.0 - _CERTIFICATE_TOL:
         # near the capacity the solution has a huge norm and round-off leaves some z_mu . w slightly below 1:
@@ -646,8 +681,10 @@ def hard_margin_weights(X, y) -> np.ndarray:
         w = w / scale
     if not np.all(np.isfinite(w)):
         # |w| ~ sqrt(d) / (gamma* max|X|): for X of subnormal size the weights are beyond the float range
-        raise InvalidParameterError(f"X is too small (largest entry {scale:.1e}): the hard-margin weights, of size about "
-                         f"1/max|X|, overflow; rescale X")
+        raise InvalidParameterError(
+            f"X is too small (largest entry {scale:.1e}): the hard-margin weights, of size about "
+            f"1/max|X|, overflow; rescale X"
+        )
     return w
 
 
@@ -742,7 +779,9 @@ def storage_probability(
     gamma = margin
     n = max(1, round(alpha * d))
     # the inputs and, in the separability test, the signed, normalised and negated copies and the LP's matrix
-    check_size("one trial's inputs X (n = alpha d, d) and the four copies of its separability test", 5 * n * d)
+    check_size(
+        "one trial's inputs X (n = alpha d, d) and the four copies of its separability test", 5 * n * d
+    )
     hits = 0
     for _ in range(n_seeds):  # one small LP / QP per trial
         X = rng.standard_normal((n, d))

@@ -61,8 +61,19 @@ import numpy as np
 from . import backend
 from .errors import InvalidParameterError, ConvergenceWarning, DivergenceError
 from .errors import warn as warn_user
-from .domains import (VOCABULARY, Domain, choice, declare, function, integer, interface, optional, real, seed,
-                      unchecked)
+from .domains import (
+    VOCABULARY,
+    Domain,
+    choice,
+    declare,
+    function,
+    integer,
+    interface,
+    optional,
+    real,
+    seed,
+    unchecked,
+)
 from .results import record
 from .validation import (
     check_array,
@@ -136,7 +147,9 @@ def _check_dtype_domain(name: str, dtype) -> np.dtype:
     try:
         dt = np.dtype(dtype)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name} must be numpy.float32 or numpy.float64, got {dtype!r:.60}") from None
+        raise InvalidParameterError(
+            f"{name} must be numpy.float32 or numpy.float64, got {dtype!r:.60}"
+        ) from None
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise InvalidParameterError(f"{name} must be numpy.float32 or numpy.float64, got {dt}")
     return dt
@@ -240,7 +253,9 @@ class Adam:
         mom = tuple(self.beta1 * m + (1.0 - self.beta1) * g for m, g in zip(mom, grads))
         vel = tuple(self.beta2 * v + (1.0 - self.beta2) * g * g for v, g in zip(vel, grads))
         c1, c2 = 1.0 - self.beta1 ** (t + 1), 1.0 - self.beta2 ** (t + 1)
-        new = tuple(p - self.lr * (m / c1) / (xp.sqrt(v / c2) + self.eps) for p, m, v in zip(params, mom, vel))
+        new = tuple(
+            p - self.lr * (m / c1) / (xp.sqrt(v / c2) + self.eps) for p, m, v in zip(params, mom, vel)
+        )
         return new, mom + vel
 
 
@@ -312,8 +327,10 @@ class LowRankProduct:
     def _factors(self, params):
         U, V = params
         if U.ndim < 2 or V.ndim < 2 or U.shape[-1] != self.r or V.shape[-1] != self.r:
-            raise InvalidParameterError(f"the factors (U, V) must have width r = {self.r}, got shapes {tuple(U.shape)} and "
-                             f"{tuple(V.shape)}")
+            raise InvalidParameterError(
+                f"the factors (U, V) must have width r = {self.r}, got shapes {tuple(U.shape)} and "
+                f"{tuple(V.shape)}"
+            )
         return U, V
 
     def matrix(self, params):
@@ -365,8 +382,9 @@ class SymmetricSquare:
     def _weights(self, params):
         (W,) = params
         if W.ndim < 2 or tuple(W.shape[-2:]) != (self.m, self.d):
-            raise InvalidParameterError(f"the weights W must have shape (J, m, d) = (J, {self.m}, {self.d}), got "
-                             f"{tuple(W.shape)}")
+            raise InvalidParameterError(
+                f"the weights W must have shape (J, m, d) = (J, {self.m}, {self.d}), got {tuple(W.shape)}"
+            )
         return W
 
     def matrix(self, params):
@@ -383,8 +401,10 @@ class SymmetricSquare:
 #: The pieces of an objective, and labels that may live on another array library's device.
 MEASUREMENT = interface("forward", "adjoint")
 PARAMETRISATION = interface("matrix", "pullback")
-DEVICE_LABELS = unchecked("a finite 1-d array, not identically zero, NumPy or another array-API library's: "
-                          "checked on a host copy and kept on its device")
+DEVICE_LABELS = unchecked(
+    "a finite 1-d array, not identically zero, NumPy or another array-API library's: "
+    "checked on a host copy and kept on its device"
+)
 
 
 @declare(measurement=MEASUREMENT, parametrisation=PARAMETRISATION, y=DEVICE_LABELS)
@@ -526,8 +546,12 @@ def _mean_square_error(estimates, target):
     return xp.mean(diff * diff, axis=tuple(range(1, diff.ndim)))
 
 
-@declare(measurement=MEASUREMENT, parametrisation=PARAMETRISATION, y=DEVICE_LABELS,
-         params=unchecked("a non-empty tuple of arrays with a leading (J) axis, checked by the body"))
+@declare(
+    measurement=MEASUREMENT,
+    parametrisation=PARAMETRISATION,
+    y=DEVICE_LABELS,
+    params=unchecked("a non-empty tuple of arrays with a leading (J) axis, checked by the body"),
+)
 def loss_and_gradient(measurement: Measurement, parametrisation: Parametrisation, y, params):
     r"""Square loss of each of ``J`` runs and its gradient with respect to the factors.
 
@@ -576,12 +600,16 @@ def _initial_parameters(params0, dtype):
     """``(xp, params)``: the initial parameters copied in ``dtype``, in their array namespace (NumPy for NumPy
     arrays and array_likes, or one other array-API library), checked: real, finite, a shared leading axis."""
     if not isinstance(params0, (tuple, list)) or len(params0) == 0:
-        raise InvalidParameterError("params0 must be a non-empty tuple of arrays with a leading (J) axis, got "
-                                f"{type(params0).__name__}")
+        raise InvalidParameterError(
+            "params0 must be a non-empty tuple of arrays with a leading (J) axis, got "
+            f"{type(params0).__name__}"
+        )
     foreign = [backend.is_non_numpy_array(p) for p in params0]
     if any(foreign) and not all(foreign):
-        raise InvalidParameterError("params0 mixes NumPy arrays (or array_likes) with arrays of another library "
-                         f"({[type(p).__name__ for p in params0]}): give all of them in one namespace")
+        raise InvalidParameterError(
+            "params0 mixes NumPy arrays (or array_likes) with arrays of another library "
+            f"({[type(p).__name__ for p in params0]}): give all of them in one namespace"
+        )
     if all(foreign):  # run in their namespace, on their device
         try:
             xp = backend.namespace(*params0)
@@ -592,29 +620,47 @@ def _initial_parameters(params0, dtype):
                 raise InvalidParameterError(f"params0[{k}] must hold real numbers, got dtype {p.dtype}")
         params = tuple(xp.astype(p, getattr(xp, dtype.name), copy=True) for p in params0)
     else:
-        params = tuple(np.array(check_array(f"params0[{k}]", p, finite=False), dtype=dtype, copy=True)
-                       for k, p in enumerate(params0))
+        params = tuple(
+            np.array(check_array(f"params0[{k}]", p, finite=False), dtype=dtype, copy=True)
+            for k, p in enumerate(params0)
+        )
         xp = backend.namespace(*params)
     if any(p.ndim < 1 for p in params) or not all(bool(xp.all(xp.isfinite(p))) for p in params):
         raise InvalidParameterError("params0 must be arrays of finite numbers with a leading (J) axis")
     J = params[0].shape[0]
     if J < 1 or any(p.shape[0] != J for p in params):
-        raise InvalidParameterError(f"params0 arrays must share their leading (J) axis, got shapes "
-                         f"{[tuple(p.shape) for p in params]}")
+        raise InvalidParameterError(
+            f"params0 arrays must share their leading (J) axis, got shapes {[tuple(p.shape) for p in params]}"
+        )
     return xp, params
 
 
-@declare(objective=unchecked("an Objective instance (loss_and_gradient, matrix, loss_scale), checked by the body"),
-         params0=unchecked("a tuple of arrays with a leading (J) axis, checked against the objective by the body"),
-         lr=optional(LEARNING_RATE, "give optimiser instead"),
-         optimiser=unchecked("an optimiser instance (GradientStep, Adam), or None with lr: checked by the body"),
-         tol=GD_CONTROLS["tol"], max_steps=GD_CONTROLS["max_steps"], record_every=GD_CONTROLS["record_every"],
-         target=unchecked("the teacher's matrix, shaped like one estimate: checked against the objective"),
-         error=optional(function(), "the mean square error"), dtype=DTYPE)
-def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser: Optimiser | None = None,
-           tol: float = 1e-6, max_steps: int = 50_000, record_every: int = 10, target=None,
-           error: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None, warn: bool = True,
-           dtype=np.float64) -> GDResult:
+@declare(
+    objective=unchecked("an Objective instance (loss_and_gradient, matrix, loss_scale), checked by the body"),
+    params0=unchecked("a tuple of arrays with a leading (J) axis, checked against the objective by the body"),
+    lr=optional(LEARNING_RATE, "give optimiser instead"),
+    optimiser=unchecked("an optimiser instance (GradientStep, Adam), or None with lr: checked by the body"),
+    tol=GD_CONTROLS["tol"],
+    max_steps=GD_CONTROLS["max_steps"],
+    record_every=GD_CONTROLS["record_every"],
+    target=unchecked("the teacher's matrix, shaped like one estimate: checked against the objective"),
+    error=optional(function(), "the mean square error"),
+    dtype=DTYPE,
+)
+def run_gd(
+    objective: Objective,
+    params0,
+    *,
+    lr: float | None = None,
+    optimiser: Optimiser | None = None,
+    tol: float = 1e-6,
+    max_steps: int = 50_000,
+    record_every: int = 10,
+    target=None,
+    error: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    warn: bool = True,
+    dtype=np.float64,
+) -> GDResult:
     """Full-batch descent on a batched objective for ``J`` initialisations at once: the one optimiser loop.
 
     Each step computes ``loss, grads = objective.loss_and_gradient(params)`` for all runs in one batched
@@ -721,12 +767,15 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     if optimiser is None:
         optimiser = GradientStep(lr)
     elif isinstance(optimiser, type):
-        raise InvalidParameterError(f"optimiser must be an optimiser instance, got the class {optimiser.__name__} "
-                                f"(write {optimiser.__name__}(lr=...))")
+        raise InvalidParameterError(
+            f"optimiser must be an optimiser instance, got the class {optimiser.__name__} "
+            f"(write {optimiser.__name__}(lr=...))"
+        )
     elif not (callable(getattr(optimiser, "init", None)) and callable(getattr(optimiser, "step", None))):
-        raise InvalidParameterError(f"optimiser must be a solvable.gd optimiser (GradientStep, Adam), got "
-                                f"{optimiser!r:.60}")
-    dtype = np.dtype(dtype)   # the default as given (an argument was converted by its domain)
+        raise InvalidParameterError(
+            f"optimiser must be a solvable.gd optimiser (GradientStep, Adam), got {optimiser!r:.60}"
+        )
+    dtype = np.dtype(dtype)  # the default as given (an argument was converted by its domain)
     xp, params = _initial_parameters(params0, dtype)
     J = params[0].shape[0]
     dev = array_api_compat.device(params[0])
@@ -738,23 +787,35 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
         S0 = objective.matrix(params)
         loss, grads = objective.loss_and_gradient(params)
     except (ValueError, TypeError, IndexError, RuntimeError) as err:
-        raise InvalidParameterError(f"params0 (shapes {[tuple(p.shape) for p in params]}) do not fit the objective "
-                         f"{type(objective).__name__}: {err}") from err
+        raise InvalidParameterError(
+            f"params0 (shapes {[tuple(p.shape) for p in params]}) do not fit the objective "
+            f"{type(objective).__name__}: {err}"
+        ) from err
     grads = tuple(grads) if isinstance(grads, (tuple, list)) else None
-    if grads is None or len(grads) != len(params) or any(tuple(g.shape) != tuple(p.shape)
-                                                         for g, p in zip(grads, params)):
-        raise InvalidParameterError(f"params0 (shapes {[tuple(p.shape) for p in params]}) do not fit the objective "
-                         f"{type(objective).__name__}: its gradient is not shaped like the parameters")
+    if (
+        grads is None
+        or len(grads) != len(params)
+        or any(tuple(g.shape) != tuple(p.shape) for g, p in zip(grads, params))
+    ):
+        raise InvalidParameterError(
+            f"params0 (shapes {[tuple(p.shape) for p in params]}) do not fit the objective "
+            f"{type(objective).__name__}: its gradient is not shaped like the parameters"
+        )
     loss = np.array(backend.to_numpy(loss), dtype=float)
     if loss.shape != (J,) or S0.ndim < 1 or S0.shape[0] != J:
-        raise InvalidParameterError(f"params0: the objective {type(objective).__name__} gives losses of shape {loss.shape} "
-                         f"and matrices of shape {tuple(S0.shape)} for J = {J} runs (expected ({J},) and "
-                         f"({J}, ...))")
+        raise InvalidParameterError(
+            f"params0: the objective {type(objective).__name__} gives losses of shape {loss.shape} "
+            f"and matrices of shape {tuple(S0.shape)} for J = {J} runs (expected ({J},) and "
+            f"({J}, ...))"
+        )
     if target is not None:
-        host = check_array("target", backend.to_numpy(target) if backend.is_non_numpy_array(target) else target)
+        host = check_array(
+            "target", backend.to_numpy(target) if backend.is_non_numpy_array(target) else target
+        )
         if tuple(host.shape) != tuple(S0.shape[1:]):
-            raise InvalidParameterError(f"target must have the shape of one estimate, {tuple(S0.shape[1:])}, got "
-                             f"{tuple(host.shape)}")
+            raise InvalidParameterError(
+                f"target must have the shape of one estimate, {tuple(S0.shape[1:])}, got {tuple(host.shape)}"
+            )
         target = xp.asarray(host, device=dev)
         err_fn = _mean_square_error if error is None else error
 
@@ -762,12 +823,14 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
             S = S if S.dtype == xp.float64 else xp.astype(S, xp.float64)
             out = np.asarray(backend.to_numpy(err_fn(S, target)), dtype=float)
             if out.shape != (S.shape[0],):
-                raise InvalidParameterError(f"error must return one number per run, shape ({S.shape[0]},); got shape "
-                                 f"{out.shape}")
+                raise InvalidParameterError(
+                    f"error must return one number per run, shape ({S.shape[0]},); got shape {out.shape}"
+                )
             if np.any(np.isnan(out)):
                 raise InvalidParameterError("error returned NaN for finite estimates and target")
             return out
     else:
+
         def errors_of(S):
             return np.full(S.shape[0], np.nan)
 
@@ -794,8 +857,12 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
             loss = np.array(backend.to_numpy(loss), dtype=float)
         else:  # frozen runs keep their parameters and state: compute on the active ones only (boolean masks)
             mask = xp.asarray(active, device=dev)
-            sub, sub_state = optimiser.step(tuple(p[mask] for p in params), tuple(g[mask] for g in grads),
-                                            tuple(s[mask] for s in state), step)
+            sub, sub_state = optimiser.step(
+                tuple(p[mask] for p in params),
+                tuple(g[mask] for g in grads),
+                tuple(s[mask] for s in state),
+                step,
+            )
             for p, q in zip(params, sub):
                 p[mask] = q
             for s_all, s_sub in zip(state, sub_state):
@@ -809,14 +876,20 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     rel = loss / scale
     converged = rel < tol if not fixed_length else np.zeros(J, dtype=bool)
     if fixed_length:
-        message = (f"gradient descent ran its fixed {max_steps} steps (tol = 0: no stopping test; relative loss up "
-                   f"to {rel.max():.2e})")
+        message = (
+            f"gradient descent ran its fixed {max_steps} steps (tol = 0: no stopping test; relative loss up "
+            f"to {rel.max():.2e})"
+        )
     elif converged.all():
-        message = (f"gradient descent converged: all {J} runs below tol {tol:.1e} in {int(steps.min())} to "
-                   f"{int(steps.max())} steps (relative loss up to {rel.max():.2e})")
+        message = (
+            f"gradient descent converged: all {J} runs below tol {tol:.1e} in {int(steps.min())} to "
+            f"{int(steps.max())} steps (relative loss up to {rel.max():.2e})"
+        )
     else:
-        message = (f"gradient descent stopped at its cap of {max_steps} steps with {int((~converged).sum())} of {J} "
-                   f"runs above tol {tol:.1e} (relative loss up to {rel.max():.2e})")
+        message = (
+            f"gradient descent stopped at its cap of {max_steps} steps with {int((~converged).sum())} of {J} "
+            f"runs above tol {tol:.1e} (relative loss up to {rel.max():.2e})"
+        )
         if warn:
             warn_user(message, ConvergenceWarning)
     if max_steps > 0 and np.any(rel > first):
@@ -833,20 +906,50 @@ def run_gd(objective: Objective, params0, *, lr: float | None = None, optimiser:
     errors = errors_of(S)
     average_error = float(errors_of(xp.expand_dims(average, axis=0))[0]) if target is not None else math.nan
     S, average = backend.to_numpy(S), backend.to_numpy(average)
-    return GDResult(estimates=S, average=average, errors=errors, average_error=average_error, losses=rel,
-                    iterations=steps, converged=converged, message=message, loss_history=np.array(history),
-                    error_history=np.array(error_history))
+    return GDResult(
+        estimates=S,
+        average=average,
+        errors=errors,
+        average_error=average_error,
+        losses=rel,
+        iterations=steps,
+        converged=converged,
+        message=message,
+        loss_history=np.array(history),
+        error_history=np.array(error_history),
+    )
 
 
-@declare(GD_CONTROLS, objective=function(), init=function(), default_lr=optional(function(), "lr must be given"),
-         target=unchecked("the teacher's matrix, shaped like one estimate: checked by run_gd"),
-         error=optional(function(), "the mean square error"), size=optional(function(), "no size check"))
-def fit_students(objective: Callable, init: Callable, *, n_inits: int, optimiser: str = "gd",
-                 lr: float | None = None, default_lr: Callable[[str], float] | None = None,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, tol: float = 1e-6,
-                 max_steps: int = 50_000, record_every: int = 10, warn: bool = True, dtype=np.float64,
-                 device: str = "cpu", rng, target=None, error: Callable | None = None,
-                 size: Callable[[int, np.dtype], object] | None = None) -> GDResult:
+@declare(
+    GD_CONTROLS,
+    objective=function(),
+    init=function(),
+    default_lr=optional(function(), "lr must be given"),
+    target=unchecked("the teacher's matrix, shaped like one estimate: checked by run_gd"),
+    error=optional(function(), "the mean square error"),
+    size=optional(function(), "no size check"),
+)
+def fit_students(
+    objective: Callable,
+    init: Callable,
+    *,
+    n_inits: int,
+    optimiser: str = "gd",
+    lr: float | None = None,
+    default_lr: Callable[[str], float] | None = None,
+    betas: tuple[float, float] = (0.9, 0.999),
+    eps: float = 1e-8,
+    tol: float = 1e-6,
+    max_steps: int = 50_000,
+    record_every: int = 10,
+    warn: bool = True,
+    dtype=np.float64,
+    device: str = "cpu",
+    rng,
+    target=None,
+    error: Callable | None = None,
+    size: Callable[[int, np.dtype], object] | None = None,
+) -> GDResult:
     r"""The gradient-descent front end of every model: the controls checked once, the students drawn, the loop run.
 
     A model's ``gd`` says only what is its own (the objective, the parametrisation drawn at the start, a default
@@ -934,7 +1037,9 @@ def fit_students(objective: Callable, init: Callable, *, n_inits: int, optimiser
     try:
         b1, b2 = betas
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"betas must be a pair (beta1, beta2) in [0, 1), got {betas!r:.60}") from None
+        raise InvalidParameterError(
+            f"betas must be a pair (beta1, beta2) in [0, 1), got {betas!r:.60}"
+        ) from None
     b1 = check_in_range("betas[0]", b1, 0.0, 1.0, high_open=True)
     b2 = check_in_range("betas[1]", b2, 0.0, 1.0, high_open=True)
     step = Adam(lr, beta1=b1, beta2=b2, eps=eps) if optimiser == "adam" else GradientStep(lr)
@@ -947,5 +1052,15 @@ def fit_students(objective: Callable, init: Callable, *, n_inits: int, optimiser
     with warnings.catch_warnings():
         if not warn:
             warnings.simplefilter("ignore", ConvergenceWarning)
-        return run_gd(loss, params0, optimiser=step, tol=tol, max_steps=max_steps, record_every=record_every,
-                      target=target, error=error, warn=warn, dtype=dtype)
+        return run_gd(
+            loss,
+            params0,
+            optimiser=step,
+            tol=tol,
+            max_steps=max_steps,
+            record_every=record_every,
+            target=target,
+            error=error,
+            warn=warn,
+            dtype=dtype,
+        )

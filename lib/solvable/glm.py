@@ -31,13 +31,15 @@ from .domains import array, choice, declare, instance, optional, real, seed
 from .erm import erm_gen_error
 from .errors import DivergenceError, InvalidParameterError
 from .gardner import gardner_capacity
-from .integration import _phi_log_phi_expectation as phi_log_phi_expectation  # the unchecked cores: inner loops
+from .integration import (
+    _phi_log_phi_expectation as phi_log_phi_expectation,
+)  # the unchecked cores: inner loops
 from .integration import _sign_channel_fisher as sign_channel_fisher
 from .metrics import angle_error, gibbs_classification_error
 from .priors import PRIORS, GaussianPrior, RademacherPrior, get_prior
 from .regression import gaussian_linear_mse
 from .results import record
-from .validation import (check_in_range, check_size)
+from .validation import check_in_range, check_size
 
 __all__ = [
     "GAMP_TOL",
@@ -136,11 +138,15 @@ class Dataset(_BaseDataset):
 
     def _check(self) -> None:
         if self.X.ndim != 2 or self.y.ndim != 1 or self.w_star.ndim != 1:
-            raise InvalidParameterError(f"X, y, w_star must be 2-d, 1-d, 1-d; got shapes {self.X.shape}, {self.y.shape}, "
-                             f"{self.w_star.shape}")
+            raise InvalidParameterError(
+                f"X, y, w_star must be 2-d, 1-d, 1-d; got shapes {self.X.shape}, {self.y.shape}, "
+                f"{self.w_star.shape}"
+            )
         if self.X.shape[1] != self.w_star.shape[0]:
-            raise InvalidParameterError(f"shapes do not match: X is {self.X.shape}, so w_star must have {self.X.shape[1]} "
-                             f"entries (got {self.w_star.shape[0]})")
+            raise InvalidParameterError(
+                f"shapes do not match: X is {self.X.shape}, so w_star must have {self.X.shape[1]} "
+                f"entries (got {self.w_star.shape[0]})"
+            )
         P, C = get_prior(self.prior), get_channel(self.channel, self.delta)
         object.__setattr__(self, "prior", P.name)
         object.__setattr__(self, "channel", C.name)
@@ -247,7 +253,9 @@ def _f_rs(mhat: float, mse: float, alpha: float, P, C) -> float:
 
 
 @declare(q=OVERLAP, mhat=real(0.0), prior=PRIOR, channel=CHANNEL)
-def free_entropy(q: float, mhat: float, alpha: float, prior="gaussian", channel="sign", delta: float = 0.0) -> float:
+def free_entropy(
+    q: float, mhat: float, alpha: float, prior="gaussian", channel="sign", delta: float = 0.0
+) -> float:
     """Replica-symmetric free entropy ``f_RS(q, mhat)`` of the perceptron, before extremisation.
 
     Parameters
@@ -291,13 +299,17 @@ def free_entropy(q: float, mhat: float, alpha: float, prior="gaussian", channel=
     P, C = get_prior(prior), get_channel(channel, delta)
     q = check_in_range("q", q, 0.0, P.rho)
     if isinstance(C, LinearChannel) and C.delta == 0 and q == P.rho and alpha > 0:
-        raise InvalidParameterError("q must be < rho for the noiseless linear channel (channel='linear', delta=0): "
-                         "f_RS diverges at q = rho")
+        raise InvalidParameterError(
+            "q must be < rho for the noiseless linear channel (channel='linear', delta=0): "
+            "f_RS diverges at q = rho"
+        )
     with np.errstate(over="ignore"):
         f = _f_rs(mhat, P.rho - q, alpha, P, C)
     if not math.isfinite(f):
-        raise InvalidParameterError(f"alpha = {alpha!r} is too large: alpha psi_out overflows double precision at q = {q!r}, "
-                         f"delta = {C.delta!r}")
+        raise InvalidParameterError(
+            f"alpha = {alpha!r} is too large: alpha psi_out overflows double precision at q = {q!r}, "
+            f"delta = {C.delta!r}"
+        )
     return f
 
 
@@ -344,8 +356,9 @@ def _iterate(alpha, P, C, mse0, *, tol, max_iter, damping, warn, what):
         return math.log(min(max(new, _MSE_FLOOR), P.rho))
 
     x0 = math.log(min(max(mse0, _MSE_FLOOR), P.rho))
-    fp = iterate_fixed_point(update, [x0], damping=damping, tol=tol, max_iter=max_iter, bounds=(lo, hi),
-                             what=what, warn=warn)
+    fp = iterate_fixed_point(
+        update, [x0], damping=damping, tol=tol, max_iter=max_iter, bounds=(lo, hi), what=what, warn=warn
+    )
     return fp, np.exp(fp.states[:, 0])
 
 
@@ -370,8 +383,15 @@ def _fixed_point(mse: float, alpha: float, P, C) -> tuple[float, float, float]:
 
 
 @declare(prior=PRIOR, channel=CHANNEL, start=OVERLAP)
-def se_trajectory(alpha: float, prior="gaussian", channel="sign", delta: float = 0.0, *, iterations: int = 60,
-                  start: float = Q0_UNINFORMED) -> np.ndarray:
+def se_trajectory(
+    alpha: float,
+    prior="gaussian",
+    channel="sign",
+    delta: float = 0.0,
+    *,
+    iterations: int = 60,
+    start: float = Q0_UNINFORMED,
+) -> np.ndarray:
     """The first state-evolution overlaps ``q_0 .. q_T`` from ``q_0 = start``, without a convergence test.
 
     Parameters
@@ -416,16 +436,33 @@ def se_trajectory(alpha: float, prior="gaussian", channel="sign", delta: float =
         raise InvalidParameterError(f"iterations must be at most {MAX_TRAJECTORY}, got {iterations}")
     P, C = get_prior(prior), get_channel(channel, delta)
     start = check_in_range("start", start, 0.0, P.rho)
-    _, mse = _iterate(alpha, P, C, P.rho - start, tol=0.0, max_iter=iterations, damping=0.0, warn=False,
-                      what=f"state evolution (alpha = {alpha})")
+    _, mse = _iterate(
+        alpha,
+        P,
+        C,
+        P.rho - start,
+        tol=0.0,
+        max_iter=iterations,
+        damping=0.0,
+        warn=False,
+        what=f"state evolution (alpha = {alpha})",
+    )
     q = P.rho - mse
     q[0] = start
     return q
 
 
 @declare(prior=PRIOR, channel=CHANNEL, tol=GLM_TOL)
-def state_evolution(alpha: float, prior="gaussian", channel="sign", delta: float = 0.0, *, tol: float = 1e-12,
-                    max_iter: int = 20000, damping: float = 0.0) -> SEResult:
+def state_evolution(
+    alpha: float,
+    prior="gaussian",
+    channel="sign",
+    delta: float = 0.0,
+    *,
+    tol: float = 1e-12,
+    max_iter: int = 20000,
+    damping: float = 0.0,
+) -> SEResult:
     """Bayes-optimal state-evolution fixed point of the perceptron (GLM).
 
     Parameters
@@ -498,26 +535,50 @@ def state_evolution(alpha: float, prior="gaussian", channel="sign", delta: float
     """
     P, C = get_prior(prior), get_channel(channel, delta)
     closed_form = isinstance(P, GaussianPrior) and isinstance(C, LinearChannel)
-    low, mse_traj = _iterate(alpha, P, C, P.rho - Q0_UNINFORMED, tol=tol, max_iter=max_iter, damping=damping,
-                             warn=True, what=f"state evolution (alpha = {alpha}, {P.name}, {C.name})")
+    low, mse_traj = _iterate(
+        alpha,
+        P,
+        C,
+        P.rho - Q0_UNINFORMED,
+        tol=tol,
+        max_iter=max_iter,
+        damping=damping,
+        warn=True,
+        what=f"state evolution (alpha = {alpha}, {P.name}, {C.name})",
+    )
     mse_low = float(mse_traj[-1])
     if _at_floor(mse_low):
-        if isinstance(P, GaussianPrior) and not (isinstance(C, LinearChannel) and C.delta == 0 and alpha >= 1):
-            raise InvalidParameterError(f"alpha = {alpha!r} is too large for double precision: the fixed point's MSE rho - q "
-                             f"falls below {_MSE_FLOOR:.1e} (delta = {C.delta!r}); the error there is below 1e-150")
+        if isinstance(P, GaussianPrior) and not (
+            isinstance(C, LinearChannel) and C.delta == 0 and alpha >= 1
+        ):
+            raise InvalidParameterError(
+                f"alpha = {alpha!r} is too large for double precision: the fixed point's MSE rho - q "
+                f"falls below {_MSE_FLOOR:.1e} (delta = {C.delta!r}); the error there is below 1e-150"
+            )
         mse_low = 0.0
         mse_traj = np.where(mse_traj <= _MSE_FLOOR * (1 + 1e-12), 0.0, mse_traj)
     root = None
     if closed_form:
         root = float(gaussian_linear_mse(alpha, C.delta / P.rho) * P.rho)
         if low.converged and abs(mse_low - root) > 1e-6 * max(root, 1e-300) + 1e-14:
-            raise DivergenceError(f"state evolution converged to rho - q = {mse_low!r}, but the closed-form fixed "
-                                  f"point is {root!r} (alpha = {alpha}, delta = {C.delta})")
+            raise DivergenceError(
+                f"state evolution converged to rho - q = {mse_low!r}, but the closed-form fixed "
+                f"point is {root!r} (alpha = {alpha}, delta = {C.delta})"
+            )
     mhat_low, _, f_low = _fixed_point(mse_low, alpha, P, C)
     best = (mse_low, mhat_low, f_low, "uninformed")
     if isinstance(P, RademacherPrior) and alpha > 0:
-        _, mse_high_traj = _iterate(alpha, P, C, Q0_INFORMED_GAP, tol=tol, max_iter=max_iter, damping=damping,
-                                       warn=True, what=f"informed state evolution (alpha = {alpha}, {C.name})")
+        _, mse_high_traj = _iterate(
+            alpha,
+            P,
+            C,
+            Q0_INFORMED_GAP,
+            tol=tol,
+            max_iter=max_iter,
+            damping=damping,
+            warn=True,
+            what=f"informed state evolution (alpha = {alpha}, {C.name})",
+        )
         mse_high = float(mse_high_traj[-1])
         mse_high = 0.0 if _at_floor(mse_high) else mse_high
         mhat_high, _, f_high = _fixed_point(mse_high, alpha, P, C)
@@ -528,11 +589,19 @@ def state_evolution(alpha: float, prior="gaussian", channel="sign", delta: float
     q_traj = P.rho - mse_traj
     q_traj[0] = Q0_UNINFORMED
     return SEResult(
-        error=float(_error_of_mse(mse, P, C)), overlap=float(P.rho - mse), history=_error_of_mse(mse_traj, P, C, q_traj),
-        iterations=low.iterations, converged=low.converged,
-        message=low.message if branch == "uninformed" else f"{low.message}; the informed branch kept (larger free entropy)",
-        conjugate=float(mhat), free_entropy=float(f),
-        branch=branch, algorithmic_error=float(_error_of_mse(mse_low, P, C)), overlap_history=q_traj,
+        error=float(_error_of_mse(mse, P, C)),
+        overlap=float(P.rho - mse),
+        history=_error_of_mse(mse_traj, P, C, q_traj),
+        iterations=low.iterations,
+        converged=low.converged,
+        message=low.message
+        if branch == "uninformed"
+        else f"{low.message}; the informed branch kept (larger free entropy)",
+        conjugate=float(mhat),
+        free_entropy=float(f),
+        branch=branch,
+        algorithmic_error=float(_error_of_mse(mse_low, P, C)),
+        overlap_history=q_traj,
         root=root,
     )
 
@@ -646,7 +715,9 @@ def _gaussian_linear_information(alpha: float, delta: float) -> float:
     root = math.hypot(b, 2.0 * math.sqrt(delta))
     r = 2.0 / (b + root) if b > 0 else 0.5 * (root - b) / delta  # mmse / delta
     log_w = math.log(delta) + math.log1p(r)
-    log_1p_mhat = float(np.logaddexp(log_w, math.log(alpha))) - log_w if alpha > 0 else 0.0  # log(W + alpha) - log W
+    log_1p_mhat = (
+        float(np.logaddexp(log_w, math.log(alpha))) - log_w if alpha > 0 else 0.0
+    )  # log(W + alpha) - log W
     return 0.5 * log_1p_mhat - 0.5 * alpha * r / (1.0 + r) + 0.5 * alpha * math.log1p(r)
 
 
@@ -698,9 +769,11 @@ def mutual_information(alpha: float, prior="gaussian", channel="sign", delta: fl
         return 0.0
     if isinstance(C, LinearChannel) and isinstance(P, GaussianPrior):
         if C.delta == 0:
-            raise InvalidParameterError("delta must be > 0 for the mutual information of a Gaussian teacher through the "
-                             "linear channel: noiseless real-valued observations of a continuous signal carry "
-                             "infinite information (I = +inf)")
+            raise InvalidParameterError(
+                "delta must be > 0 for the mutual information of a Gaussian teacher through the "
+                "linear channel: noiseless real-valued observations of a continuous signal carry "
+                "infinite information (I = +inf)"
+            )
         return float(max(_gaussian_linear_information(alpha / P.rho, C.delta / P.rho), 0.0))
     res = state_evolution(alpha, prior, channel, delta)
     mhat = res.conjugate
@@ -708,10 +781,14 @@ def mutual_information(alpha: float, prior="gaussian", channel="sign", delta: fl
         info = P.entropy  # exact recovery of a discrete teacher: all of its entropy is learned
     else:
         mse = float(P.se_mse(mhat))
-        info = float(-P.psi_reduced(mhat) - 0.5 * mhat * mse + alpha * _channel_information(C, P.rho, P.rho - mse, mse))
+        info = float(
+            -P.psi_reduced(mhat) - 0.5 * mhat * mse + alpha * _channel_information(C, P.rho, P.rho - mse, mse)
+        )
     if not (-_INFO_ROUNDOFF <= info <= P.entropy + _INFO_ROUNDOFF):
-        raise DivergenceError(f"mutual information {info!r} left [0, H(prior) = {P.entropy}] at alpha = {alpha}, "
-                              f"prior {P.name!r}, channel {C.name!r}, delta = {C.delta}")
+        raise DivergenceError(
+            f"mutual information {info!r} left [0, H(prior) = {P.entropy}] at alpha = {alpha}, "
+            f"prior {P.name!r}, channel {C.name!r}, delta = {C.delta}"
+        )
     return float(min(max(info, 0.0), P.entropy))
 
 
@@ -805,8 +882,12 @@ def _spinodal(P, C) -> tuple[float, float]:
     grid = np.linspace(0.02, 0.98, 49)
     alphas = np.array([_branch_alpha(q, P, C) for q in grid])
     i = int(np.argmax(alphas))
-    res = minimize_scalar(lambda q: -_branch_alpha(q, P, C), bounds=(grid[max(i - 1, 0)], grid[min(i + 1, 48)]),
-                          method="bounded", options={"xatol": 1e-10})
+    res = minimize_scalar(
+        lambda q: -_branch_alpha(q, P, C),
+        bounds=(grid[max(i - 1, 0)], grid[min(i + 1, 48)]),
+        method="bounded",
+        options={"xatol": 1e-10},
+    )
     return float(res.x), float(-res.fun)
 
 
@@ -898,7 +979,9 @@ def branch_curve(prior="rademacher", channel="sign", delta: float = 0.0, q=None)
         except (TypeError, ValueError):
             raise InvalidParameterError(f"q must be a 1-d array of overlaps in [0, rho), got {q!r}") from None
         if q.ndim != 1 or q.size == 0 or not np.all(np.isfinite(q)) or np.any(q < 0) or np.any(q >= P.rho):
-            raise InvalidParameterError(f"q must be a non-empty 1-d array of finite overlaps in [0, {P.rho}), got {q!r}")
+            raise InvalidParameterError(
+                f"q must be a non-empty 1-d array of finite overlaps in [0, {P.rho}), got {q!r}"
+            )
     alphas = np.array([_branch_alpha(x, P, C) for x in q])
     fs = np.array([_branch_free_entropy(x, P, C) for x in q])
     stable = np.zeros(q.shape, dtype=bool)
@@ -911,12 +994,29 @@ def branch_curve(prior="rademacher", channel="sign", delta: float = 0.0, q=None)
 # --------------------------------------------------------------------------- GAMP
 
 
-@declare(data=instance(Dataset), prior=optional(PRIOR, "the data set's"),
-         channel=optional(CHANNEL, "the data set's"), delta=optional(real(0.0), "the data set's"),
-         variance=choice("exact", "uniform"), init_scale=real(0.0), rng=seed("init"))
-def gamp(data: Dataset, *, prior=None, channel=None, delta=None, damping: float = 0.0, tol: float = GAMP_TOL,
-         max_iter: int = GAMP_MAX_ITER, variance: str = "exact", init_scale: float = 1e-3, warn: bool = True,
-         rng) -> GAMPResult:
+@declare(
+    data=instance(Dataset),
+    prior=optional(PRIOR, "the data set's"),
+    channel=optional(CHANNEL, "the data set's"),
+    delta=optional(real(0.0), "the data set's"),
+    variance=choice("exact", "uniform"),
+    init_scale=real(0.0),
+    rng=seed("init"),
+)
+def gamp(
+    data: Dataset,
+    *,
+    prior=None,
+    channel=None,
+    delta=None,
+    damping: float = 0.0,
+    tol: float = GAMP_TOL,
+    max_iter: int = GAMP_MAX_ITER,
+    variance: str = "exact",
+    init_scale: float = 1e-3,
+    warn: bool = True,
+    rng,
+) -> GAMPResult:
     """Bayes-optimal GAMP on a perceptron data set.
 
     Parameters
@@ -998,12 +1098,25 @@ def gamp(data: Dataset, *, prior=None, channel=None, delta=None, damping: float 
         err = float(np.mean((w - w_star) ** 2)) if linear else angle_error(w, w_star)
         return err, m, Q
 
-    return run_gamp(DenseLinearMap(data.X, variance=variance), C, P, data.y, w0, np.full(d, P.rho),
-                    damping=damping, tol=tol, max_iter=max_iter, monitor=monitor, warn=warn)
+    return run_gamp(
+        DenseLinearMap(data.X, variance=variance),
+        C,
+        P,
+        data.y,
+        w0,
+        np.full(d, P.rho),
+        damping=damping,
+        tol=tol,
+        max_iter=max_iter,
+        monitor=monitor,
+        warn=warn,
+    )
 
 
 @declare(X=array(2), y=array(1), w0=array(1), prior=PRIOR, channel=CHANNEL)
-def gamp_iterates(X, y, w0, iterations: int, *, prior="gaussian", channel="sign", delta: float = 0.0) -> np.ndarray:
+def gamp_iterates(
+    X, y, w0, iterations: int, *, prior="gaussian", channel="sign", delta: float = 0.0
+) -> np.ndarray:
     """The undamped GAMP iterates ``w_0 .. w_T`` from a given start, to compare an implementation step by step.
 
     Parameters
@@ -1044,7 +1157,9 @@ def gamp_iterates(X, y, w0, iterations: int, *, prior="gaussian", channel="sign"
     """
     w0 = np.array(w0)
     if y.shape != (X.shape[0],) or w0.shape != (X.shape[1],):
-        raise InvalidParameterError(f"X must be (n, d), y (n,) and w0 (d,), got shapes {X.shape}, {y.shape} and {w0.shape}")
+        raise InvalidParameterError(
+            f"X must be (n, d), y (n,) and w0 (d,), got shapes {X.shape}, {y.shape} and {w0.shape}"
+        )
     P, C = get_prior(prior), get_channel(channel, delta)
     kept = [w0.copy()]
 
@@ -1052,16 +1167,27 @@ def gamp_iterates(X, y, w0, iterations: int, *, prior="gaussian", channel="sign"
         kept.append(np.array(w, dtype=float))
         return 0.0
 
-    run_gamp(DenseLinearMap(X), C, P, y, w0, np.full(X.shape[1], P.rho), tol=0.0,
-             max_iter=iterations, monitor=keep, warn=False)
+    run_gamp(
+        DenseLinearMap(X),
+        C,
+        P,
+        y,
+        w0,
+        np.full(X.shape[1], P.rho),
+        tol=0.0,
+        max_iter=iterations,
+        monitor=keep,
+        warn=False,
+    )
     if len(kept) != iterations + 1:
         raise ValueError(f"the posterior collapsed after {len(kept) - 1} of {iterations} iterations")
     return np.array(kept)
 
 
 @declare(alpha=SAMPLE_ALPHA, prior=PRIOR, channel=CHANNEL)
-def gamp_gen_error(d: int, alpha: float, *, prior="gaussian", channel="sign", delta: float = 0.0, rng,
-                   **gamp_kwargs) -> float:
+def gamp_gen_error(
+    d: int, alpha: float, *, prior="gaussian", channel="sign", delta: float = 0.0, rng, **gamp_kwargs
+) -> float:
     """Final error of GAMP on one freshly drawn data set: one finite-size experiment.
 
     Parameters

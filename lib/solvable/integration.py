@@ -69,16 +69,19 @@ MAX_HERMITE_NODES = 300
 def _nonnegative(finite: bool) -> Domain:
     """Numbers ``>= 0`` (finite unless not ``finite``; never NaN): a number or a non-empty array of them."""
     base = array(finite=finite)
-    text = f"{'finite ' if finite else ''}numbers >= 0{'' if finite else ' (inf allowed)'}: a number or a " \
-           "non-empty array of them"
+    text = (
+        f"{'finite ' if finite else ''}numbers >= 0{'' if finite else ' (inf allowed)'}: a number or a "
+        "non-empty array of them"
+    )
 
     def check(name, value):
         try:
             a = base.check(name, value)
         except InvalidParameterError:
-            raise InvalidParameterError(f"{name} must contain {text}, got {type(value).__name__} "
-                                        f"{str(value)[:60]}") from None
-        if not 0.0 <= a.min():   # NaN fails the comparison too
+            raise InvalidParameterError(
+                f"{name} must contain {text}, got {type(value).__name__} {str(value)[:60]}"
+            ) from None
+        if not 0.0 <= a.min():  # NaN fails the comparison too
             raise InvalidParameterError(f"{name} must contain {text}, got {str(value)[:60]}")
         return a
 
@@ -145,7 +148,9 @@ def _hermite_rule(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @declare(n=LEGENDRE_NODES, half_width=WIDTH)
-def legendre_rule(n: int = DEFAULT_LEGENDRE_NODES, half_width: float = U_MAX) -> tuple[np.ndarray, np.ndarray]:
+def legendre_rule(
+    n: int = DEFAULT_LEGENDRE_NODES, half_width: float = U_MAX
+) -> tuple[np.ndarray, np.ndarray]:
     r"""Gauss-Legendre nodes and weights on ``[-half_width, half_width]``.
 
     Parameters
@@ -266,19 +271,25 @@ def gaussian_expectation(f, n: int = DEFAULT_HERMITE_NODES) -> float:
     x, w = _hermite_rule(n)
     raw = f(x)
     if isinstance(raw, np.ma.MaskedArray):
-        raise InvalidParameterError("f must return an array of real numbers, got a masked array (its mask would be "
-                                    "ignored)")
+        raise InvalidParameterError(
+            "f must return an array of real numbers, got a masked array (its mask would be ignored)"
+        )
     try:
         values = validation.check_array("f(x)", raw, finite=False, nonempty=False)
-    except InvalidParameterError:   # a complex value would lose its imaginary part, a string is no number
-        raise InvalidParameterError(f"f must return real numbers, one per node; got {type(raw).__name__} "
-                                    f"{str(raw)[:60]}") from None
+    except InvalidParameterError:  # a complex value would lose its imaginary part, a string is no number
+        raise InvalidParameterError(
+            f"f must return real numbers, one per node; got {type(raw).__name__} {str(raw)[:60]}"
+        ) from None
     if values.shape != x.shape:
-        raise InvalidParameterError(f"f must return one value per node, shape {x.shape}; got shape {values.shape}")
+        raise InvalidParameterError(
+            f"f must return one value per node, shape {x.shape}; got shape {values.shape}"
+        )
     if not validation.all_finite(values):
-        raise InvalidParameterError(f"f returned {values.size - np.count_nonzero(np.isfinite(values))} non-finite "
-                                    "values (NaN or inf) at the quadrature nodes: no finite expectation")
-    return float(np.dot(w, values))   # finite: the weights are positive and sum to 1
+        raise InvalidParameterError(
+            f"f returned {values.size - np.count_nonzero(np.isfinite(values))} non-finite "
+            "values (NaN or inf) at the quadrature nodes: no finite expectation"
+        )
+    return float(np.dot(w, values))  # finite: the weights are positive and sum to 1
 
 
 @declare(x=ELEMENTWISE)
@@ -388,7 +399,7 @@ def _mills_ratio(u):
     if np.any(far):
         # exp(log phi - log Phi) loses u^2 eps / 2 to cancellation (5e-5 relative at -1e6, 80% at -1e8, 1.0 instead
         # of 3e150 at -3e150, inf beyond -1.4e154); phi(u)/Phi(u) = sqrt(2/pi) / erfcx(-u/sqrt(2)) ~ |u| has none
-        with np.errstate(divide="ignore"):   # u = -inf: erfcx(inf) = 0, the ratio inf
+        with np.errstate(divide="ignore"):  # u = -inf: erfcx(inf) = 0, the ratio inf
             r = np.where(far, math.sqrt(2.0 / math.pi) / erfcx(-np.where(far, u, -1.0) / math.sqrt(2.0)), r)
         r = r[()] if r.ndim == 0 else r
     return r

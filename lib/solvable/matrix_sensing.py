@@ -160,15 +160,25 @@ def bayes_optimal_mmse(alpha: float, kappa: float, delta: float = 0.0) -> float:
     try:
         log_qhat = brentq(_fixed_point_gap, lo, hi, args=args, xtol=1e-13, rtol=1e-13)
     except ValueError as err:  # pragma: no cover - the bracket is proven above; never seen in the tests
-        raise ArithmeticError(f"bayes_optimal_mmse: no root in the bracket [{lo}, {hi}] of log qhat at "
-                              f"alpha = {alpha!r}, kappa = {kappa!r}, delta = {delta!r} ({err})") from None
+        raise ArithmeticError(
+            f"bayes_optimal_mmse: no root in the bracket [{lo}, {hi}] of log qhat at "
+            f"alpha = {alpha!r}, kappa = {kappa!r}, delta = {delta!r} ({err})"
+        ) from None
     return float(symmetric_rie_mmse(math.exp(-log_qhat), kappa))
 
 
 @declare(kappa=KAPPA, start=START_VARIANCE)
-def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, start: float | None = None,
-                    damping: float = 0.0, tol: float = 1e-10, max_iter: int = 2000,
-                    warn: bool = True) -> SEResult:
+def state_evolution(
+    alpha: float,
+    kappa: float,
+    delta: float = 0.0,
+    *,
+    start: float | None = None,
+    damping: float = 0.0,
+    tol: float = 1e-10,
+    max_iter: int = 2000,
+    warn: bool = True,
+) -> SEResult:
     """State evolution of GAMP-RIE for Wishart sensing.
 
     Parameters
@@ -238,17 +248,30 @@ def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, start: fl
     what = f"GAMP-RIE state evolution (alpha = {alpha:g}, kappa = {kappa:g}, delta = {delta:g})"
     fp = iterate_fixed_point(update, [V0], damping=damping, tol=tol, max_iter=max_iter, warn=warn, what=what)
     converged, message = fp.converged, fp.message
-    if (converged and fp.value < _UNSTABLE_V and alpha < perfect_recovery_threshold(kappa)
-            and 2.0 * bayes_optimal_mmse(alpha, kappa, delta) > 10.0 * fp.value):
+    if (
+        converged
+        and fp.value < _UNSTABLE_V
+        and alpha < perfect_recovery_threshold(kappa)
+        and 2.0 * bayes_optimal_mmse(alpha, kappa, delta) > 10.0 * fp.value
+    ):
         # V = 0 is a fixed point of the noiseless recursion, unstable below alpha_PR (slope alpha_PR/alpha > 1),
         # and with a tiny delta the recursion still crawls there: a start next to it moves away by less than the
         # absolute tolerance per step. The stable fixed point, 2 MMSE, lies far above.
         converged = False
-        message = (f"{what} stopped next to the unstable fixed point V = 0 (V = {fp.value:.1e} after "
-                   f"{fp.iterations} iterations from start = {V0:.1e}): not converged; start from a larger value")
+        message = (
+            f"{what} stopped next to the unstable fixed point V = 0 (V = {fp.value:.1e} after "
+            f"{fp.iterations} iterations from start = {V0:.1e}): not converged; start from a larger value"
+        )
         if warn:
             warn_user(message, ConvergenceWarning)
     history = np.concatenate([[V0 / 2.0], fp.observed[:, 0]])
     error = float(history[-1])
-    return SEResult(error=error, overlap=1.0 + kappa - error, history=history, iterations=fp.iterations,
-                    converged=converged, message=message, conjugate=float(fp.observed[-1, 1]))
+    return SEResult(
+        error=error,
+        overlap=1.0 + kappa - error,
+        history=history,
+        iterations=fp.iterations,
+        converged=converged,
+        message=message,
+        conjugate=float(fp.observed[-1, 1]),
+    )

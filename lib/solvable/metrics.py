@@ -66,7 +66,9 @@ def classification_error(m: float, Q: float, rho: float = 1.0) -> float:
     """
     cos = m / math.sqrt(rho) / math.sqrt(Q)
     if abs(cos) > 1.0 + _CS_ROUNDOFF:
-        raise InvalidParameterError(f"m must satisfy |m| <= sqrt(rho Q) (Cauchy-Schwarz), got m = {m!r}, Q = {Q!r}, rho = {rho!r}")
+        raise InvalidParameterError(
+            f"m must satisfy |m| <= sqrt(rho Q) (Cauchy-Schwarz), got m = {m!r}, Q = {Q!r}, rho = {rho!r}"
+        )
     return float(np.arccos(min(max(cos, -1.0), 1.0)) / np.pi)
 
 
@@ -174,7 +176,9 @@ def angle_error(w_hat, w_star) -> float:
     Chapter 1, Sec. 'The algorithm: GAMP follows state evolution'.
     """
     if w_hat.shape != w_star.shape:
-        raise InvalidParameterError(f"w_hat and w_star must have the same shape, got {w_hat.shape} and {w_star.shape}")
+        raise InvalidParameterError(
+            f"w_hat and w_star must have the same shape, got {w_hat.shape} and {w_star.shape}"
+        )
     # the angle does not depend on the scales: divide each vector by its largest entry first, so that neither the
     # norms nor the dot product overflow (1e200 times a vector) or underflow (1e-200 times one)
     scale_star = float(np.max(np.abs(w_star)))

@@ -45,6 +45,7 @@ __all__ = [
     "use_course_style",
 ]
 
+
 # --------------------------------------------------------------------------- the domains of the parameters
 def _check_text(name, value):
     if not isinstance(value, str):
@@ -75,28 +76,41 @@ _ESTIMATORS = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt
 def _check_bins(name, value):
     if isinstance(value, str):
         if value not in _ESTIMATORS:
-            raise InvalidParameterError(f"{name} must be an integer in [1, {_MAX_BINS}], an increasing 1-d array of "
-                                        f"bin edges or one of {', '.join(map(repr, _ESTIMATORS))}; got {value!r:.60}")
+            raise InvalidParameterError(
+                f"{name} must be an integer in [1, {_MAX_BINS}], an increasing 1-d array of "
+                f"bin edges or one of {', '.join(map(repr, _ESTIMATORS))}; got {value!r:.60}"
+            )
         return value
-    if isinstance(value, (numbers.Integral, np.integer)) or (isinstance(value, np.ndarray) and value.ndim == 0):
+    if isinstance(value, (numbers.Integral, np.integer)) or (
+        isinstance(value, np.ndarray) and value.ndim == 0
+    ):
         k = check_int(name, value, minimum=1)
         if k > _MAX_BINS:
             raise InvalidParameterError(f"{name} must be an integer in [1, {_MAX_BINS}], got {k}")
         return k
     edges = array(1)(name, value)
     if edges.size < 2 or not np.all(np.diff(edges) > 0):
-        raise InvalidParameterError(f"{name} must be at least two strictly increasing bin edges, got {edges!r:.60}")
+        raise InvalidParameterError(
+            f"{name} must be at least two strictly increasing bin edges, got {edges!r:.60}"
+        )
     return edges
 
 
-_BINS = Domain(f"an integer in [1, {_MAX_BINS}], an increasing 1-d array of bin edges or the name of one of "
-               "numpy.histogram_bin_edges' estimators", _check_bins, "int", (1, _MAX_BINS, False, False))
+_BINS = Domain(
+    f"an integer in [1, {_MAX_BINS}], an increasing 1-d array of bin edges or the name of one of "
+    "numpy.histogram_bin_edges' estimators",
+    _check_bins,
+    "int",
+    (1, _MAX_BINS, False, False),
+)
 
 
 def _check_sweep(name, value):
     if isinstance(value, type) or not all(hasattr(value, field) for field in ("values", "mean", "sem")):
-        raise InvalidParameterError(f"{name} must be a solvable.experiments.Sweep (values, mean and sem), got "
-                                    f"{type(value).__name__} {value!r:.60}")
+        raise InvalidParameterError(
+            f"{name} must be a solvable.experiments.Sweep (values, mean and sem), got "
+            f"{type(value).__name__} {value!r:.60}"
+        )
     return value
 
 
@@ -105,24 +119,35 @@ _SWEEP = Domain("a solvable.experiments.Sweep (an object with values, mean and s
 
 def _check_rows(name, value):
     keys = ("model", "chapter", "ratio", "goal", "thresholds", "phases", "markers")
-    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)) or not value or not all(
-            isinstance(row, dict) and all(k in row for k in keys) for row in value):
-        raise InvalidParameterError(f"{name} must be a non-empty list of dicts with the keys {', '.join(keys)} (as "
-                                    f"phase_map_rows returns them), got {type(value).__name__} {value!r:.60}")
+    if (
+        isinstance(value, (str, bytes))
+        or not isinstance(value, (list, tuple))
+        or not value
+        or not all(isinstance(row, dict) and all(k in row for k in keys) for row in value)
+    ):
+        raise InvalidParameterError(
+            f"{name} must be a non-empty list of dicts with the keys {', '.join(keys)} (as "
+            f"phase_map_rows returns them), got {type(value).__name__} {value!r:.60}"
+        )
     for row in value:
         for start, end, phase in row["phases"]:
             if phase not in PHASE_STYLE:
-                raise InvalidParameterError(f"{name}: phase {phase!r} of {row['model']!r} is not one of "
-                                            f"{', '.join(map(repr, PHASE_STYLE))}")
+                raise InvalidParameterError(
+                    f"{name}: phase {phase!r} of {row['model']!r} is not one of "
+                    f"{', '.join(map(repr, PHASE_STYLE))}"
+                )
         for threshold, x in row["thresholds"].items():
             if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x) or x <= 0:
-                raise InvalidParameterError(f"{name}: threshold {threshold} of {row['model']!r} must be a finite "
-                                            f"number > 0 (the axis is logarithmic), got {x!r:.60}")
+                raise InvalidParameterError(
+                    f"{name}: threshold {threshold} of {row['model']!r} must be a finite "
+                    f"number > 0 (the axis is logarithmic), got {x!r:.60}"
+                )
     return value
 
 
-_ROWS = optional(Domain("a non-empty list of dicts as phase_map_rows returns them", _check_rows, "any"),
-                 "phase_map_rows()")
+_ROWS = optional(
+    Domain("a non-empty list of dicts as phase_map_rows returns them", _check_rows, "any"), "phase_map_rows()"
+)
 
 
 def _check_range(name, value):
@@ -130,8 +155,9 @@ def _check_range(name, value):
         low, high = value
         low, high = _LENGTH(name, low), _LENGTH(name, high)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name} must be a pair (low, high) of finite numbers with 0 < low < high, got "
-                                    f"{value!r:.60}") from None
+        raise InvalidParameterError(
+            f"{name} must be a pair (low, high) of finite numbers with 0 < low < high, got {value!r:.60}"
+        ) from None
     if not low < high:
         raise InvalidParameterError(f"{name} must be a pair (low, high) with low < high, got {value!r:.60}")
     return (low, high)
@@ -209,9 +235,16 @@ def font_size(width: float) -> float:
 
 def _text_sizes(points: float) -> dict:
     """Every text of a figure at one size (a legend as large as the tick labels), titles one point larger."""
-    return {"font.size": points, "legend.fontsize": points, "legend.title_fontsize": points,
-            "xtick.labelsize": points, "ytick.labelsize": points, "axes.labelsize": points,
-            "axes.titlesize": points + 1, "figure.titlesize": points + 1}
+    return {
+        "font.size": points,
+        "legend.fontsize": points,
+        "legend.title_fontsize": points,
+        "xtick.labelsize": points,
+        "ytick.labelsize": points,
+        "axes.labelsize": points,
+        "axes.titlesize": points + 1,
+        "figure.titlesize": points + 1,
+    }
 
 
 COURSE_STYLE = {
@@ -292,7 +325,9 @@ def new_axes(ncols: int = 1, nrows: int = 1, width: float = 6.4, height: float =
     """
     use_course_style()
     mpl.rcParams.update(_text_sizes(font_size(width * ncols)))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), layout="constrained", **kwargs)
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(width * ncols, height * nrows), layout="constrained", **kwargs
+    )
     return fig, axes
 
 
@@ -447,16 +482,23 @@ def spectrum_histogram(values, total=None, bins=60, ax=None, **kwargs):
     values = values.ravel()
     total = values.size if total is None else total
     if total < values.size:
-        raise InvalidParameterError(f"total must be >= len(values) = {values.size} (the number of values the density "
-                                    f"is normalised by), got {total}")
+        raise InvalidParameterError(
+            f"total must be >= len(values) = {values.size} (the number of values the density "
+            f"is normalised by), got {total}"
+        )
     edges = np.histogram_bin_edges(values, bins=bins)
     kwargs.setdefault("color", "0.75")
     ax.hist(values, bins=edges, weights=np.full(values.size, 1.0 / (total * np.diff(edges)[0])), **kwargs)
     return edges
 
 
-@declare(ax=instance(Axes, "a matplotlib.axes.Axes"), xlabel=optional(_TEXT, "unchanged"),
-         ylabel=optional(_TEXT, "unchanged"), title=optional(_TEXT, "unchanged"), legend=flag())
+@declare(
+    ax=instance(Axes, "a matplotlib.axes.Axes"),
+    xlabel=optional(_TEXT, "unchanged"),
+    ylabel=optional(_TEXT, "unchanged"),
+    title=optional(_TEXT, "unchanged"),
+    legend=flag(),
+)
 def finish(ax, xlabel=None, ylabel=None, title=None, legend=True, **legend_kwargs) -> None:
     """Label the axes and add a legend.
 
@@ -483,8 +525,11 @@ def finish(ax, xlabel=None, ylabel=None, title=None, legend=True, **legend_kwarg
     if legend:
         ax.legend(**legend_kwargs)
     for first, second in greyscale_twins(ax):
-        warn_user(f"the legend entries {first!r} and {second!r} differ by colour only, so a greyscale print "
-                      "shows them alike: give one its own line style, marker or hatch", UserWarning)
+        warn_user(
+            f"the legend entries {first!r} and {second!r} differ by colour only, so a greyscale print "
+            "shows them alike: give one its own line style, marker or hatch",
+            UserWarning,
+        )
 
 
 #: Two colours closer than this in grey level (0 black, 1 white) print alike in greyscale.
@@ -508,8 +553,12 @@ def _look(handle):
         colour = handle.get_color() if style else handle.get_markerfacecolor()
         if colour in ("none", "None"):
             colour = handle.get_markeredgecolor()
-        return ("line", style, str(marker) if marker is not None else None, round(handle.get_linewidth(), 1)), \
-            _grey(colour)
+        return (
+            "line",
+            style,
+            str(marker) if marker is not None else None,
+            round(handle.get_linewidth(), 1),
+        ), _grey(colour)
     if isinstance(handle, mpl.patches.Patch):
         return ("patch", handle.get_hatch(), handle.get_linestyle()), _grey(handle.get_facecolor())
     if isinstance(handle, mpl.collections.Collection):
@@ -520,7 +569,9 @@ def _look(handle):
             return None
         kind = type(handle).__name__
         paths = handle.get_paths()
-        shape = tuple(np.round(paths[0].vertices, 2).ravel()) if len(paths) and kind == "PathCollection" else None
+        shape = (
+            tuple(np.round(paths[0].vertices, 2).ravel()) if len(paths) and kind == "PathCollection" else None
+        )
         return (kind, handle.get_hatch(), shape), _grey(colours[0])
     return None
 
@@ -547,8 +598,12 @@ def greyscale_twins(ax) -> list[tuple[str, str]]:
     handles, labels = ax.get_legend_handles_labels()
     looks = [(label, _look(handle)) for handle, label in zip(handles, labels)]
     looks = [(label, look) for label, look in looks if look is not None]
-    return [(a, b) for i, (a, (shape_a, grey_a)) in enumerate(looks) for b, (shape_b, grey_b) in looks[i + 1:]
-            if shape_a == shape_b and abs(grey_a - grey_b) < GREY_LEVEL_GAP]
+    return [
+        (a, b)
+        for i, (a, (shape_a, grey_a)) in enumerate(looks)
+        for b, (shape_b, grey_b) in looks[i + 1 :]
+        if shape_a == shape_b and abs(grey_a - grey_b) < GREY_LEVEL_GAP
+    ]
 
 
 #: The phases of the classic picture, as :func:`phase_map` draws them: fill colour and hatch (legible in greyscale).
@@ -588,34 +643,75 @@ def phase_map_rows() -> list[dict]:
     perceptron = glm.perfect_learning_thresholds("rademacher", "sign")  # the chapter's binary perceptron
     alpha_it, alpha_alg = float(perceptron.alpha_it), float(perceptron.alpha_alg)
     beta, rho_bsr = 1.0, 0.5
-    bsr_pr, bsr_mnne = bsr.perfect_recovery_threshold(beta, rho_bsr), bsr.nuclear_norm_threshold(beta, rho_bsr)
+    bsr_pr, bsr_mnne = (
+        bsr.perfect_recovery_threshold(beta, rho_bsr),
+        bsr.nuclear_norm_threshold(beta, rho_bsr),
+    )
     kappa = 0.5
     qn_pr = quadratic.perfect_recovery_threshold(kappa)
     rho_aim, T = 0.5, 2
     aim_pr = attention.perfect_recovery_threshold(rho_aim, T)
     smi_c, smi_pr = smi.weak_recovery_threshold(T), smi.perfect_recovery_threshold(T)
     return [
-        {"model": "binary perceptron", "chapter": 1, "ratio": "n/d", "goal": "perfect recovery",
-         "thresholds": {"alpha_IT": alpha_it, "alpha_alg": alpha_alg}, "markers": {},
-         "phases": [(0.0, alpha_it, "impossible"), (alpha_it, alpha_alg, "hard"), (alpha_alg, None, "easy")]},
-        {"model": f"bilinear sequence regression, $\\beta = {beta:g}$, $\\rho = {rho_bsr:g}$", "chapter": 3,
-         "ratio": "n/(dL)", "goal": "perfect recovery",
-         "thresholds": {"alpha_PR": bsr_pr, "alpha_MNNE": bsr_mnne}, "markers": {"alpha_MNNE": bsr_mnne},
-         "phases": [(0.0, bsr_pr, "impossible"), (bsr_pr, None, "easy")]},
-        {"model": f"quadratic network, $\\kappa = {kappa:g}$", "chapter": 4, "ratio": "n/d^2", "goal": "perfect recovery",
-         "thresholds": {"alpha_PR": qn_pr}, "markers": {},
-         "phases": [(0.0, qn_pr, "impossible"), (qn_pr, None, "easy")]},
-        {"model": f"tied attention layer, $\\rho = {rho_aim:g}$, $T = {T}$", "chapter": 5, "ratio": "n/d^2",
-         "goal": "perfect recovery", "thresholds": {"alpha_PR": aim_pr}, "markers": {},
-         "phases": [(0.0, aim_pr, "impossible"), (aim_pr, None, "easy")]},
-        {"model": f"sequence multi-index model, $T = {T}$", "chapter": 5, "ratio": "n/d", "goal": "weak recovery",
-         "thresholds": {"alpha_c": smi_c, "alpha_PR": smi_pr}, "markers": {"alpha_PR": smi_pr},
-         "phases": [(0.0, smi_c, "impossible"), (smi_c, None, "easy")]},
+        {
+            "model": "binary perceptron",
+            "chapter": 1,
+            "ratio": "n/d",
+            "goal": "perfect recovery",
+            "thresholds": {"alpha_IT": alpha_it, "alpha_alg": alpha_alg},
+            "markers": {},
+            "phases": [
+                (0.0, alpha_it, "impossible"),
+                (alpha_it, alpha_alg, "hard"),
+                (alpha_alg, None, "easy"),
+            ],
+        },
+        {
+            "model": f"bilinear sequence regression, $\\beta = {beta:g}$, $\\rho = {rho_bsr:g}$",
+            "chapter": 3,
+            "ratio": "n/(dL)",
+            "goal": "perfect recovery",
+            "thresholds": {"alpha_PR": bsr_pr, "alpha_MNNE": bsr_mnne},
+            "markers": {"alpha_MNNE": bsr_mnne},
+            "phases": [(0.0, bsr_pr, "impossible"), (bsr_pr, None, "easy")],
+        },
+        {
+            "model": f"quadratic network, $\\kappa = {kappa:g}$",
+            "chapter": 4,
+            "ratio": "n/d^2",
+            "goal": "perfect recovery",
+            "thresholds": {"alpha_PR": qn_pr},
+            "markers": {},
+            "phases": [(0.0, qn_pr, "impossible"), (qn_pr, None, "easy")],
+        },
+        {
+            "model": f"tied attention layer, $\\rho = {rho_aim:g}$, $T = {T}$",
+            "chapter": 5,
+            "ratio": "n/d^2",
+            "goal": "perfect recovery",
+            "thresholds": {"alpha_PR": aim_pr},
+            "markers": {},
+            "phases": [(0.0, aim_pr, "impossible"), (aim_pr, None, "easy")],
+        },
+        {
+            "model": f"sequence multi-index model, $T = {T}$",
+            "chapter": 5,
+            "ratio": "n/d",
+            "goal": "weak recovery",
+            "thresholds": {"alpha_c": smi_c, "alpha_PR": smi_pr},
+            "markers": {"alpha_PR": smi_pr},
+            "phases": [(0.0, smi_c, "impossible"), (smi_c, None, "easy")],
+        },
     ]
 
 
-_SYMBOL = {"alpha_IT": r"$\alpha_{\rm IT}$", "alpha_alg": r"$\alpha_{\rm alg}$", "alpha_PR": r"$\alpha_{\rm PR}$",
-           "alpha_MNNE": r"$\alpha_{\rm MNNE}$", "alpha_c": r"$\alpha_c$"}
+_SYMBOL = {
+    "alpha_IT": r"$\alpha_{\rm IT}$",
+    "alpha_alg": r"$\alpha_{\rm alg}$",
+    "alpha_PR": r"$\alpha_{\rm PR}$",
+    "alpha_MNNE": r"$\alpha_{\rm MNNE}$",
+    "alpha_c": r"$\alpha_c$",
+}
 
 
 @declare(rows=_ROWS, ax=_AXES, alpha_range=_RANGE)
@@ -659,13 +755,26 @@ def phase_map(rows=None, ax=None, alpha_range=(0.05, 3.0)):
             start, end = max(start, low), high if end is None else min(end, high)
             if end > start:
                 ax.barh(y, end - start, left=start, height=0.34, linewidth=0.8, **PHASE_STYLE[phase])
-        ax.text(low * 1.03, y + 0.22, f"Ch. {row['chapter']}: {row['model']}; {row['goal']}, "
-                f"$\\alpha = {row['ratio']}$", ha="left", va="bottom")
+        ax.text(
+            low * 1.03,
+            y + 0.22,
+            f"Ch. {row['chapter']}: {row['model']}; {row['goal']}, $\\alpha = {row['ratio']}$",
+            ha="left",
+            va="bottom",
+        )
         ordered = sorted(row["thresholds"].items(), key=lambda item: item[1])
         for k, (name, value) in enumerate(ordered):
             if name in row["markers"]:
-                ax.plot([value], [y], marker="D", markersize=7, markerfacecolor="white", markeredgecolor="black",
-                        linestyle="none", zorder=3)
+                ax.plot(
+                    [value],
+                    [y],
+                    marker="D",
+                    markersize=7,
+                    markerfacecolor="white",
+                    markeredgecolor="black",
+                    linestyle="none",
+                    zorder=3,
+                )
             else:
                 ax.plot([value, value], [y - 0.19, y + 0.19], color="black", linewidth=1.8, zorder=3)
             # two labels close on the log axis: the first ends at its tick, the second starts at its own
@@ -682,7 +791,16 @@ def phase_map(rows=None, ax=None, alpha_range=(0.05, 3.0)):
     ax.grid(False)
     ax.set_xlabel(r"sample ratio $\alpha$ (each model's own, named above its band)")
     handles = [Patch(label=phase, **PHASE_STYLE[phase]) for phase in ("impossible", "hard", "easy")]
-    handles.append(ax.plot([], [], marker="D", markerfacecolor="white", markeredgecolor="black", linestyle="none",
-                           label="other threshold")[0])
+    handles.append(
+        ax.plot(
+            [],
+            [],
+            marker="D",
+            markerfacecolor="white",
+            markeredgecolor="black",
+            linestyle="none",
+            label="other threshold",
+        )[0]
+    )
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=4, frameon=False)
     return fig, labels

@@ -51,8 +51,9 @@ def _check_mhat(mhat) -> np.ndarray:
     try:
         m = np.asarray(mhat, dtype=float)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"mhat must be a finite number >= 0 (or an array of them), got {mhat!r}") \
-            from None
+        raise InvalidParameterError(
+            f"mhat must be a finite number >= 0 (or an array of them), got {mhat!r}"
+        ) from None
     if m.ndim == 0:
         ok = 0.0 <= float(m) < math.inf
     else:
@@ -466,8 +467,11 @@ class RademacherPrior:
         h, w = self._fields(m)
         quad = np.logaddexp(0.0, -2.0 * h) @ w - math.log(2.0)
         series = -0.5 * m + 0.25 * m * m - m * m * m / 6.0
-        return np.where(m < _SERIES_MHAT, series, quad) if np.ndim(quad) else (
-            float(series) if float(m) < _SERIES_MHAT else float(quad))
+        return (
+            np.where(m < _SERIES_MHAT, series, quad)
+            if np.ndim(quad)
+            else (float(series) if float(m) < _SERIES_MHAT else float(quad))
+        )
 
     def mhat_of_overlap(self, q: float) -> float:
         r"""Inverse of :meth:`se_overlap` (bracketed root in ``log mhat``).
@@ -499,7 +503,9 @@ class RademacherPrior:
         while gap(hi) > 0:
             hi += 2.0
             if hi > 12.0:
-                raise InvalidParameterError(f"q = {q!r} is too close to 1 to invert the Rademacher overlap map")
+                raise InvalidParameterError(
+                    f"q = {q!r} is too close to 1 to invert the Rademacher overlap map"
+                )
         return float(np.exp(brentq(gap, lo, hi, xtol=1e-14, rtol=1e-14)))
 
 
@@ -517,8 +523,12 @@ def _check_prior(name, value):
 
 
 #: The domain of a prior argument: a name in :data:`PRIORS` (case-insensitive) or a prior object.
-PRIOR = Domain("one of " + ", ".join(map(repr, PRIORS)) + ", or a prior object", _check_prior, "choice",
-               options=tuple(PRIORS))
+PRIOR = Domain(
+    "one of " + ", ".join(map(repr, PRIORS)) + ", or a prior object",
+    _check_prior,
+    "choice",
+    options=tuple(PRIORS),
+)
 
 
 @declare(prior=PRIOR)
@@ -545,5 +555,3 @@ def get_prior(prior) -> GaussianPrior | RademacherPrior:
     Chapter 1, Sec. 'The building blocks'.
     """
     return prior if isinstance(prior, (GaussianPrior, RademacherPrior)) else PRIORS[prior]()
-
-

@@ -130,18 +130,22 @@ class Dataset(_BaseDataset):
     def _check(self) -> None:
         X, W, S = self.X, self.W_star, self.S_star
         if X.ndim != 2 or self.y.ndim != 1:
-            raise InvalidParameterError(f"X must be (n, d) and y (n,), got shapes {X.shape} and "
-                                        f"{self.y.shape}")
+            raise InvalidParameterError(
+                f"X must be (n, d) and y (n,), got shapes {X.shape} and {self.y.shape}"
+            )
         if X.shape[1] < 2:
             raise InvalidParameterError(f"X must have d >= 2 columns, got shape {X.shape}")
         if W.ndim != 2 or W.shape[0] != X.shape[1] or W.shape[1] < 1 or S.shape != (X.shape[1], X.shape[1]):
-            raise InvalidParameterError(f"W_star must be (d, m) and S_star (d, d) with d = {X.shape[1]}; "
-                                        f"got {W.shape} and {S.shape}")
+            raise InvalidParameterError(
+                f"W_star must be (d, m) and S_star (d, d) with d = {X.shape[1]}; got {W.shape} and {S.shape}"
+            )
         if self.y.size and not float(np.max(np.abs(self.y))) <= _MAX_INPUT:
             # the labels' squares enter every loss and residual: beyond 1e100 they overflow (an inf train loss,
             # a GAMP divergence at its first step)
-            raise InvalidParameterError(f"y must have entries of absolute value at most 1e100 (their squares "
-                                        f"enter the losses), got {float(np.max(np.abs(self.y))):.1e}")
+            raise InvalidParameterError(
+                f"y must have entries of absolute value at most 1e100 (their squares "
+                f"enter the losses), got {float(np.max(np.abs(self.y))):.1e}"
+            )
         object.__setattr__(self, "delta", check_nonnegative("delta", self.delta))
 
     @property
@@ -188,9 +192,10 @@ def _check_inputs(name: str, X):
     float32 (fast gradient descent), anything else as float64."""
     if isinstance(X, np.ndarray) and X.dtype == np.float32:
         if X.ndim != 2 or X.size == 0 or not all_finite(X):
-            raise InvalidParameterError(f"{name} must be {INPUTS.text}, got a float32 array of shape "
-                                        f"{X.shape}"
-                                        + ("" if X.ndim != 2 or X.size == 0 else " with non-finite entries"))
+            raise InvalidParameterError(
+                f"{name} must be {INPUTS.text}, got a float32 array of shape "
+                f"{X.shape}" + ("" if X.ndim != 2 or X.size == 0 else " with non-finite entries")
+            )
         return X
     return _FLOAT_INPUTS.check(name, X)
 
@@ -206,8 +211,9 @@ KAPPA = matrix_sensing.KAPPA
 SPECTRAL_KAPPA = real(*spectra.RATIO_RANGE)
 NOISE = real(*spectra.NOISE_RANGE)
 START = optional(real(0.0, low_open=True), "1 + kappa, the error of a prior draw")
-GAMP_DAMPING = optional(real(0.0, 1.0, high_open=True),
-                        "STRONG_DAMPING below STRONG_DAMPING_BELOW alpha_PR, 1/2 above")
+GAMP_DAMPING = optional(
+    real(0.0, 1.0, high_open=True), "STRONG_DAMPING below STRONG_DAMPING_BELOW alpha_PR, 1/2 above"
+)
 _FLOAT_INPUTS = array(2)
 INPUTS = Domain("a non-empty 2-d array of finite real numbers (float32 kept)", _check_inputs, "array", (2,))
 
@@ -217,8 +223,9 @@ def _count(name: str, ratio: float, d: int) -> int:
     x = ratio * d
     k = round(x)
     if k < 1 or abs(x - k) > 1e-9 * max(1.0, abs(x)):
-        raise InvalidParameterError(f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * "
-                                    f"d = {x:.10g} at d = {d}")
+        raise InvalidParameterError(
+            f"{name} * d must be an integer >= 1 (the teacher's width), got {name} * d = {x:.10g} at d = {d}"
+        )
     return int(k)
 
 
@@ -275,18 +282,23 @@ def sample(d: int, alpha: float, *, kappa: float, delta: float = 0.0, rng) -> Da
     """
     m = _count("kappa", kappa, d)
     if not alpha * d * d < 2.0**62:
-        raise InvalidParameterError(f"alpha d^2 = {alpha * d * d:.3g} samples is beyond any array: reduce "
-                                    "alpha")
+        raise InvalidParameterError(
+            f"alpha d^2 = {alpha * d * d:.3g} samples is beyond any array: reduce alpha"
+        )
     n = round(alpha * d * d)
     if n < 1:
-        raise InvalidParameterError(f"alpha d^2 must round to at least 1 sample, got n = {n} at alpha = "
-                                    f"{alpha:g}, d = {d}")
+        raise InvalidParameterError(
+            f"alpha d^2 must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, d = {d}"
+        )
     check_size("the teacher W* (m = kappa d, d)", m, d)
     check_size("the inputs X (n = alpha d^2, d)", n, d)
     # Peak: W*, S*, X, and in the sensing map the product X S* and the elementwise product that its row sums
     # reduce (n, d each), all alive at once, with the labels.
-    check_size("the arrays of sample (W* (m, d), S* (d, d), X and two products of the sensing map (n, d), y (n,)) "
-               "together", m * d + d * d + 3 * n * d + 4 * n)
+    check_size(
+        "the arrays of sample (W* (m, d), S* (d, d), X and two products of the sensing map (n, d), y (n,)) "
+        "together",
+        m * d + d * d + 3 * n * d + 4 * n,
+    )
     W = rng.standard_normal((m, d))
     X = rng.standard_normal((n, d))
     S = W.T @ W / math.sqrt(m * d)
@@ -504,7 +516,9 @@ def from_mean_one(mmse_w: float, kappa: float, *, delta_w: float) -> tuple[float
 
 def _finite_pair(a: float, b: float) -> tuple[float, float]:
     if not (math.isfinite(a) and math.isfinite(b)):
-        raise ValueError(f"the converted (MMSE, delta) = ({a}, {b}) overflow: kappa is too extreme for these values")
+        raise ValueError(
+            f"the converted (MMSE, delta) = ({a}, {b}) overflow: kappa is too extreme for these values"
+        )
     return a, b
 
 
@@ -544,9 +558,17 @@ def effective_noise_of_preactivation_noise(sigma: float) -> float:
 
 
 @declare(kappa=KAPPA, start=START)
-def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, start: float | None = None,
-                    damping: float = 0.0, tol: float = 1e-10, max_iter: int = 2000,
-                    warn: bool = True) -> SEResult:
+def state_evolution(
+    alpha: float,
+    kappa: float,
+    delta: float = 0.0,
+    *,
+    start: float | None = None,
+    damping: float = 0.0,
+    tol: float = 1e-10,
+    max_iter: int = 2000,
+    warn: bool = True,
+) -> SEResult:
     """State evolution of GAMP-RIE for the quadratic network.
 
     Parameters
@@ -605,8 +627,16 @@ def state_evolution(alpha: float, kappa: float, delta: float = 0.0, *, start: fl
     >>> print(f"{quadratic.bayes_optimal_mmse(0.2, 0.5):.4f}")
     0.3922
     """
-    return _matrix_sensing_se(alpha, kappa, delta, None if start is None else 2.0 * start, damping=damping,
-                              tol=tol, max_iter=max_iter, warn=warn)
+    return _matrix_sensing_se(
+        alpha,
+        kappa,
+        delta,
+        None if start is None else 2.0 * start,
+        damping=damping,
+        tol=tol,
+        max_iter=max_iter,
+        warn=warn,
+    )
 
 
 def _matrix_sensing_se(alpha, kappa, delta, output_variance, **controls) -> SEResult:
@@ -658,9 +688,11 @@ class QuadraticSensingMap:
     @declare(X=INPUTS)
     def __init__(self, X):
         if float(np.max(np.abs(X))) > _MAX_INPUT:
-            raise InvalidParameterError(f"X must have entries of absolute value at most {_MAX_INPUT:g} "
-                                        f"(their squares enter every product), got "
-                                        f"{float(np.max(np.abs(X))):.1e}")
+            raise InvalidParameterError(
+                f"X must have entries of absolute value at most {_MAX_INPUT:g} "
+                f"(their squares enter every product), got "
+                f"{float(np.max(np.abs(X))):.1e}"
+            )
         self.X = X
         self.n, self.d = X.shape
         self._scale = 1.0 / math.sqrt(self.d)
@@ -669,8 +701,9 @@ class QuadraticSensingMap:
         """``(d, d) -> (n,)``, or a batch ``(J, d, d) -> (J, n)`` (gradient descent with J inits)."""
         S = np.asarray(S, dtype=self.X.dtype)
         if S.ndim not in (2, 3) or S.shape[-2:] != (self.d, self.d):
-            raise InvalidParameterError(f"S must be (d, d) or (K, d, d) with d = {self.d}, got shape "
-                                        f"{S.shape}")
+            raise InvalidParameterError(
+                f"S must be (d, d) or (K, d, d) with d = {self.d}, got shape {S.shape}"
+            )
         XS = self.X @ S  # (n, d) or (K, n, d)
         quad = np.einsum("...ij,ij->...i", XS, self.X)
         trace = np.trace(S, axis1=-2, axis2=-1)
@@ -755,10 +788,24 @@ def sensing_noise(X, *, rng) -> np.ndarray:
     return M.adjoint(rng.standard_normal(M.n)) / math.sqrt(M.n)
 
 
-@declare(data=DATA, damping=GAMP_DAMPING, start_variance=real(*_START_VARIANCE_RANGE),
-         precision=choice("derivative", "empirical"), rng=seed("init"))
-def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_TOL, max_iter: int = GAMP_MAX_ITER,
-             start_variance: float = 5.0, precision: str = "derivative", warn: bool = True, rng) -> GAMPResult:
+@declare(
+    data=DATA,
+    damping=GAMP_DAMPING,
+    start_variance=real(*_START_VARIANCE_RANGE),
+    precision=choice("derivative", "empirical"),
+    rng=seed("init"),
+)
+def gamp_rie(
+    data: Dataset,
+    *,
+    damping: float | None = None,
+    tol: float = GAMP_TOL,
+    max_iter: int = GAMP_MAX_ITER,
+    start_variance: float = 5.0,
+    precision: str = "derivative",
+    warn: bool = True,
+    rng,
+) -> GAMPResult:
     """GAMP-RIE for the quadratic network: the Bayes-optimal algorithm of matrix sensing with a Wishart prior.
 
     Parameters
@@ -858,9 +905,20 @@ def gamp_rie(data: Dataset, *, damping: float | None = None, tol: float = GAMP_T
         if not warn:
             warnings.simplefilter("ignore", ConvergenceWarning)
         res = run_gamp(
-            QuadraticSensingMap(data.X), LinearChannel(delta=data.delta, residual_floor=precision == "derivative"), WishartRIEDenoiser(data.kappa), data.y,
-            S0, start_variance, damping=damping, tol=tol, max_iter=max_iter, damp="both",
-            precision=precision, omega0=np.full(data.n, V0), V0=V0, monitor=lambda S: symmetric_error(S, S_star),
+            QuadraticSensingMap(data.X),
+            LinearChannel(delta=data.delta, residual_floor=precision == "derivative"),
+            WishartRIEDenoiser(data.kappa),
+            data.y,
+            S0,
+            start_variance,
+            damping=damping,
+            tol=tol,
+            max_iter=max_iter,
+            damp="both",
+            precision=precision,
+            omega0=np.full(data.n, V0),
+            V0=V0,
+            monitor=lambda S: symmetric_error(S, S_star),
             warn=warn,
         )
     return res
@@ -916,7 +974,7 @@ class _FactorisedSquareLoss:
         P = W @ xp.matrix_transpose(self.X)  # (K, m, n)
         sq_norm = xp.reshape(xp.sum(xp.reshape(W * W, (K, -1)), axis=-1), (K, 1))
         y = self.y if self.y.dtype == W.dtype else xp.astype(self.y, W.dtype)
-        res = (xp.vecdot(P, P, axis=-2) - sq_norm) * c - y   # |W x_mu|^2, without a (K, m, n) temporary
+        res = (xp.vecdot(P, P, axis=-2) - sq_norm) * c - y  # |W x_mu|^2, without a (K, m, n) temporary
         res64 = res if res.dtype == xp.float64 else xp.astype(res, xp.float64)
         loss = 0.25 * xp.sum(res64 * res64, axis=-1)
         P *= xp.expand_dims(res, axis=1)
@@ -924,11 +982,22 @@ class _FactorisedSquareLoss:
         return loss, (grad,)
 
 
-@declare(_gd.GD_CONTROLS, data=instance(Dataset),
-         width=optional(integer(1), "the teacher's width m"))
-def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | None = None, max_steps: int = 20_000,
-       tol: float = 1e-6, record_every: int = 10, width: int | None = None, dtype=np.float64, warn: bool = True,
-       device: str = "cpu", rng) -> _gd.GDResult:
+@declare(_gd.GD_CONTROLS, data=instance(Dataset), width=optional(integer(1), "the teacher's width m"))
+def gd(
+    data: Dataset,
+    *,
+    optimiser: str = "gd",
+    n_inits: int = 32,
+    lr: float | None = None,
+    max_steps: int = 20_000,
+    tol: float = 1e-6,
+    record_every: int = 10,
+    width: int | None = None,
+    dtype=np.float64,
+    warn: bool = True,
+    device: str = "cpu",
+    rng,
+) -> _gd.GDResult:
     """Full-batch gradient descent on the network weights from ``n_inits`` random initialisations, and their average.
 
     Parameters
@@ -1025,9 +1094,24 @@ def gd(data: Dataset, *, optimiser: str = "gd", n_inits: int = 32, lr: float | N
         X = backend.asarray(np.ascontiguousarray(data.X, dtype=dtype), xp, dev)
         return _FactorisedSquareLoss(X, backend.asarray(data.y, xp, dev), m)
 
-    return _gd.fit_students(objective, draw, n_inits=n_inits, optimiser=optimiser, lr=lr, default_lr=default_lr,
-                            tol=tol, max_steps=max_steps, record_every=record_every, warn=warn, dtype=dtype,
-                            device=device, rng=rng, target=data.S_star, error=_batched_matrix_error, size=size)
+    return _gd.fit_students(
+        objective,
+        draw,
+        n_inits=n_inits,
+        optimiser=optimiser,
+        lr=lr,
+        default_lr=default_lr,
+        tol=tol,
+        max_steps=max_steps,
+        record_every=record_every,
+        warn=warn,
+        dtype=dtype,
+        device=device,
+        rng=rng,
+        target=data.S_star,
+        error=_batched_matrix_error,
+        size=size,
+    )
 
 
 # --------------------------------------------------------------------------- ERM: the nuclear-norm route
@@ -1075,8 +1159,9 @@ def _psd_soft_threshold(M, threshold):
 
 
 @declare(data=DATA, lam=real(0.0, low_open=True))
-def nuclear_norm_erm(data: Dataset, *, lam: float, tol: float = 1e-7, max_iter: int = 3000,
-                     warn: bool = True) -> NuclearNormResult:
+def nuclear_norm_erm(
+    data: Dataset, *, lam: float, tol: float = 1e-7, max_iter: int = 3000, warn: bool = True
+) -> NuclearNormResult:
     """ERM of an over-parameterised quadratic network (width ``>= d``) with weight decay, via its convex twin.
 
     For a student of width ``m' >= d``, every PSD matrix is reachable as ``S = W^T W / sqrt(m' d)``, and every
@@ -1167,14 +1252,20 @@ def nuclear_norm_erm(data: Dataset, *, lam: float, tol: float = 1e-7, max_iter: 
         if change < tol:
             converged = True
             break
-    message = stop_message("nuclear_norm_erm", converged=converged, iterations=it, change=change, tol=tol,
-                           max_iter=max_iter)
+    message = stop_message(
+        "nuclear_norm_erm", converged=converged, iterations=it, change=change, tol=tol, max_iter=max_iter
+    )
     if warn and not converged:
         warn_user(message, ConvergenceWarning)
     residual = M.forward(S) - y
-    return NuclearNormResult(estimate=S, train_loss=float(np.mean(residual**2)),
-                             nuclear_norm=float(np.trace(S)), iterations=it, converged=converged, message=message)
-
+    return NuclearNormResult(
+        estimate=S,
+        train_loss=float(np.mean(residual**2)),
+        nuclear_norm=float(np.trace(S)),
+        iterations=it,
+        converged=converged,
+        message=message,
+    )
 
 
 # --------------------------------------------------------------------------- ERM: its sharp asymptotics
@@ -1220,8 +1311,13 @@ def _soft_threshold_integrals(kappa: float, noise: float, threshold: float, n_no
     x, w = spectra.bulk_quadrature(pieces, n_nodes)
     wr = w * law.density(x)
     f = x - threshold
-    return (float(np.sum(wr * f * f)), float(np.sum(wr * f * x)), 2.0 * float(np.sum(wr * f * law.stieltjes_real(x))),
-            float(np.sum(wr)), float(np.sum(wr * f)))
+    return (
+        float(np.sum(wr * f * f)),
+        float(np.sum(wr * f * x)),
+        2.0 * float(np.sum(wr * f * law.stieltjes_real(x))),
+        float(np.sum(wr)),
+        float(np.sum(wr * f)),
+    )
 
 
 @declare(kappa=SPECTRAL_KAPPA, noise=NOISE, threshold=real(0.0))
@@ -1328,11 +1424,14 @@ _ERM_NOISE_FLOOR = 1e-12
 
 def _erm_threshold(alpha: float, kappa: float, s: float, lam: float) -> float:
     """Threshold ``tau`` solving ``lam = 2 tau (2 alpha - D(s, tau))`` (``lam = 0``: the ``lam -> 0+`` branch)."""
+
     def div(t):
         return _soft_threshold_integrals(kappa, s, t)[2]
 
     top = spectra.wishart_plus_goe(kappa, s).bulks[-1][1]
-    hi = max(top, 0.0) + lam / (4.0 * alpha) + 1.0  # above the top edge D = 0 and the gap is 4 alpha t - lam > 0
+    hi = (
+        max(top, 0.0) + lam / (4.0 * alpha) + 1.0
+    )  # above the top edge D = 0 and the gap is 4 alpha t - lam > 0
     if lam == 0.0:
         if div(0.0) <= 2.0 * alpha:
             return 0.0
@@ -1341,7 +1440,9 @@ def _erm_threshold(alpha: float, kappa: float, s: float, lam: float) -> float:
 
 
 @declare(alpha=SAMPLE_ALPHA, kappa=SPECTRAL_KAPPA, lam_over_d=real(0.0))
-def nuclear_norm_erm_theory(alpha: float, kappa: float, lam_over_d: float, delta: float = 0.0) -> NuclearNormTheoryResult:
+def nuclear_norm_erm_theory(
+    alpha: float, kappa: float, lam_over_d: float, delta: float = 0.0
+) -> NuclearNormTheoryResult:
     """Training and test error of :func:`nuclear_norm_erm` as ``d -> inf`` (noisy or noiseless, any penalty).
 
     The ERM ``min_{S PSD} sum_mu (y_mu - Tr(Z_mu S))^2 + lam' Tr S`` with ``n = alpha d^2`` samples has an O(1)
@@ -1417,9 +1518,11 @@ def nuclear_norm_erm_theory(alpha: float, kappa: float, lam_over_d: float, delta
 
     s_start = (delta + 2.0 * q0) / (4.0 * alpha) + 1.0  # above the noise of the trivial estimate S = 0
     if s_start > 1e-6 * spectra.NOISE_RANGE[1]:
-        raise InvalidParameterError(f"alpha = {alpha:g} and delta = {delta:g} put the effective noise "
-                                    f"(delta + 2 (1 + kappa))/(4 alpha) = {s_start:.3g} beyond the range of "
-                                    "the spectral law; use a larger alpha or a smaller delta")
+        raise InvalidParameterError(
+            f"alpha = {alpha:g} and delta = {delta:g} put the effective noise "
+            f"(delta + 2 (1 + kappa))/(4 alpha) = {s_start:.3g} beyond the range of "
+            "the spectral law; use a larger alpha or a smaller delta"
+        )
     lo = math.log(_ERM_NOISE_FLOOR)
     if residual_gap(lo) >= 0.0:
         log_s = lo
@@ -1427,7 +1530,9 @@ def nuclear_norm_erm_theory(alpha: float, kappa: float, lam_over_d: float, delta
         hi = math.log(s_start)
         while residual_gap(hi) < 0.0:
             hi += math.log(4.0)
-            if hi > math.log(spectra.NOISE_RANGE[1]):  # pragma: no cover - G > 0 at large s for every alpha > 0
+            if hi > math.log(
+                spectra.NOISE_RANGE[1]
+            ):  # pragma: no cover - G > 0 at large s for every alpha > 0
                 raise ArithmeticError(f"no fixed point found for alpha = {alpha}, kappa = {kappa}")
         log_s = brentq(residual_gap, lo, hi, xtol=1e-12, rtol=1e-12)
     s = math.exp(log_s)
@@ -1437,6 +1542,13 @@ def nuclear_norm_erm_theory(alpha: float, kappa: float, lam_over_d: float, delta
     # At exact recovery (noise at the floor, t = 0) the teacher's null eigenvalues are smeared over +-1e-6, and
     # half of them would count as non-zero: report the teacher's rank instead.
     rank = min(kappa, 1.0) if (log_s == lo and t == 0.0) else st.rank_fraction
-    return NuclearNormTheoryResult(error=st.error, test_error=delta + 2.0 * st.error, train_loss=train,
-                             rank_fraction=rank, trace=st.trace, noise=s, threshold=t,
-                             divergence=st.divergence)
+    return NuclearNormTheoryResult(
+        error=st.error,
+        test_error=delta + 2.0 * st.error,
+        train_loss=train,
+        rank_fraction=rank,
+        trace=st.trace,
+        noise=s,
+        threshold=t,
+        divergence=st.divergence,
+    )

@@ -42,8 +42,10 @@ def _outward(value, digits, rounding) -> float:
     if rounding == ROUND_FLOOR and bound > value:
         bound = math.nextafter(bound, -math.inf)
     if not math.isfinite(bound):
-        raise InvalidParameterError(f"value: its bound with {digits} significant digits lies beyond the float range "
-                                    f"(value = {value!r}); quote fewer digits or a rescaled value")
+        raise InvalidParameterError(
+            f"value: its bound with {digits} significant digits lies beyond the float range "
+            f"(value = {value!r}); quote fewer digits or a rescaled value"
+        )
     return bound
 
 
@@ -155,8 +157,9 @@ def quote(**values) -> None:
         raise InvalidParameterError("values: give at least one name=value to quote")
     for name, value in values.items():
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, str)):
-            raise InvalidParameterError(f"{name} must be a finite real number or a string, got "
-                                        f"{type(value).__name__} {value!r:.60}")
+            raise InvalidParameterError(
+                f"{name} must be a finite real number or a string, got {type(value).__name__} {value!r:.60}"
+            )
         if not isinstance(value, str) and not math.isfinite(value):
             raise InvalidParameterError(f"{name} must be a finite real number or a string, got {value!r}")
     try:

@@ -28,8 +28,9 @@ LAM = real(0.0, low_open=True)
 def _check_rows(X: np.ndarray, y: np.ndarray) -> None:
     """One target per row of the design (the domains of ``X`` and ``y`` are declared; their shapes must agree)."""
     if y.shape != (X.shape[0],):
-        raise InvalidParameterError(f"y must be a 1-d array with one target per row of X ({X.shape[0]}), got shape "
-                                    f"{y.shape}")
+        raise InvalidParameterError(
+            f"y must be a 1-d array with one target per row of X ({X.shape[0]}), got shape {y.shape}"
+        )
 
 
 @declare(X=array(2), y=array(1), lam=LAM)
@@ -100,7 +101,7 @@ def fit_ridge(X, y, lam: float) -> np.ndarray:
             else:
                 w = F.T @ linalg.solve(F @ F.T + lam_n * np.eye(n), yn, assume_a="pos")
         except (linalg.LinAlgError, ValueError):
-            w = None   # numerically singular (rank-deficient X with lam far below its scale): use the SVD
+            w = None  # numerically singular (rank-deficient X with lam far below its scale): use the SVD
     if w is None or not np.all(np.isfinite(w)):
         U, sv, Vt = linalg.svd(F, full_matrices=False)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -109,8 +110,10 @@ def fit_ridge(X, y, lam: float) -> np.ndarray:
     with np.errstate(over="ignore"):
         w = w * (sy / sx)
     if not np.all(np.isfinite(w)):
-        raise ValueError(f"the ridge estimator overflows double precision: y (largest entry {sy:.3g}) is too large "
-                         f"for the scale of X (largest entry {sx:.3g}) at lam = {lam:.3g}")
+        raise ValueError(
+            f"the ridge estimator overflows double precision: y (largest entry {sy:.3g}) is too large "
+            f"for the scale of X (largest entry {sx:.3g}) at lam = {lam:.3g}"
+        )
     return w
 
 

@@ -79,7 +79,9 @@ def _seal(a: np.ndarray) -> np.ndarray:
     """A read-only view of ``a``, whose memory nobody else holds (``a`` and the arrays it views made read-only in
     place too, so that the view's flag cannot be set back), registered as this module's."""
     base = a
-    while isinstance(base, np.ndarray):   # the array and every array it is a view of (their memory is the record's)
+    while isinstance(
+        base, np.ndarray
+    ):  # the array and every array it is a view of (their memory is the record's)
         if base.flags.writeable:
             base.flags.writeable = False
         base = base.base
@@ -111,7 +113,7 @@ def _private(a: np.ndarray, given: list | None) -> np.ndarray:
     if given is None or id(a) in _ADOPTED.get():
         return _seal(a)
     if not any(a is g for g in given) and not any(np.may_share_memory(a, g) for g in given):
-        return _seal(a)   # made by __post_init__ (a conversion, a default): nobody else holds it
+        return _seal(a)  # made by __post_init__ (a conversion, a default): nobody else holds it
     return _seal(np.array(a, copy=True, subok=False))
 
 
@@ -142,7 +144,7 @@ def values_equal(a, b) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         try:
             return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
-        except TypeError:   # equal_nan on non-numeric arrays
+        except TypeError:  # equal_nan on non-numeric arrays
             return bool(np.array_equal(np.asarray(a), np.asarray(b)))
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
@@ -219,8 +221,11 @@ def adopt(cls, /, **fields):
 def _eq(self, other):
     if other.__class__ is not self.__class__:
         return NotImplemented
-    return all(values_equal(getattr(self, f.name), getattr(other, f.name)) for f in dataclasses.fields(self)
-               if f.compare)
+    return all(
+        values_equal(getattr(self, f.name), getattr(other, f.name))
+        for f in dataclasses.fields(self)
+        if f.compare
+    )
 
 
 def record(cls=None, /, **kwargs):
@@ -273,7 +278,7 @@ def record(cls=None, /, **kwargs):
         first = c.__dict__.get("__post_init__") or getattr(c, "__post_init__", None)
 
         def __post_init__(self):
-            given = []   # the arrays the caller passed: the caller may still hold them
+            given = []  # the arrays the caller passed: the caller may still hold them
             for f in dataclasses.fields(self):
                 _caller_arrays(getattr(self, f.name), given)
             if first is not None:

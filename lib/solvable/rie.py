@@ -140,33 +140,46 @@ _FOUR_PI2_OVER_3 = 4.0 * math.pi**2 / 3.0
 _ROUNDING = 64.0 * float(np.finfo(float).eps)  # the rounding allowed in noise - (...), relative to the noise
 
 
-
 #: The domains of the RIE toolbox, declared once (with :data:`solvable.denoising.SYMMETRIC`, ``MATRIX`` and
 #: ``STRENGTHS`` for observations and singular values).
-EIGENVALUES = Domain("a number or a non-empty 1-d array of finite real numbers",
-                     lambda name, value: _finite_array(name, value, vector=True), "array", (None,))
+EIGENVALUES = Domain(
+    "a number or a non-empty 1-d array of finite real numbers",
+    lambda name, value: _finite_array(name, value, vector=True),
+    "array",
+    (None,),
+)
+
+
 def _check_points(name, value) -> np.ndarray:
     """Finite real points where a spectral law is evaluated (``|x| <= spectra.MAX_ABS_ARGUMENT``)."""
     arr = _finite_array(name, value)
     if np.any(np.abs(arr) > MAX_ABS_ARGUMENT):
-        raise InvalidParameterError(f"{name} must have entries of modulus at most {MAX_ABS_ARGUMENT:g} (where the "
-                                    "spectral laws are evaluated)")
+        raise InvalidParameterError(
+            f"{name} must have entries of modulus at most {MAX_ABS_ARGUMENT:g} (where the "
+            "spectral laws are evaluated)"
+        )
     return arr
 
 
-POINTS = Domain(f"a number or an array of finite real numbers of modulus <= {MAX_ABS_ARGUMENT:g}", _check_points,
-                "array", (None,))
+POINTS = Domain(
+    f"a number or an array of finite real numbers of modulus <= {MAX_ABS_ARGUMENT:g}",
+    _check_points,
+    "array",
+    (None,),
+)
 POSITIVE = real(0.0, low_open=True)
-NOISE_OR_INF = real(0.0, allow_inf=True)            # inf: the observation carries no information
-NOISE_IN_RANGE = real(0.0, NOISE_RANGE[1])          # where the spectral laws are resolved
+NOISE_OR_INF = real(0.0, allow_inf=True)  # inf: the observation carries no information
+NOISE_IN_RANGE = real(0.0, NOISE_RANGE[1])  # where the spectral laws are resolved
 EXPERIMENT_NOISE = real(0.0, NOISE_RANGE[1], low_open=True)
-ASPECT = real(0.0, low_open=True)                   # beta = L/d, finite
+ASPECT = real(0.0, low_open=True)  # beta = L/d, finite
 WISHART_KAPPA = optional(POSITIVE, "the law of Y is given instead (law)")
 WIDTH = optional(POSITIVE, "d**-0.5, d the number of eigenvalues")
 NORMALISATION = choice(*NORMALISATIONS)
 NODES = integer(2, MAX_NODES)
-LAW = unchecked("a spectral law (an object with stieltjes_real, e.g. spectra.wishart_plus_goe(kappa, noise)) or "
-                "a callable x -> Re G_Y(x): checked where it is evaluated")
+LAW = unchecked(
+    "a spectral law (an object with stieltjes_real, e.g. spectra.wishart_plus_goe(kappa, noise)) or "
+    "a callable x -> Re G_Y(x): checked where it is evaluated"
+)
 
 
 # --------------------------------------------------------------------------- symmetric
@@ -176,8 +189,10 @@ def _check_spectrum_scale(name: str, arr: np.ndarray) -> None:
     """The spectral laws are evaluated at ``|x| <= spectra.MAX_ABS_ARGUMENT``: refuse larger entries by name
     (``sum x^2`` bounds every eigenvalue or singular value)."""
     if not np.vdot(arr, arr) <= MAX_ABS_ARGUMENT**2:
-        raise InvalidParameterError(f"{name} is too large for the spectral law: its Frobenius norm must be at most "
-                         f"{MAX_ABS_ARGUMENT:g}")
+        raise InvalidParameterError(
+            f"{name} is too large for the spectral law: its Frobenius norm must be at most "
+            f"{MAX_ABS_ARGUMENT:g}"
+        )
 
 
 def _re_stieltjes(noise, kappa, normalisation, law):
@@ -194,8 +209,9 @@ def _re_stieltjes(noise, kappa, normalisation, law):
 
 
 @declare(eigenvalues=EIGENVALUES, kappa=WISHART_KAPPA, normalisation=NORMALISATION, law=LAW)
-def symmetric_rie_eigenvalues(eigenvalues, noise: float, kappa: float | None = None, *,
-                              normalisation: str = "paper", law=None) -> np.ndarray:
+def symmetric_rie_eigenvalues(
+    eigenvalues, noise: float, kappa: float | None = None, *, normalisation: str = "paper", law=None
+) -> np.ndarray:
     """Map eigenvalues of ``Y`` to those of the symmetric RIE, ``lambda -> lambda - 2 noise Re G_Y(lambda)``.
 
     Parameters
@@ -252,17 +268,20 @@ def symmetric_rie_eigenvalues(eigenvalues, noise: float, kappa: float | None = N
             return lam.copy()
         rank = min(lam.size, max(1, round(kappa * lam.size)))
         keep = np.zeros(lam.size, dtype=bool)
-        keep[np.argsort(lam)[lam.size - rank:]] = True
+        keep[np.argsort(lam)[lam.size - rank :]] = True
         return np.where(keep, np.maximum(lam, 0.0), 0.0)
     re_g = np.asarray(_re_stieltjes(noise, kappa, normalisation, law)(lam), dtype=float)
     if re_g.shape != lam.shape or not all_finite(re_g):
-        raise InvalidParameterError("law must return a finite Re G_Y of the shape of its argument at every eigenvalue")
+        raise InvalidParameterError(
+            "law must return a finite Re G_Y of the shape of its argument at every eigenvalue"
+        )
     return lam - 2.0 * noise * re_g
 
 
 @declare(Y=SYMMETRIC, kappa=WISHART_KAPPA, normalisation=NORMALISATION, law=LAW)
-def symmetric_rie(Y, noise: float, kappa: float | None = None, *, normalisation: str = "paper",
-                  law=None) -> np.ndarray:
+def symmetric_rie(
+    Y, noise: float, kappa: float | None = None, *, normalisation: str = "paper", law=None
+) -> np.ndarray:
     """Rotationally invariant estimate of ``S`` from ``Y = S + sqrt(noise) Z`` (``Z`` GOE of variance 1).
 
     Parameters
@@ -326,7 +345,9 @@ EMPIRICAL_BLOCK = 512
 
 
 @declare(eigenvalues=EIGENVALUES, width=WIDTH)
-def empirical_symmetric_rie_eigenvalues(eigenvalues, noise: float, *, width: float | None = None) -> np.ndarray:
+def empirical_symmetric_rie_eigenvalues(
+    eigenvalues, noise: float, *, width: float | None = None
+) -> np.ndarray:
     """Data-driven RIE map: ``lambda_k -> lambda_k - 2 noise Re G_d(lambda_k - i width)`` from the sample itself.
 
     Parameters
@@ -377,8 +398,8 @@ def empirical_symmetric_rie_eigenvalues(eigenvalues, noise: float, *, width: flo
         return lam.copy()
     re_g = np.empty(lam.size)
     for start in range(0, lam.size, EMPIRICAL_BLOCK):
-        z = lam[start:start + EMPIRICAL_BLOCK, None] - 1j * width
-        re_g[start:start + EMPIRICAL_BLOCK] = np.mean(1.0 / (z - lam[None, :]), axis=1).real
+        z = lam[start : start + EMPIRICAL_BLOCK, None] - 1j * width
+        re_g[start : start + EMPIRICAL_BLOCK] = np.mean(1.0 / (z - lam[None, :]), axis=1).real
     return lam - 2.0 * noise * re_g
 
 
@@ -489,14 +510,18 @@ def ledoit_peche_overlap(eigenvalue, signal_eigenvalue, noise: float, law) -> np
     lam, theta = eigenvalue, signal_eigenvalue
     for method in ("density", "stieltjes_real"):
         if not callable(getattr(law, method, None)):
-            raise InvalidParameterError(f"law must have a {method} method (e.g. spectra.wishart_plus_goe(kappa, noise))")
+            raise InvalidParameterError(
+                f"law must have a {method} method (e.g. spectra.wishart_plus_goe(kappa, noise))"
+            )
     shift = theta - lam + noise * np.asarray(law.stieltjes_real(lam), dtype=float)
     width = np.pi * noise * np.asarray(law.density(lam), dtype=float)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         omega = noise / (shift**2 + width**2)
     if not np.all(np.isfinite(omega)):
-        raise ValueError(f"the overlap is not finite at noise = {noise!r}: theta = lambda outside the support of law, "
-                         "or a noise that does not match the one law was built with")
+        raise ValueError(
+            f"the overlap is not finite at noise = {noise!r}: theta = lambda outside the support of law, "
+            "or a noise that does not match the one law was built with"
+        )
     return omega
 
 
@@ -585,8 +610,9 @@ def wishart_parameter_fraction(kappa: float) -> float:
 
 
 @declare(noise=NOISE_OR_INF, normalisation=NORMALISATION, n_nodes=NODES)
-def symmetric_rie_mmse(noise: float, kappa: float, normalisation: str = "paper",
-                       n_nodes: int = DEFAULT_NODES) -> float:
+def symmetric_rie_mmse(
+    noise: float, kappa: float, normalisation: str = "paper", n_nodes: int = DEFAULT_NODES
+) -> float:
     """Asymptotic MMSE per entry of the symmetric RIE for a Wishart signal, for every noise in ``[0, inf]``.
 
     Parameters
@@ -659,14 +685,20 @@ def symmetric_rie_mmse(noise: float, kappa: float, normalisation: str = "paper",
         rho = law.density(x)
         mass = float(np.dot(w, rho))
         if abs(mass - 1.0) * t > 1e-6 * min(t, 1.0):  # the law is not resolved (see RATIO_RANGE)
-            raise ArithmeticError(f"symmetric_rie_mmse: the law of Y at kappa={kappa!r}, noise={noise!r} is not "
-                                  f"resolved in double precision (mass {mass!r} instead of 1)")
+            raise ArithmeticError(
+                f"symmetric_rie_mmse: the law of Y at kappa={kappa!r}, noise={noise!r} is not "
+                f"resolved in double precision (mass {mass!r} instead of 1)"
+            )
         value = t - _FOUR_PI2_OVER_3 * t * t * float(np.dot(w, rho**3))
     return scale * _in_mmse_range(value, t, "symmetric_rie_mmse")
 
 
-@declare(noise=NOISE_IN_RANGE, density=function(), n_nodes=NODES,
-         support=unchecked("a list of intervals (lo, hi): checked by spectra.bulk_quadrature"))
+@declare(
+    noise=NOISE_IN_RANGE,
+    density=function(),
+    n_nodes=NODES,
+    support=unchecked("a list of intervals (lo, hi): checked by spectra.bulk_quadrature"),
+)
 def symmetric_rie_mmse_from_density(noise: float, density, support, n_nodes: int = 128) -> float:
     """MMSE of the symmetric RIE for any law of ``Y`` given by its density on a known support.
 
@@ -727,7 +759,8 @@ def symmetric_rie_mmse_from_density(noise: float, density, support, n_nodes: int
     if not abs(mass - 1.0) <= DENSITY_MASS_TOL:
         raise InvalidParameterError(
             f"density must integrate to 1 over support, got {mass:.6g}: a support that misses part of the density "
-            f"(or lists an interval twice), or a density that is not normalised (tolerance {DENSITY_MASS_TOL:g})")
+            f"(or lists an interval twice), or a density that is not normalised (tolerance {DENSITY_MASS_TOL:g})"
+        )
     value = noise - _FOUR_PI2_OVER_3 * noise * noise * float(np.dot(w, rho**3))
     return _in_mmse_range(value, noise, "symmetric_rie_mmse_from_density", math.inf)
 
@@ -815,7 +848,7 @@ def rectangular_parameter_fraction(beta: float, rho: float) -> float:
     """
     beta = max(beta, 1.0 / beta)  # the transposed problem
     rho = min(rho, 1.0)
-    if math.isinf(beta):   # beta = inf (or 1/beta overflowing for a subnormal beta): the limit rho
+    if math.isinf(beta):  # beta = inf (or 1/beta overflowing for a subnormal beta): the limit rho
         return rho
     return rho * (1.0 + beta - rho) / beta
 
@@ -915,14 +948,17 @@ def rectangular_rie_mmse(noise: float, beta: float, rho: float, n_nodes: int = D
     if 10.0 * noise * (1.0 + noise) / beta <= RECTANGULAR_MMSE_TOL * scale:
         return low
     high = max(low, min(high, low + 2.0 * max(noise, 5.0) / beta))
-    if math.isfinite(error) and value - error <= high and value + error >= low:  # what the quadrature still says
+    if (
+        math.isfinite(error) and value - error <= high and value + error >= low
+    ):  # what the quadrature still says
         low, high = max(low, value - error), min(high, value + error)  # (unless it contradicts the bracket)
     if 0.0 <= high - low <= 2.0 * RECTANGULAR_BRACKET_TOL:
         return 0.5 * (low + high)
     raise ArithmeticError(
         f"rectangular_rie_mmse: the spectral law at noise={noise!r}, beta={beta!r}, rho={rho!r} is not resolved in "
         f"double precision (estimated error {error:.1e}; the quadrature gave {value!r}), and the bracket "
-        f"[{low!r}, {high!r}] is too wide to stand in for it; for L >> d use beta = math.inf")
+        f"[{low!r}, {high!r}] is too wide to stand in for it; for L >> d use beta = math.inf"
+    )
 
 
 def _in_mmse_range(value: float, noise: float, what: str, variance: float = 1.0, slack: float = 0.0) -> float:
@@ -933,8 +969,10 @@ def _in_mmse_range(value: float, noise: float, what: str, variance: float = 1.0,
     top = min(noise, variance)
     slack = slack + 1e-9 * top + _ROUNDING * noise
     if not math.isfinite(value) or value < -slack or value > top + slack:
-        raise ArithmeticError(f"{what}: the quadrature gave {value!r}, outside [0, {top!r}] (noise {noise!r}); "
-                              f"the spectral law was not resolved at this noise")
+        raise ArithmeticError(
+            f"{what}: the quadrature gave {value!r}, outside [0, {top!r}] (noise {noise!r}); "
+            f"the spectral law was not resolved at this noise"
+        )
     return min(max(value, 0.0), top)
 
 
@@ -998,6 +1036,7 @@ def rectangular_rie_singular_values(singular_values, noise: float, beta: float, 
     v = np.asarray(law.stieltjes_real(safe))
     new = sv - (2.0 * noise / math.sqrt(beta)) * ((beta - 1.0) / (2.0 * safe) + v)
     return np.where(sv > 0, np.maximum(new, 0.0), 0.0)
+
 
 @declare(Y=MATRIX, rho=POSITIVE)
 def rectangular_rie(Y, noise: float, rho: float) -> np.ndarray:
@@ -1064,8 +1103,9 @@ def rectangular_rie(Y, noise: float, rho: float) -> np.ndarray:
 
 
 @declare(singular_values=STRENGTHS, beta=ASPECT, width=WIDTH)
-def empirical_rectangular_rie_singular_values(singular_values, noise: float, beta: float, *,
-                                              width: float | None = None) -> np.ndarray:
+def empirical_rectangular_rie_singular_values(
+    singular_values, noise: float, beta: float, *, width: float | None = None
+) -> np.ndarray:
     """Data-driven rectangular RIE shrinkage: ``h(sigma)`` of the singular-value law estimated from the sample.
 
     Parameters
@@ -1126,8 +1166,8 @@ def empirical_rectangular_rie_singular_values(singular_values, noise: float, bet
         return sv.copy()
     v = np.empty(sv.size)
     for start in range(0, sv.size, EMPIRICAL_BLOCK):
-        z = sv[start:start + EMPIRICAL_BLOCK, None] - 1j * width
-        v[start:start + EMPIRICAL_BLOCK] = 0.5 * np.mean(1.0 / (z - sv) + 1.0 / (z + sv), axis=1).real
+        z = sv[start : start + EMPIRICAL_BLOCK, None] - 1j * width
+        v[start : start + EMPIRICAL_BLOCK] = 0.5 * np.mean(1.0 / (z - sv) + 1.0 / (z + sv), axis=1).real
     safe = np.where(sv > 0, sv, 1.0)
     new = sv - (2.0 * noise / math.sqrt(beta)) * ((beta - 1.0) / (2.0 * safe) + v)
     return np.where(sv > 0, np.maximum(new, 0.0), 0.0)
@@ -1363,6 +1403,7 @@ class RectangularRIEDenoiser:
             return 0.0
         return 1.0 - rectangular_rie_mmse(1.0 / mhat, self.beta, self.rho)
 
+
 # --------------------------------------------------------------------------- one-draw experiments
 
 
@@ -1416,7 +1457,9 @@ def symmetric_denoising_experiment(d: int, kappa: float, noise: float, *, rng) -
     """
     m = round(kappa * d)
     if m < 1:
-        raise InvalidParameterError(f"kappa * d must round to at least 1 (m = kappa d), got kappa={kappa!r}, d={d}")
+        raise InvalidParameterError(
+            f"kappa * d must round to at least 1 (m = kappa d), got kappa={kappa!r}, d={d}"
+        )
     # W (m, d), S, Y, Z and the eigenvectors O, S @ O: all alive at the peak
     check_size("the matrices of symmetric_denoising_experiment (m = kappa d, d)", m + 5 * d, d)
     S = sample_wishart(d, kappa, rng=rng)

@@ -150,8 +150,9 @@ class Dataset(_BaseDataset):
     def _check(self) -> None:
         X, y, w = self.X, self.y, self.w_star
         if X.ndim != 3 or y.shape != (X.shape[0], X.shape[1], X.shape[1]) or w.shape != (X.shape[2],):
-            raise InvalidParameterError(f"X must be (n, T, d), y (n, T, T) and w_star (d,); "
-                                        f"got {X.shape}, {y.shape}, {w.shape}")
+            raise InvalidParameterError(
+                f"X must be (n, T, d), y (n, T, T) and w_star (d,); got {X.shape}, {y.shape}, {w.shape}"
+            )
 
     @property
     def d(self) -> int:
@@ -223,12 +224,16 @@ def sample(d: int, alpha: float, *, T: int, rng) -> Dataset:
         raise InvalidParameterError(f"alpha d = {alpha * d:.3g} samples is beyond any array: reduce alpha")
     n = round(alpha * d)
     if n < 1:
-        raise InvalidParameterError(f"alpha d must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, "
-                                    f"d = {d}")
+        raise InvalidParameterError(
+            f"alpha d must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, d = {d}"
+        )
     check_size("the tokens X (n = alpha d, T, d)", n, d, T)
     # Peak: the tokens as drawn and as stored, the preactivations and the outputs with the softmax's temporaries.
-    check_size("the arrays of sample (X (n, d, T) drawn and (n, T, d) stored, z (n, T), outputs and their "
-               "temporaries (n, T, T) x 4) together", 2 * n * d * T + n * T + 4 * n * T * T + d)
+    check_size(
+        "the arrays of sample (X (n, d, T) drawn and (n, T, d) stored, z (n, T), outputs and their "
+        "temporaries (n, T, T) x 4) together",
+        2 * n * d * T + n * T + 4 * n * T * T + d,
+    )
     w = rng.standard_normal(d)
     drawn = rng.standard_normal((n, d, T))  # the papers' X_mu (d x T), one per sequence
     z = np.einsum("ndt,d->nt", drawn, w) / math.sqrt(d)
@@ -363,7 +368,9 @@ def fisher_factor(T: int, *, n_samples: int = 100_000, rng) -> tuple[float, floa
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model', eq-smi-threshold; Troiani et al. 2025,
     arXiv:2502.00901.
     """
-    check_size("the Monte-Carlo draws (n_samples, T) and their temporaries together", _FISHER_ARRAYS * n_samples * T)
+    check_size(
+        "the Monte-Carlo draws (n_samples, T) and their temporaries together", _FISHER_ARRAYS * n_samples * T
+    )
     z = rng.standard_normal((n_samples, T))
     s = np.sum(z * z, axis=1)
     v = s * s - 2.0 * s + T  # ||z z^T - I||_F^2
@@ -385,21 +392,41 @@ def _check_draws(name: str, value) -> tuple[np.ndarray, np.ndarray]:
         raise InvalidParameterError(f"{name} must be a pair of arrays (z, xi), got {type(value).__name__}")
     z, xi = array(2)(f"{name}[0] (z)", value[0]), array(2)(f"{name}[1] (xi)", value[1])
     if z.shape != xi.shape:
-        raise InvalidParameterError(f"{name} must be two arrays of the same shape (n, T), got {z.shape} and "
-                                    f"{xi.shape}")
+        raise InvalidParameterError(
+            f"{name} must be two arrays of the same shape (n, T), got {z.shape} and {xi.shape}"
+        )
     return z, xi
 
 
 #: The Monte-Carlo sample of :func:`state_evolution`, given instead of drawn.
-DRAWS = optional(Domain("a pair (z, xi) of two non-empty finite 2-d arrays of the same shape (n, T)", _check_draws,
-                        "object"), "drawn from rng")
+DRAWS = optional(
+    Domain(
+        "a pair (z, xi) of two non-empty finite 2-d arrays of the same shape (n, T)", _check_draws, "object"
+    ),
+    "drawn from rng",
+)
 
 
-@declare(T=TOKENS, start=OPEN_OVERLAP, n_samples=N_SAMPLES, draws=DRAWS,
-         rng=optional(VOCABULARY["rng"], "required unless draws is given"))
-def state_evolution(alpha: float, T: int, *, start: float = 1e-3, n_samples: int = 100_000, damping: float = 0.0,
-                    tol: float = 1e-7, max_iter: int = 3000, warn: bool = True, draws=None,
-                    rng=None) -> SEResult:
+@declare(
+    T=TOKENS,
+    start=OPEN_OVERLAP,
+    n_samples=N_SAMPLES,
+    draws=DRAWS,
+    rng=optional(VOCABULARY["rng"], "required unless draws is given"),
+)
+def state_evolution(
+    alpha: float,
+    T: int,
+    *,
+    start: float = 1e-3,
+    n_samples: int = 100_000,
+    damping: float = 0.0,
+    tol: float = 1e-7,
+    max_iter: int = 3000,
+    warn: bool = True,
+    draws=None,
+    rng=None,
+) -> SEResult:
     """Bayes-optimal state evolution (2) of one tied rank-one softmax layer of the sequence multi-index model.
 
     Parameters
@@ -477,16 +504,19 @@ def state_evolution(alpha: float, T: int, *, start: float = 1e-3, n_samples: int
     """
     q0 = start
     if draws is None:
-        check_size("the Monte-Carlo draws (n_samples, T) and one update's temporaries together",
-                   _SE_ARRAYS * n_samples * T)
-        rng = VOCABULARY["rng"]("rng", rng)   # None is refused here: the draws are made from rng
+        check_size(
+            "the Monte-Carlo draws (n_samples, T) and one update's temporaries together",
+            _SE_ARRAYS * n_samples * T,
+        )
+        rng = VOCABULARY["rng"]("rng", rng)  # None is refused here: the draws are made from rng
         z = rng.standard_normal((n_samples, T))
         xi = rng.standard_normal((n_samples, T))
     else:
         z, xi = draws
         if z.shape[1] != T:
-            raise InvalidParameterError(f"draws must be two arrays of shape (n, T = {T}), got {z.shape} and "
-                                        f"{xi.shape}")
+            raise InvalidParameterError(
+                f"draws must be two arrays of shape (n, T = {T}), got {z.shape} and {xi.shape}"
+            )
         check_size("one update's temporaries on the draws (n, T)", _SE_ARRAYS * z.size)
 
     def update(x):
@@ -495,13 +525,28 @@ def state_evolution(alpha: float, T: int, *, start: float = 1e-3, n_samples: int
         qhat = min(_qhat(alpha, float(x[0]), z, xi), sys.float_info.max)
         return np.array([qhat / (1.0 + qhat)]), qhat
 
-    fp = iterate_fixed_point(update, [q0], damping=damping, tol=tol, max_iter=max_iter, bounds=(0.0, Q_MAX),
-                             what=f"SMI state evolution (alpha = {alpha:g}, T = {T})", warn=warn)
+    fp = iterate_fixed_point(
+        update,
+        [q0],
+        damping=damping,
+        tol=tol,
+        max_iter=max_iter,
+        bounds=(0.0, Q_MAX),
+        what=f"SMI state evolution (alpha = {alpha:g}, T = {T})",
+        warn=warn,
+    )
     overlaps = fp.states[:, 0]
     Q = float(overlaps[-1])
-    return SEResult(error=1.0 - Q, overlap=Q, history=1.0 - overlaps, iterations=fp.iterations,
-                    converged=fp.converged, message=fp.message, conjugate=float(fp.observed[-1]),
-                    overlap_history=overlaps)
+    return SEResult(
+        error=1.0 - Q,
+        overlap=Q,
+        history=1.0 - overlaps,
+        iterations=fp.iterations,
+        converged=fp.converged,
+        message=fp.message,
+        conjugate=float(fp.observed[-1]),
+        overlap_history=overlaps,
+    )
 
 
 @record
@@ -538,8 +583,16 @@ class OverlapCurve:
 
 
 @declare(alphas=array(1), T=TOKENS, start=OPEN_OVERLAP, n_samples=N_SAMPLES)
-def overlap_curve(alphas: Sequence[float], T: int, *, start: float = 1e-3, n_samples: int = 100_000,
-                  tol: float = 1e-7, max_iter: int = 3000, rng) -> OverlapCurve:
+def overlap_curve(
+    alphas: Sequence[float],
+    T: int,
+    *,
+    start: float = 1e-3,
+    n_samples: int = 100_000,
+    tol: float = 1e-7,
+    max_iter: int = 3000,
+    rng,
+) -> OverlapCurve:
     """State-evolution overlap of eq. (2) against ``alpha``, with the same Monte-Carlo draws at every point.
 
     Parameters
@@ -585,19 +638,33 @@ def overlap_curve(alphas: Sequence[float], T: int, *, start: float = 1e-3, n_sam
     for i, a in enumerate(alphas):
         check_nonnegative(f"alphas[{i}]", a)
     q0 = start
-    check_size("the Monte-Carlo draws (n_samples, T) and one update's temporaries together",
-               _SE_ARRAYS * n_samples * T)
+    check_size(
+        "the Monte-Carlo draws (n_samples, T) and one update's temporaries together",
+        _SE_ARRAYS * n_samples * T,
+    )
     seed = rng.integers(2**63)
     out, conv = [], []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for a in alphas:
-            res = state_evolution(a, T, start=q0, n_samples=n_samples, tol=tol, max_iter=max_iter,
-                                  rng=np.random.default_rng(seed))
+            res = state_evolution(
+                a,
+                T,
+                start=q0,
+                n_samples=n_samples,
+                tol=tol,
+                max_iter=max_iter,
+                rng=np.random.default_rng(seed),
+            )
             out.append(res.overlap)
             conv.append(res.converged)
-    return OverlapCurve(alphas=alphas, overlap=np.asarray(out), alpha_c=weak_recovery_threshold(T),
-                        alpha_pr=perfect_recovery_threshold(T), converged=np.asarray(conv))
+    return OverlapCurve(
+        alphas=alphas,
+        overlap=np.asarray(out),
+        alpha_c=weak_recovery_threshold(T),
+        alpha_pr=perfect_recovery_threshold(T),
+        converged=np.asarray(conv),
+    )
 
 
 # --------------------------------------------------------------------------- two tied layers
@@ -666,8 +733,9 @@ class TwoLayerDataset(_BaseDataset):
     def _check(self) -> None:
         X, y, W = self.X, self.y, self.W_star
         if X.ndim != 3 or y.shape != (X.shape[0], X.shape[1], X.shape[1]) or W.shape != (X.shape[2], 2):
-            raise InvalidParameterError(f"X must be (n, T, d), y (n, T, T) and W_star (d, 2); "
-                                        f"got {X.shape}, {y.shape}, {W.shape}")
+            raise InvalidParameterError(
+                f"X must be (n, T, d), y (n, T, T) and W_star (d, 2); got {X.shape}, {y.shape}, {W.shape}"
+            )
         object.__setattr__(self, "c", _check_c(self.c))
 
     @property
@@ -719,7 +787,9 @@ def _solve_logdet(A, b):
     if A.shape[-1] == 2:
         a11, a12, a21, a22 = A[..., 0, 0], A[..., 0, 1], A[..., 1, 0], A[..., 1, 1]
         det = a11 * a22 - a12 * a21
-        u = np.stack([(a22 * b[..., 0] - a12 * b[..., 1]) / det, (a11 * b[..., 1] - a21 * b[..., 0]) / det], -1)
+        u = np.stack(
+            [(a22 * b[..., 0] - a12 * b[..., 1]) / det, (a11 * b[..., 1] - a21 * b[..., 0]) / det], -1
+        )
         return u, np.log(np.abs(det))
     return np.linalg.solve(A, b[..., None])[..., 0], np.linalg.slogdet(A)[1]
 
@@ -779,7 +849,9 @@ def second_layer_output(y) -> np.ndarray:
     Lst = np.take_along_axis(L.reshape(flat.shape), (s * T + t)[..., None], -1)[..., 0]
     g = np.take_along_axis(flat, k[..., None], -1)[..., 0]
     if np.any(g <= 1e-12 * (1.0 + np.abs(Lts))):
-        raise InvalidParameterError("y is not the softmax of rank-one logits b b^T with distinct entries of b")
+        raise InvalidParameterError(
+            "y is not the softmax of rank-one logits b b^T with distinct entries of b"
+        )
     bt2, bs2 = Lts**2 / g, Lst**2 / g
     ref = np.where(bt2 >= bs2, t, s)  # the better conditioned entry of the pair
     bref = np.sqrt(np.maximum(bt2, bs2))
@@ -824,15 +896,21 @@ def _laplace_components(b, omega, V, c):
             delta = np.sqrt(lp - lq)
             x0, x1 = lp / delta, lq / delta
             pp, qq = p * (1.0 - p), q * (1.0 - q)
-            JF = D[:, None, None] * np.stack([np.stack([pp * (2 * x0 - x1), -pp * x0], -1),
-                                              np.stack([qq * x1, qq * (x0 - 2 * x1)], -1)], -2)
+            JF = D[:, None, None] * np.stack(
+                [np.stack([pp * (2 * x0 - x1), -pp * x0], -1), np.stack([qq * x1, qq * (x0 - 2 * x1)], -1)],
+                -2,
+            )
             A = np.stack([np.stack([p + c, 1.0 - p], -1), np.stack([q, 1.0 - q + c], -1)], -2)
             J = -np.linalg.solve(A, JF)
             JtJ = np.einsum("mki,mkj->mij", J, J) / V2
             P = JtJ + np.eye(2) / V1  # the precision; its inverse and Cholesky factor written out (2 x 2)
             detP = P[:, 0, 0] * P[:, 1, 1] - P[:, 0, 1] * P[:, 1, 0]
-            cov = np.stack([np.stack([P[:, 1, 1], -P[:, 0, 1]], -1), np.stack([-P[:, 1, 0], P[:, 0, 0]], -1)],
-                           -2) / detP[:, None, None]
+            cov = (
+                np.stack(
+                    [np.stack([P[:, 1, 1], -P[:, 0, 1]], -1), np.stack([-P[:, 1, 0], P[:, 0, 0]], -1)], -2
+                )
+                / detP[:, None, None]
+            )
             ok &= np.all(np.isfinite(cov), axis=(1, 2)) & (detP > 0) & (cov[:, 0, 0] > 0)
             cov = np.where(ok[:, None, None], cov, V1 * np.eye(2))
             l00 = np.sqrt(cov[:, 0, 0])
@@ -865,7 +943,12 @@ class _Quadrature:
             A = _mixing(grid, c)
             det = A[:, 0, 0] * A[:, 1, 1] - A[:, 0, 1] * A[:, 1, 0]
             inverse = np.stack([A[:, 1, 1], -A[:, 0, 1], -A[:, 1, 0], A[:, 0, 0]], -1) / det[:, None]
-            self.fixed = (grid, np.log(weights) + 0.5 * np.sum(grid * grid, axis=-1), inverse, np.log(np.abs(det)))
+            self.fixed = (
+                grid,
+                np.log(weights) + 0.5 * np.sum(grid * grid, axis=-1),
+                inverse,
+                np.log(np.abs(det)),
+            )
 
     @property
     def size(self) -> int:
@@ -903,7 +986,9 @@ def _two_layer_posterior(b, omega, V, quad):
     mu = np.concatenate([omega[None, :, :, 0], mu])  # (K, m, T), K = 5: the prediction's Gaussian first
     L = np.concatenate([np.broadcast_to(math.sqrt(V1) * np.eye(T), (1, m, T, T)), L])
     with np.errstate(divide="ignore"):
-        logpi = np.log(np.concatenate([np.ones((1, m)), ok.astype(float)]))  # -inf: a root that does not exist
+        logpi = np.log(
+            np.concatenate([np.ones((1, m)), ok.astype(float)])
+        )  # -inf: a root that does not exist
     K = mu.shape[0]
     l00, l10, l11 = L[..., 0, 0][..., None], L[..., 1, 0][..., None], L[..., 1, 1][..., None]  # (K, m, 1)
     # the nodes of component k: mu_k + L_k x (L_k lower triangular), written out at T = 2: (K, m, G)
@@ -912,8 +997,12 @@ def _two_layer_posterior(b, omega, V, quad):
     fixed_nodes, fixed_logw, inverse, fixed_logdet = quad.fixed
     GF = fixed_nodes.shape[0]
     # every node of the sample: the fixed ones first, then the components' (m, GF + K G)
-    x0 = np.concatenate([np.broadcast_to(fixed_nodes[:, 0], (m, GF)), np.moveaxis(n0, 0, 1).reshape(m, K * G)], 1)
-    x1 = np.concatenate([np.broadcast_to(fixed_nodes[:, 1], (m, GF)), np.moveaxis(n1, 0, 1).reshape(m, K * G)], 1)
+    x0 = np.concatenate(
+        [np.broadcast_to(fixed_nodes[:, 0], (m, GF)), np.moveaxis(n0, 0, 1).reshape(m, K * G)], 1
+    )
+    x1 = np.concatenate(
+        [np.broadcast_to(fixed_nodes[:, 1], (m, GF)), np.moveaxis(n1, 0, 1).reshape(m, K * G)], 1
+    )
     # log N(node; mu_j, L_j L_j^T) for the K components (j, m, nodes), and for F
     s0 = (x0[None] - mu[:, :, 0, None]) / l00
     s1 = (x1[None] - mu[:, :, 1, None] - l10 * s0) / l11
@@ -923,9 +1012,13 @@ def _two_layer_posterior(b, omega, V, quad):
     e0, e1 = x0 - omega[:, None, 0, 0], x1 - omega[:, None, 1, 0]
     logprior = -(e0 * e0 + e1 * e1) / (2 * V1) - math.log(2 * math.pi * V1)
     # the rule's weights: the fixed rule's (stored with +|x|^2/2) and, for component k, pi_k times its rule's
-    logrule = np.concatenate([np.broadcast_to(fixed_logw - 0.5 * np.sum(fixed_nodes ** 2, -1), (m, GF)),
-                              np.moveaxis(np.log(weights)[None, None, :] + logpi[:, :, None], 0, 1).reshape(m, K * G)],
-                             1)
+    logrule = np.concatenate(
+        [
+            np.broadcast_to(fixed_logw - 0.5 * np.sum(fixed_nodes**2, -1), (m, GF)),
+            np.moveaxis(np.log(weights)[None, None, :] + logpi[:, :, None], 0, 1).reshape(m, K * G),
+        ],
+        1,
+    )
     logw = logrule + logprior - logmix
     z1 = np.stack([x0, x1], -1)
     v0, v1, vd = _solve_mixing_two(z1[:, GF:], b[:, None, :], c)
@@ -953,7 +1046,9 @@ def _posterior_on_nodes(b, omega, V2, c, z1, logw, solved=None, k=0.0):
         lp, lm = base + cross, base - cross
         u = np.stack([u0, u1], -1)
     else:
-        u, logdet = _solve_logdet(_mixing(z1, c), np.broadcast_to(b[:, None, :], z1.shape))  # z_2 = +- A^{-1} b
+        u, logdet = _solve_logdet(
+            _mixing(z1, c), np.broadcast_to(b[:, None, :], z1.shape)
+        )  # z_2 = +- A^{-1} b
         lp = logw - np.sum((u - om2) ** 2, axis=-1) / (2.0 * V2) - logdet
         lm = logw - np.sum((u + om2) ** 2, axis=-1) / (2.0 * V2) - logdet
     top = np.maximum(lp.max(axis=1), lm.max(axis=1))[:, None]
@@ -978,8 +1073,10 @@ _POSTERIOR_ARRAYS = 12
 def _posterior_blocks(b, omega, V, quad):
     """:func:`_two_layer_posterior` over row blocks of at most :data:`_POSTERIOR_BLOCK` (sample, node) pairs."""
     step = max(1, _POSTERIOR_BLOCK // quad.size)
-    out = [_two_layer_posterior(b[i:i + step], omega[i:i + step], V, quad)
-           for i in range(0, b.shape[0], step)]
+    out = [
+        _two_layer_posterior(b[i : i + step], omega[i : i + step], V, quad)
+        for i in range(0, b.shape[0], step)
+    ]
     return tuple(np.concatenate([o[j] for o in out]) for j in range(3))
 
 
@@ -1006,7 +1103,9 @@ T_MAX = 6
 SKIP = real(C_MIN, C_MAX)
 TWO_LAYER_T = integer(2, T_MAX)
 N_NODES = integer(2, 300)
-START_PAIR = Domain("an overlap in (0, 1), or a pair of them (one per layer)", _check_start_pair, "array", (None,))
+START_PAIR = Domain(
+    "an overlap in (0, 1), or a pair of them (one per layer)", _check_start_pair, "array", (None,)
+)
 
 
 def _check_c(c) -> float:
@@ -1016,8 +1115,11 @@ def _check_c(c) -> float:
 
 def _check_quadrature(T: int, n_nodes: int) -> None:
     """The quadrature's block of ``n_nodes**T`` nodes within the limit of :func:`solvable.validation.check_size`."""
-    check_size(f"the quadrature's block (n_nodes**T = {n_nodes}**{T} nodes, x T, x {_POSTERIOR_ARRAYS} arrays)",
-               _POSTERIOR_ARRAYS * T, n_nodes**T)
+    check_size(
+        f"the quadrature's block (n_nodes**T = {n_nodes}**{T} nodes, x T, x {_POSTERIOR_ARRAYS} arrays)",
+        _POSTERIOR_ARRAYS * T,
+        n_nodes**T,
+    )
 
 
 @declare(d=integer(2, size=True), alpha=SAMPLE_ALPHA, T=TOKENS, c=SKIP)
@@ -1075,10 +1177,14 @@ def two_layer_sample(d: int, alpha: float, *, T: int = 2, c: float = 1.0, rng) -
         raise InvalidParameterError(f"alpha d = {alpha * d:.3g} samples is beyond any array: reduce alpha")
     n = round(alpha * d)
     if n < 1:
-        raise InvalidParameterError(f"alpha d must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, "
-                                    f"d = {d}")
-    check_size("the arrays of two_layer_sample (X (n, d, T) drawn and (n, T, d) stored, z (n, T, 2), outputs and "
-               "temporaries (n, T, T) x 6)", 2 * n * d * T + 2 * n * T + 6 * n * T * T + 2 * d)
+        raise InvalidParameterError(
+            f"alpha d must round to at least 1 sample, got n = {n} at alpha = {alpha:g}, d = {d}"
+        )
+    check_size(
+        "the arrays of two_layer_sample (X (n, d, T) drawn and (n, T, d) stored, z (n, T, 2), outputs and "
+        "temporaries (n, T, T) x 6)",
+        2 * n * d * T + 2 * n * T + 6 * n * T * T + 2 * d,
+    )
     W = rng.standard_normal((d, 2))
     drawn = rng.standard_normal((n, d, T))  # the papers' X_mu (d x T), one per sequence
     b = _two_layer_output(np.einsum("ndt,dl->ntl", drawn, W) / math.sqrt(d), c)
@@ -1145,9 +1251,20 @@ def _mean_g2(mean, var, omega, V):
 
 
 @declare(T=TWO_LAYER_T, c=SKIP, start=START_PAIR, n_samples=N_SAMPLES, n_nodes=N_NODES)
-def two_layer_state_evolution(alpha: float, T: int = 2, c: float = 1.0, *, start=1e-3, n_samples: int = 2000,
-                              n_nodes: int = TWO_LAYER_NODES, damping: float = 0.0, tol: float = 1e-6,
-                              max_iter: int = 400, warn: bool = True, rng) -> TwoLayerSEResult:
+def two_layer_state_evolution(
+    alpha: float,
+    T: int = 2,
+    c: float = 1.0,
+    *,
+    start=1e-3,
+    n_samples: int = 2000,
+    n_nodes: int = TWO_LAYER_NODES,
+    damping: float = 0.0,
+    tol: float = 1e-6,
+    max_iter: int = 400,
+    warn: bool = True,
+    rng,
+) -> TwoLayerSEResult:
     """Bayes-optimal state evolution (5) of two tied rank-one softmax layers with a skip connection.
 
     Parameters
@@ -1220,7 +1337,7 @@ def two_layer_state_evolution(alpha: float, T: int = 2, c: float = 1.0, *, start
     >>> print(res.converged, np.round(res.overlap, 3))
     True [1. 1.]
     """
-    if np.ndim(start) == 0:   # a default: one overlap for both layers
+    if np.ndim(start) == 0:  # a default: one overlap for both layers
         start = np.array([start, start], dtype=float)
     _check_quadrature(T, n_nodes)
     check_size("the Monte-Carlo draws (n_samples, T, 2) and their temporaries together", 12 * n_samples * T)
@@ -1235,17 +1352,30 @@ def two_layer_state_evolution(alpha: float, T: int = 2, c: float = 1.0, *, start
         qhat = np.minimum(alpha * _mean_g2(mean, var, omega, V), sys.float_info.max)
         return qhat / (1.0 + qhat), qhat
 
-    fp = iterate_fixed_point(update, start, damping=damping, tol=tol, max_iter=max_iter, bounds=(0.0, Q_MAX),
-                             what=f"two-layer SMI state evolution (alpha = {alpha:g}, T = {T}, c = {c:g})",
-                             warn=warn)
-    return TwoLayerSEResult(overlap=np.asarray(fp.states[-1], dtype=float), history=np.asarray(fp.states, dtype=float),
-                      conjugate=np.asarray(fp.observed[-1], dtype=float), iterations=fp.iterations,
-                      converged=fp.converged, message=fp.message)
+    fp = iterate_fixed_point(
+        update,
+        start,
+        damping=damping,
+        tol=tol,
+        max_iter=max_iter,
+        bounds=(0.0, Q_MAX),
+        what=f"two-layer SMI state evolution (alpha = {alpha:g}, T = {T}, c = {c:g})",
+        warn=warn,
+    )
+    return TwoLayerSEResult(
+        overlap=np.asarray(fp.states[-1], dtype=float),
+        history=np.asarray(fp.states, dtype=float),
+        conjugate=np.asarray(fp.observed[-1], dtype=float),
+        iterations=fp.iterations,
+        converged=fp.converged,
+        message=fp.message,
+    )
 
 
 @declare(T=TWO_LAYER_T, c=SKIP, n_samples=N_SAMPLES, n_nodes=N_NODES)
-def two_layer_fisher_factors(T: int = 2, c: float = 1.0, *, n_samples: int = 2000, n_nodes: int = TWO_LAYER_NODES,
-                             rng) -> tuple[np.ndarray, np.ndarray]:
+def two_layer_fisher_factors(
+    T: int = 2, c: float = 1.0, *, n_samples: int = 2000, n_nodes: int = TWO_LAYER_NODES, rng
+) -> tuple[np.ndarray, np.ndarray]:
     """Monte-Carlo estimate of ``F_l = E||E[z_l z_l^T | y] - I||_F^2`` for both layers of eq. (4).
 
     Parameters
@@ -1294,15 +1424,19 @@ def two_layer_fisher_factors(T: int = 2, c: float = 1.0, *, n_samples: int = 200
     eye = np.eye(T)
     values = []
     for i in range(0, n_samples, step):
-        bb = b[i:i + step]
-        u, logdet = _solve_logdet(_mixing(np.broadcast_to(grid, (bb.shape[0],) + grid.shape), c),
-                                  np.broadcast_to(bb[:, None, :], (bb.shape[0],) + grid.shape))
+        bb = b[i : i + step]
+        u, logdet = _solve_logdet(
+            _mixing(np.broadcast_to(grid, (bb.shape[0],) + grid.shape), c),
+            np.broadcast_to(bb[:, None, :], (bb.shape[0],) + grid.shape),
+        )
         logp = -0.5 * np.sum(u * u, axis=-1) - logdet  # the two signs have the same weight at omega = 0
         p = weights * np.exp(logp - logp.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
         M1 = np.einsum("mg,gs,gt->mst", p, grid, grid)
         M2 = np.einsum("mg,mgs,mgt->mst", p, u, u)
-        values.append(np.stack([np.sum((M1 - eye) ** 2, axis=(1, 2)), np.sum((M2 - eye) ** 2, axis=(1, 2))], -1))
+        values.append(
+            np.stack([np.sum((M1 - eye) ** 2, axis=(1, 2)), np.sum((M2 - eye) ** 2, axis=(1, 2))], -1)
+        )
     v = np.concatenate(values)
     return v.mean(axis=0), v.std(axis=0, ddof=1) / math.sqrt(n_samples)
 
@@ -1321,11 +1455,23 @@ class _TokenMap:
         return self._F.T @ g.reshape(self.n * self.T, -1)
 
 
-@declare(data=instance(TwoLayerDataset, "a solvable.smi.TwoLayerDataset (from two_layer_sample())"),
-         start=real(0.0, 1.0, high_open=True), n_nodes=N_NODES, rng=seed("init"))
-def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = TWO_LAYER_NODES,
-                   damping: float = 0.0, tol: float = 1e-4, max_iter: int = 300, warn: bool = True,
-                   rng) -> GAMPResult:
+@declare(
+    data=instance(TwoLayerDataset, "a solvable.smi.TwoLayerDataset (from two_layer_sample())"),
+    start=real(0.0, 1.0, high_open=True),
+    n_nodes=N_NODES,
+    rng=seed("init"),
+)
+def two_layer_gamp(
+    data: TwoLayerDataset,
+    *,
+    start: float = 0.0,
+    n_nodes: int = TWO_LAYER_NODES,
+    damping: float = 0.0,
+    tol: float = 1e-4,
+    max_iter: int = 300,
+    warn: bool = True,
+    rng,
+) -> GAMPResult:
     """Bayes-optimal GAMP for two tied rank-one softmax layers, eq. (4), whose state evolution is eq. (5).
 
     Parameters
@@ -1406,11 +1552,15 @@ def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = 
     """
     T, c = data.T, data.c
     if T > T_MAX:
-        raise InvalidParameterError(f"data must have sequences of T <= {T_MAX} tokens (a product rule of n_nodes**T "
-                                    f"points over the first layer), got T = {T}")
+        raise InvalidParameterError(
+            f"data must have sequences of T <= {T_MAX} tokens (a product rule of n_nodes**T "
+            f"points over the first layer), got T = {T}"
+        )
     _check_quadrature(T, n_nodes)
     n, d = data.n, data.d
-    check_size("GAMP's arrays (the token rows (n T, d), messages (n, T, 2) x 8)", n * T * d + 16 * n * T + 8 * d)
+    check_size(
+        "GAMP's arrays (the token rows (n T, d), messages (n, T, 2) x 8)", n * T * d + 16 * n * T + 8 * d
+    )
     quad = _Quadrature(T, c, n_nodes)
     b = second_layer_output(data.y)
     W_star = data.W_star
@@ -1439,7 +1589,9 @@ def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = 
         C_new = np.linalg.inv(eye + A)
         w_new = B @ C_new.T
         if not (np.all(np.isfinite(w_new)) and np.all(np.isfinite(C_new))):
-            raise DivergenceError(f"two-layer GAMP diverged at iteration {t}: non-finite estimate (try damping > 0)")
+            raise DivergenceError(
+                f"two-layer GAMP diverged at iteration {t}: non-finite estimate (try damping > 0)"
+            )
         change = relative_change(w_new, w)
         w = damping * w + (1.0 - damping) * w_new
         C = damping * C + (1.0 - damping) * C_new
@@ -1451,13 +1603,27 @@ def two_layer_gamp(data: TwoLayerDataset, *, start: float = 0.0, n_nodes: int = 
         if tol > 0 and change < tol:
             converged = True
             break
-    message = stop_message("two-layer GAMP", converged=converged, iterations=t, change=change, tol=tol,
-                           max_iter=max_iter, fixed_length=tol == 0)
+    message = stop_message(
+        "two-layer GAMP",
+        converged=converged,
+        iterations=t,
+        change=change,
+        tol=tol,
+        max_iter=max_iter,
+        fixed_length=tol == 0,
+    )
     if warn and not converged and tol > 0:
         warn_user(message, ConvergenceWarning)
-    return GAMPResult(estimate=w, variance=C, history=np.array(history), iterations=t, converged=converged,
-                      message=message,
-                      overlap=np.array(overlaps), norm=np.array(norms))
+    return GAMPResult(
+        estimate=w,
+        variance=C,
+        history=np.array(history),
+        iterations=t,
+        converged=converged,
+        message=message,
+        overlap=np.array(overlaps),
+        norm=np.array(norms),
+    )
 
 
 @record
@@ -1497,8 +1663,15 @@ class SecondLayerCurve:
 
 
 @declare(overlaps=array(1), T=TWO_LAYER_T, c=SKIP, n_samples=N_SAMPLES, n_nodes=N_NODES)
-def second_layer_branch(overlaps: Sequence[float], T: int = 2, c: float = 1.0, *, n_samples: int = 2000,
-                        n_nodes: int = TWO_LAYER_NODES, rng) -> SecondLayerCurve:
+def second_layer_branch(
+    overlaps: Sequence[float],
+    T: int = 2,
+    c: float = 1.0,
+    *,
+    n_samples: int = 2000,
+    n_nodes: int = TWO_LAYER_NODES,
+    rng,
+) -> SecondLayerCurve:
     """The fixed points of eq. (5) with the first layer unlearned (``Q_1 = 0``) and their stability.
 
     Parameters
@@ -1559,19 +1732,26 @@ def second_layer_branch(overlaps: Sequence[float], T: int = 2, c: float = 1.0, *
         g2, F1 = [], []
         step = max(1, _POSTERIOR_BLOCK // quad.size)
         for i in range(0, n_samples, step):
-            bb, om = b[i:i + step], omega[i:i + step]
+            bb, om = b[i : i + step], omega[i : i + step]
             m = bb.shape[0]
             if quad.fixed is not None:
                 nodes, logw0, inverse, logdet = quad.fixed
                 u0 = inverse[:, 0] * bb[:, None, 0] + inverse[:, 1] * bb[:, None, 1]
                 u1 = inverse[:, 2] * bb[:, None, 0] + inverse[:, 3] * bb[:, None, 1]
                 logw = np.broadcast_to(logw0 - 0.5 * np.sum(nodes * nodes, axis=-1), (m, nodes.shape[0]))
-                mean, var, _, w = _posterior_on_nodes(bb, om, V[1], c, np.broadcast_to(nodes, (m,) + nodes.shape),
-                                                   logw, solved=(u0, u1, logdet))
+                mean, var, _, w = _posterior_on_nodes(
+                    bb, om, V[1], c, np.broadcast_to(nodes, (m,) + nodes.shape), logw, solved=(u0, u1, logdet)
+                )
             else:
                 nodes = quad.grid
-                mean, var, _, w = _posterior_on_nodes(bb, om, V[1], c, np.broadcast_to(nodes, (m,) + nodes.shape),
-                                                   np.broadcast_to(np.log(quad.weights), (m, nodes.shape[0])))
+                mean, var, _, w = _posterior_on_nodes(
+                    bb,
+                    om,
+                    V[1],
+                    c,
+                    np.broadcast_to(nodes, (m,) + nodes.shape),
+                    np.broadcast_to(np.log(quad.weights), (m, nodes.shape[0])),
+                )
             M1 = np.einsum("mg,gs,gt->mst", w, nodes, nodes)
             F1.append(np.sum((M1 - eye) ** 2, axis=(1, 2)))
             g2.append(_mean_g2(mean, var, om, V)[1] * m)  # the block's sum of ||g_2||^2

@@ -108,33 +108,41 @@ def _points(x, name: str = "x"):
     ``|x| > MAX_ABS_ARGUMENT``.
     """
     try:
-        if isinstance(x, (str, bytes, bytearray, memoryview, bool, np.bool_)):   # not numbers (b"1" -> 49.0)
+        if isinstance(x, (str, bytes, bytearray, memoryview, bool, np.bool_)):  # not numbers (b"1" -> 49.0)
             raise TypeError
         raw = np.asarray(x)
-        if raw.dtype.kind not in "iuf":   # complex, bool, object (anything), dates and times, strings
+        if raw.dtype.kind not in "iuf":  # complex, bool, object (anything), dates and times, strings
             raise TypeError
         arr = raw.astype(float, copy=False)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name} must be real numbers, got {type(x).__name__} {str(x)[:60]}") from None
+        raise InvalidParameterError(
+            f"{name} must be real numbers, got {type(x).__name__} {str(x)[:60]}"
+        ) from None
     # fast test (one BLAS call; NaN fails it): sum x^2 <= MAX^2 implies every |x| <= MAX; the exact test decides
     # only when it fails
     if not np.vdot(arr, arr) <= MAX_ABS_ARGUMENT**2 and not np.all(np.abs(arr) <= MAX_ABS_ARGUMENT):
-        raise InvalidParameterError(f"{name} must be finite real numbers with |{name}| <= {MAX_ABS_ARGUMENT:g} (no NaN)")
+        raise InvalidParameterError(
+            f"{name} must be finite real numbers with |{name}| <= {MAX_ABS_ARGUMENT:g} (no NaN)"
+        )
     return arr, (lambda out: out[()] if arr.ndim == 0 else out)
 
 
 def _complex_points(z, name: str = "z") -> np.ndarray:
     """``z`` as a complex array: finite, ``|z| <= MAX_ABS_ARGUMENT`` (``TypeError``/``ValueError`` otherwise)."""
     try:
-        if isinstance(z, (str, bytes, bytearray, memoryview, bool, np.bool_)):   # not numbers (b"1" -> 49)
+        if isinstance(z, (str, bytes, bytearray, memoryview, bool, np.bool_)):  # not numbers (b"1" -> 49)
             raise TypeError
-        if np.asarray(z).dtype.kind not in "iufc":   # bool, object (anything), dates and times, strings
+        if np.asarray(z).dtype.kind not in "iufc":  # bool, object (anything), dates and times, strings
             raise TypeError
         arr = np.asarray(z, dtype=complex)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name} must be complex numbers, got {type(z).__name__} {str(z)[:60]}") from None
+        raise InvalidParameterError(
+            f"{name} must be complex numbers, got {type(z).__name__} {str(z)[:60]}"
+        ) from None
     if not np.all(np.abs(arr) <= MAX_ABS_ARGUMENT):
-        raise InvalidParameterError(f"{name} must be finite complex numbers with |{name}| <= {MAX_ABS_ARGUMENT:g} (no NaN)")
+        raise InvalidParameterError(
+            f"{name} must be finite complex numbers with |{name}| <= {MAX_ABS_ARGUMENT:g} (no NaN)"
+        )
     return arr
 
 
@@ -175,23 +183,34 @@ def _check_complex_points(name, value):
 def _check_samples(name, value) -> np.ndarray:
     x, _ = _points(value, name)
     if x.ndim != 1 or x.size == 0:
-        raise InvalidParameterError(f"{name} must be a non-empty 1-d array of finite numbers, got shape {x.shape}")
+        raise InvalidParameterError(
+            f"{name} must be a non-empty 1-d array of finite numbers, got shape {x.shape}"
+        )
     return x
 
 
 #: The domains of the spectral toolbox, declared once: real and complex points, samples, the ratios and noises
 #: where the laws are resolved, quadrature nodes and intervals.
-REAL_POINTS = Domain(f"a real number or array of finite real numbers with |x| <= {MAX_ABS_ARGUMENT:g}",
-                     _check_real_points, "array", (None,))
-COMPLEX_POINTS = Domain(f"a complex number or array (real z read as x - i0) with |z| <= {MAX_ABS_ARGUMENT:g}",
-                        _check_complex_points, "any")
+REAL_POINTS = Domain(
+    f"a real number or array of finite real numbers with |x| <= {MAX_ABS_ARGUMENT:g}",
+    _check_real_points,
+    "array",
+    (None,),
+)
+COMPLEX_POINTS = Domain(
+    f"a complex number or array (real z read as x - i0) with |z| <= {MAX_ABS_ARGUMENT:g}",
+    _check_complex_points,
+    "any",
+)
 SAMPLES = Domain("a non-empty 1-d array of finite real numbers", _check_samples, "array", (1,))
 RATIO = real(*RATIO_RANGE)
 NOISE = real(*NOISE_RANGE)
 VARIANCE = real(0.0, low_open=True)
 NORMALISATION = choice(*NORMALISATIONS)
-INTERVALS = unchecked("a sequence of pairs (lo, hi) of finite numbers, lo < hi, sorted and disjoint: checked as "
-                      "the quadrature is built (the message names the parameter)")
+INTERVALS = unchecked(
+    "a sequence of pairs (lo, hi) of finite numbers, lo < hi, sorted and disjoint: checked as "
+    "the quadrature is built (the message names the parameter)"
+)
 
 
 @lru_cache(maxsize=32)
@@ -206,7 +225,9 @@ def _theta_rule(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @declare(intervals=INTERVALS, n=integer(1, MAX_NODES), name=unchecked("the name the messages give intervals"))
-def bulk_quadrature(intervals, n: int = DEFAULT_NODES, *, name: str = "intervals") -> tuple[np.ndarray, np.ndarray]:
+def bulk_quadrature(
+    intervals, n: int = DEFAULT_NODES, *, name: str = "intervals"
+) -> tuple[np.ndarray, np.ndarray]:
     """Nodes ``x`` and weights ``w`` with ``sum(w f(x)) ~ int f`` over a union of intervals.
 
     On each interval ``[a, b]``: ``x = (a+b)/2 - (b-a)/2 cos(theta)`` and ``n``-point Gauss-Legendre in
@@ -248,15 +269,21 @@ def bulk_quadrature(intervals, n: int = DEFAULT_NODES, *, name: str = "intervals
     try:
         pairs = list(intervals)
     except TypeError:
-        raise InvalidParameterError(f"{name} must be a sequence of pairs (lo, hi) of numbers, got {intervals!r}") from None
+        raise InvalidParameterError(
+            f"{name} must be a sequence of pairs (lo, hi) of numbers, got {intervals!r}"
+        ) from None
     for pair in pairs:
         try:
             lo, hi = pair
             lo, hi = float(lo), float(hi)
         except (TypeError, ValueError):
-            raise InvalidParameterError(f"{name} must be a sequence of pairs (lo, hi) of numbers, got {intervals!r}") from None
+            raise InvalidParameterError(
+                f"{name} must be a sequence of pairs (lo, hi) of numbers, got {intervals!r}"
+            ) from None
         if not (lo <= hi and math.isfinite(lo) and math.isfinite(hi)):
-            raise InvalidParameterError(f"{name} must be finite pairs (lo, hi) with lo <= hi, got {intervals!r}")
+            raise InvalidParameterError(
+                f"{name} must be finite pairs (lo, hi) with lo <= hi, got {intervals!r}"
+            )
         mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
         xs.append(mid - half * c)
         wts.append(half * ws)
@@ -318,14 +345,22 @@ def kolmogorov_distance(samples, density, support, n: int = 2001) -> float:
     try:
         support = [(float(lo), float(hi)) for lo, hi in support]
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"support must be a sequence of pairs (lo, hi) of numbers, got {support!r}") from None
-    if not support or any(not (hi > lo and math.isfinite(lo) and math.isfinite(hi)) for lo, hi in support) or any(
-            b[0] < a[1] for a, b in pairwise(support)):
-        raise InvalidParameterError(f"support must be sorted, disjoint, finite intervals (lo, hi) with lo < hi, "
-                         f"got {support!r}")
+        raise InvalidParameterError(
+            f"support must be a sequence of pairs (lo, hi) of numbers, got {support!r}"
+        ) from None
+    if (
+        not support
+        or any(not (hi > lo and math.isfinite(lo) and math.isfinite(hi)) for lo, hi in support)
+        or any(b[0] < a[1] for a, b in pairwise(support))
+    ):
+        raise InvalidParameterError(
+            f"support must be sorted, disjoint, finite intervals (lo, hi) with lo < hi, got {support!r}"
+        )
     # peak: theta, t, rho, f, the steps and the cumulated grid and CDF (kept for every interval): about 8 n numbers
     # per interval
-    validation.check_size(f"the n = {n}-point grids of the {len(support)} support intervals", 8 * len(support), n)
+    validation.check_size(
+        f"the n = {n}-point grids of the {len(support)} support intervals", 8 * len(support), n
+    )
     theta = np.linspace(0.0, math.pi, n)
     grid, cdf, total = [], [], 0.0
     for lo, hi in support:
@@ -343,7 +378,8 @@ def kolmogorov_distance(samples, density, support, n: int = 2001) -> float:
         raise InvalidParameterError(
             f"density must integrate to 1 over support, got {total:.6g} on n = {n} points per interval: a support "
             f"that misses part of the density (or lists an interval twice), a density that is not normalised, or too "
-            f"few points n (tolerance {KOLMOGOROV_MASS_TOL:g}; the distance would not be one between laws)")
+            f"few points n (tolerance {KOLMOGOROV_MASS_TOL:g}; the distance would not be one between laws)"
+        )
     F = np.interp(x, np.concatenate(grid), np.concatenate(cdf), left=0.0, right=total)
     i = np.arange(1, x.size + 1)
     return float(max(np.max(i / x.size - F), np.max(F - (i - 1) / x.size)))
@@ -553,8 +589,12 @@ def semicircle_stieltjes(z, variance: float = 1.0):
     return Semicircle(variance).stieltjes(z)
 
 
-@declare(z=COMPLEX_POINTS, variance=VARIANCE, iterations=integer(0),
-         start=unchecked("a complex number or array broadcast against z"))
+@declare(
+    z=COMPLEX_POINTS,
+    variance=VARIANCE,
+    iterations=integer(0),
+    start=unchecked("a complex number or array broadcast against z"),
+)
 def semicircle_stieltjes_iterates(z, variance: float = 1.0, iterations: int = 50, start=0.0) -> np.ndarray:
     """The fixed-point iteration ``G <- 1/(z - varsigma G)`` of the semicircle's self-consistent equation.
 
@@ -889,7 +929,7 @@ class MarchenkoPastur:
             The density at ``x``.
         """
         x, ret = _points(x)
-        (lo, hi), = self.bulks
+        ((lo, hi),) = self.bulks
         a = self._a
         with np.errstate(divide="ignore", invalid="ignore"):
             rho = a * np.sqrt(np.maximum((hi - x) * (x - lo), 0.0)) / (2.0 * math.pi * np.abs(x))
@@ -910,8 +950,10 @@ class MarchenkoPastur:
         """
         z = _complex_points(z)
         if self.kappa < 1.0 and np.any(z == 0):
-            raise InvalidParameterError("z = 0 is the atom of the Marchenko-Pastur law (kappa < 1), a pole of G")
-        (lo, hi), = self.bulks
+            raise InvalidParameterError(
+                "z = 0 is the atom of the Marchenko-Pastur law (kappa < 1), a pole of G"
+            )
+        ((lo, hi),) = self.bulks
         k, a = self.kappa, self._a
         on_axis = z.imag == 0
         q = a * np.where(on_axis, _real_sqrt_product(z.real, lo, hi), _sqrt_product(z, lo, hi))
@@ -954,7 +996,7 @@ class MarchenkoPastur:
         x, w : numpy.ndarray
             Nodes and weights.
         """
-        (lo, hi), = self.bulks
+        ((lo, hi),) = self.bulks
         decades = math.ceil(math.log10(0.5 * hi / lo)) if 0 < lo < 1e-2 * hi else 0
         grading = lo * 10.0 ** np.arange(1, decades)
         return bulk_quadrature(_split(self.bulks, grading[grading < 0.5 * hi]), n)
@@ -1070,13 +1112,15 @@ class WishartPlusNoise(_BulkSupport):
         """Coefficients (ascending powers of ``x``) of the discriminant of the cubic, a quartic in ``x``."""
         k, s, a = self.kappa, self.noise, self._a  # s = noise in the cubic
         a2 = a * a
-        return np.array([
-            -s * (4 * a2 * a2 * s * s - a2 * k * k * s + 20 * a2 * k * s + 8 * a2 * s + 4 * (1 - k) ** 3),
-            -2 * a * s * (a2 * k * s - 4 * a2 * s + 5 * k * k - k - 4),
-            a2 * a2 * s * s + 8 * a2 * k * s - 2 * a2 * s + (k - 1) ** 2,
-            -2 * a * (a2 * s + k + 1),
-            a2,
-        ])
+        return np.array(
+            [
+                -s * (4 * a2 * a2 * s * s - a2 * k * k * s + 20 * a2 * k * s + 8 * a2 * s + 4 * (1 - k) ** 3),
+                -2 * a * s * (a2 * k * s - 4 * a2 * s + 5 * k * k - k - 4),
+                a2 * a2 * s * s + 8 * a2 * k * s - 2 * a2 * s + (k - 1) ** 2,
+                -2 * a * (a2 * s + k + 1),
+                a2,
+            ]
+        )
 
     @cached_property
     def _support(self):
@@ -1097,7 +1141,6 @@ class WishartPlusNoise(_BulkSupport):
         width = hi - lo
         grading = lo + abs(lo) * 10.0 ** np.arange(0, 20) if abs(lo) < 1e-2 * width else np.empty(0)
         return bulks, _split(bulks, np.concatenate([necks, grading[grading < lo + 0.5 * width]]))
-
 
     # -- roots ---------------------------------------------------------------------------------------
 
@@ -1261,11 +1304,21 @@ def _quartic_discriminant(e, d, c, b, a):
     """Discriminant of ``a g^4 + b g^3 + c g^2 + d g + e`` whose coefficients are polynomials
     (ascending coefficient arrays) in one variable; returns the coefficient array of the discriminant."""
     terms = [
-        (256, (a, a, a, e, e, e)), (-192, (a, a, b, d, e, e)), (-128, (a, a, c, c, e, e)),
-        (144, (a, a, c, d, d, e)), (-27, (a, a, d, d, d, d)), (144, (a, b, b, c, e, e)),
-        (-6, (a, b, b, d, d, e)), (-80, (a, b, c, c, d, e)), (18, (a, b, c, d, d, d)),
-        (16, (a, c, c, c, c, e)), (-4, (a, c, c, c, d, d)), (-27, (b, b, b, b, e, e)),
-        (18, (b, b, b, c, d, e)), (-4, (b, b, b, d, d, d)), (-4, (b, b, c, c, c, e)),
+        (256, (a, a, a, e, e, e)),
+        (-192, (a, a, b, d, e, e)),
+        (-128, (a, a, c, c, e, e)),
+        (144, (a, a, c, d, d, e)),
+        (-27, (a, a, d, d, d, d)),
+        (144, (a, b, b, c, e, e)),
+        (-6, (a, b, b, d, d, e)),
+        (-80, (a, b, c, c, d, e)),
+        (18, (a, b, c, d, d, d)),
+        (16, (a, c, c, c, c, e)),
+        (-4, (a, c, c, c, d, d)),
+        (-27, (b, b, b, b, e, e)),
+        (18, (b, b, b, c, d, e)),
+        (-4, (b, b, b, d, d, d)),
+        (-4, (b, b, c, c, c, e)),
         (1, (b, b, c, c, d, d)),
     ]
     prods = [k * _polymul(*fs) for k, fs in terms]
@@ -1322,8 +1375,10 @@ class RectangularPlusNoise(_BulkSupport):
     def __post_init__(self):
         b1 = check_positive("beta", self.beta)
         if not 1.0 <= b1 <= MAX_ASPECT_RATIO:
-            raise InvalidParameterError(f"beta = L/d must be a number in [1, {MAX_ASPECT_RATIO:g}] (transpose Y when d > L), "
-                             f"got {self.beta!r}")
+            raise InvalidParameterError(
+                f"beta = L/d must be a number in [1, {MAX_ASPECT_RATIO:g}] (transpose Y when d > L), "
+                f"got {self.beta!r}"
+            )
         object.__setattr__(self, "beta", b1)
         object.__setattr__(self, "rho", _check_ratio("rho", self.rho))
         object.__setattr__(self, "noise", _check_noise(self.noise))
@@ -1340,13 +1395,15 @@ class RectangularPlusNoise(_BulkSupport):
         zeta = math.sqrt(self.beta)
         eta = (1.0 + self.noise) * zeta
         return (
-            np.array([-psi**3, 0.0, 0.0]),
+            np.array([-(psi**3), 0.0, 0.0]),
             np.array([psi * (zeta * (psi - phi) + psi * eta * (phi - psi)), psi**3, 0.0]),
-            np.array([
-                (eta - zeta) * zeta * (phi - psi) ** 2,
-                zeta * psi * (2 * phi - psi) - eta * psi**2 * phi,
-                0.0,
-            ]),
+            np.array(
+                [
+                    (eta - zeta) * zeta * (phi - psi) ** 2,
+                    zeta * psi * (2 * phi - psi) - eta * psi**2 * phi,
+                    0.0,
+                ]
+            ),
             np.array([0.0, -2.0 * zeta * phi * (zeta - eta) * (psi - phi), -zeta * phi * psi]),
             np.array([0.0, 0.0, zeta * phi**2 * (eta - zeta)]),
         )
@@ -1396,7 +1453,9 @@ class RectangularPlusNoise(_BulkSupport):
         eta = (1.0 + self.noise) * zeta
         quintic = _quartic_discriminant(*self._coefficients)[4:10] / (zeta * phi**2 * psi**6)
         quintic[0] = (
-            zeta * (eta - zeta) ** 2 * (phi - psi) ** 4
+            zeta
+            * (eta - zeta) ** 2
+            * (phi - psi) ** 4
             * (eta**2 * phi**2 + 2 * eta * phi * zeta - 4 * phi * zeta**2 + zeta**2)
             * (eta**2 * psi**2 + 2 * eta * psi * zeta - 4 * psi * zeta**2 + zeta**2)
         )
@@ -1417,7 +1476,6 @@ class RectangularPlusNoise(_BulkSupport):
         lo, hi = bulks[0]
         grading = lo * 10.0 ** np.arange(1, 20) if 0 < lo < 1e-2 * hi else np.empty(0)
         return bulks, _split(bulks, np.concatenate([necks, grading[grading < 0.5 * hi]]))
-
 
     @cached_property
     def _coarse(self):
@@ -1534,9 +1592,11 @@ def _call_stieltjes(stieltjes_S, w: np.ndarray) -> np.ndarray:
     """``G_S(w)`` from the user's callable: finite complex values of the shape of ``w``, or an error naming it."""
     g = np.asarray(stieltjes_S(w))
     if g.shape != w.shape or not np.issubdtype(g.dtype, np.number) or not np.all(np.isfinite(g)):
-        raise InvalidParameterError(f"stieltjes_S must return finite complex values of the shape of its argument "
-                                    f"{w.shape}, got {'shape ' + str(g.shape) if g.shape != w.shape else 'NaN or inf'}"
-                                    f" (dtype {g.dtype})")
+        raise InvalidParameterError(
+            f"stieltjes_S must return finite complex values of the shape of its argument "
+            f"{w.shape}, got {'shape ' + str(g.shape) if g.shape != w.shape else 'NaN or inf'}"
+            f" (dtype {g.dtype})"
+        )
     return g.astype(complex, copy=False)
 
 
@@ -1544,8 +1604,12 @@ def _call_stieltjes(stieltjes_S, w: np.ndarray) -> np.ndarray:
 _DIRECT_NOISE = 1e-8
 
 
-@declare(stieltjes_S=function(), noise=real(0.0, NOISE_RANGE[1]), z=COMPLEX_POINTS,
-         tol=real(0.0, 1.0, low_open=True, high_open=True))
+@declare(
+    stieltjes_S=function(),
+    noise=real(0.0, NOISE_RANGE[1]),
+    z=COMPLEX_POINTS,
+    tol=real(0.0, 1.0, low_open=True, high_open=True),
+)
 def free_convolution_semicircle(stieltjes_S, noise: float, z, *, tol: float = 1e-12, max_iter: int = 60):
     """Stieltjes transform of ``Y = S + sqrt(noise) Z`` (``Z`` GOE, variance 1) for ANY law of ``S``.
 

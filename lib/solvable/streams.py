@@ -106,7 +106,9 @@ def stream(rng, purpose: str, name: str = "rng") -> np.random.Generator:
     else:
         seq = np.random.SeedSequence(int(rng))
     if not isinstance(seq, np.random.SeedSequence):  # a bit generator built from a bare seed state
-        raise InvalidParameterError(f"{name}: a bit generator without a SeedSequence cannot give independent streams; "
-                         "pass a seed, a SeedSequence or a Generator")
+        raise InvalidParameterError(
+            f"{name}: a bit generator without a SeedSequence cannot give independent streams; "
+            "pass a seed, a SeedSequence or a Generator"
+        )
     child = np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, key), pool_size=seq.pool_size)
     return np.random.default_rng(child)

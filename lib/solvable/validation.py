@@ -50,20 +50,25 @@ def _number(name: str, value, expected: str) -> float:
     NumPy: their imaginary part would be dropped) raise :class:`~solvable.errors.InvalidParameterError`; an integer
     too large for a float raises ``ValueError``.
     """
-    if isinstance(value, (str, bytes, bytearray, memoryview, bool, np.bool_, complex, np.complexfloating)) \
-            or value is None:
+    if (
+        isinstance(value, (str, bytes, bytearray, memoryview, bool, np.bool_, complex, np.complexfloating))
+        or value is None
+    ):
         raise InvalidParameterError(f"{name} must be {expected}, got {value!r:.80}")
     if isinstance(value, np.ndarray):
         if value.ndim != 0 or value.dtype.kind not in "iuf":
-            raise InvalidParameterError(f"{name} must be {expected}, got an array of shape {value.shape} "
-                                    f"and dtype {value.dtype}")
+            raise InvalidParameterError(
+                f"{name} must be {expected}, got an array of shape {value.shape} and dtype {value.dtype}"
+            )
     elif not isinstance(value, (numbers.Real, np.integer, np.floating)):
         raise InvalidParameterError(f"{name} must be {expected}, got {type(value).__name__} {value!r:.60}")
     try:
         return float(value)
     except OverflowError:
-        raise InvalidParameterError(f"{name} must be {expected}, got an integer too large for a float "
-                         f"({len(str(abs(int(value))))} digits)") from None
+        raise InvalidParameterError(
+            f"{name} must be {expected}, got an integer too large for a float "
+            f"({len(str(abs(int(value))))} digits)"
+        ) from None
     except (TypeError, ValueError):
         raise InvalidParameterError(f"{name} must be {expected}, got {value!r:.80}") from None
 
@@ -220,7 +225,9 @@ def check_choice(name: str, value, choices: Iterable[str]) -> str:
     """
     choices = tuple(choices)
     if not isinstance(value, str):
-        raise InvalidParameterError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r:.60}")
+        raise InvalidParameterError(
+            f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r:.60}"
+        )
     if value.lower() not in choices:
         raise InvalidParameterError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
     return value.lower()
@@ -252,13 +259,17 @@ def check_int(name: str, value, *, minimum: int = 1) -> int:
         For an integer below ``minimum``, or beyond ``2^63 - 1``.
     """
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
-        value = value[()]   # a 0-d integer array is the integer it holds (as _number reads a 0-d real array)
+        value = value[()]  # a 0-d integer array is the integer it holds (as _number reads a 0-d real array)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r:.60}")
+        raise InvalidParameterError(
+            f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r:.60}"
+        )
     if value < minimum:
         raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
     if value > _INT_MAX:
-        raise InvalidParameterError(f"{name} must be an integer <= 2^63 - 1, got one of {len(str(int(value)))} digits")
+        raise InvalidParameterError(
+            f"{name} must be an integer <= 2^63 - 1, got one of {len(str(int(value)))} digits"
+        )
     return int(value)
 
 
@@ -300,8 +311,10 @@ def check_rng(rng, name: str = "rng") -> np.random.Generator:
             raise InvalidParameterError(f"{name} must be a non-negative integer seed, got {rng!r}")
         return np.random.default_rng(int(rng))
     extra = " (None is refused: every random draw of the library is reproducible)" if rng is None else ""
-    raise InvalidParameterError(f"{name} must be a numpy.random.Generator, a non-negative integer seed, a "
-                            f"SeedSequence or a BitGenerator, got {type(rng).__name__} {rng!r:.40}{extra}")
+    raise InvalidParameterError(
+        f"{name} must be a numpy.random.Generator, a non-negative integer seed, a "
+        f"SeedSequence or a BitGenerator, got {type(rng).__name__} {rng!r:.40}{extra}"
+    )
 
 
 def check_design(X, y, *, binary: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -333,7 +346,9 @@ def check_design(X, y, *, binary: bool = False) -> tuple[np.ndarray, np.ndarray]
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise InvalidParameterError(f"X must be a non-empty 2-d array of shape (n, d), got shape {X.shape}")
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise InvalidParameterError(f"y must be a 1-d array with one label per row of X ({X.shape[0]}), got shape {y.shape}")
+        raise InvalidParameterError(
+            f"y must be a 1-d array with one label per row of X ({X.shape[0]}), got shape {y.shape}"
+        )
     if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
         raise InvalidParameterError("X and y must contain finite numbers only")
     if binary and not np.all(np.abs(y) == 1.0):
@@ -368,10 +383,15 @@ def check_size(what: str, *shape) -> int:
     for k in shape:
         count *= int(k)
     if count > MAX_ELEMENTS:
-        size = f"{count:.1e} numbers ({count * 8 / 2**30:.1f} GiB)" if count < 10**300 else \
-            f"about 10^{len(str(count)) - 1} numbers"   # a count beyond the float range cannot be formatted as one
-        raise InvalidParameterError(f"{what} would hold {size}, above the limit "
-                         f"of {MAX_ELEMENTS:.1e} (solvable.validation.MAX_ELEMENTS): reduce the size")
+        size = (
+            f"{count:.1e} numbers ({count * 8 / 2**30:.1f} GiB)"
+            if count < 10**300
+            else f"about 10^{len(str(count)) - 1} numbers"
+        )  # a count beyond the float range cannot be formatted as one
+        raise InvalidParameterError(
+            f"{what} would hold {size}, above the limit "
+            f"of {MAX_ELEMENTS:.1e} (solvable.validation.MAX_ELEMENTS): reduce the size"
+        )
     return count
 
 
@@ -425,7 +445,9 @@ def all_finite(arr: np.ndarray) -> bool:
     return bool(np.all(np.isfinite(arr)))
 
 
-def check_array(name: str, x, *, ndim: int | None = None, finite: bool = True, nonempty: bool = True) -> np.ndarray:
+def check_array(
+    name: str, x, *, ndim: int | None = None, finite: bool = True, nonempty: bool = True
+) -> np.ndarray:
     """Return ``x`` as a float array after checking it.
 
     Parameters
@@ -456,15 +478,18 @@ def check_array(name: str, x, *, ndim: int | None = None, finite: bool = True, n
     if x is None or isinstance(x, (str, bytes, bytearray, memoryview, bool, np.bool_)):
         raise InvalidParameterError(f"{name} must be an array of real numbers, got {x!r:.60}")
     if isinstance(x, numbers.Real) and not isinstance(x, (np.integer, np.floating)):
-        x = _number(name, x, "an array of real numbers")   # a Fraction is the float it holds (not an object array)
+        x = _number(
+            name, x, "an array of real numbers"
+        )  # a Fraction is the float it holds (not an object array)
     try:
         raw = np.asarray(x)
         if np.iscomplexobj(raw) or raw.dtype.kind not in "biuf":
             raise TypeError
         arr = raw.astype(float, copy=False)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name} must be an array of real numbers, got {type(x).__name__} "
-                                f"{str(x)[:60]!s}") from None
+        raise InvalidParameterError(
+            f"{name} must be an array of real numbers, got {type(x).__name__} {str(x)[:60]!s}"
+        ) from None
     if ndim is not None and arr.ndim != ndim:
         raise InvalidParameterError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
     if nonempty and arr.size == 0:
@@ -498,5 +523,7 @@ def check_interface(name: str, obj, *methods: str):
     """
     missing = [m for m in methods if not callable(getattr(obj, m, None))]
     if missing:
-        raise InvalidParameterError(f"{name} must provide {', '.join(m + '()' for m in missing)}; got {type(obj).__name__} {obj!r:.60}")
+        raise InvalidParameterError(
+            f"{name} must provide {', '.join(m + '()' for m in missing)}; got {type(obj).__name__} {obj!r:.60}"
+        )
     return obj

@@ -38,8 +38,9 @@ def _check_figsize(name, value):
         width, height = value
         return (_INCHES(name, width), _INCHES(name, height))
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name} must be a pair (width, height) of numbers in (0, 100] (inches), got "
-                                    f"{value!r:.60}") from None
+        raise InvalidParameterError(
+            f"{name} must be a pair (width, height) of numbers in (0, 100] (inches), got {value!r:.60}"
+        ) from None
 
 
 #: A figure's (width, height) in inches.
@@ -48,14 +49,17 @@ FIGSIZE = Domain("a pair (width, height) of numbers in (0, 100] (inches)", _chec
 
 def _check_frames(name, value):
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) and not hasattr(value, "__array__"):
-        raise InvalidParameterError(f"{name} must be a non-empty sequence of values, one per frame, got "
-                                    f"{type(value).__name__} {value!r:.60}")
+        raise InvalidParameterError(
+            f"{name} must be a non-empty sequence of values, one per frame, got "
+            f"{type(value).__name__} {value!r:.60}"
+        )
     values = list(value)
     if not values:
         raise InvalidParameterError(f"{name}: a static explorer needs at least one frame")
     if len(values) > MAX_FRAMES:
-        raise InvalidParameterError(f"{name}: at most {MAX_FRAMES} frames (each is drawn and stored in the page), "
-                                    f"got {len(values)}")
+        raise InvalidParameterError(
+            f"{name}: at most {MAX_FRAMES} frames (each is drawn and stored in the page), got {len(values)}"
+        )
     return values
 
 
@@ -99,8 +103,10 @@ def interactive_explorer(draw: Callable, figsize=(7.0, 4.2), **controls):
 
     for key, control in controls.items():
         if not isinstance(control, widgets.ValueWidget):
-            raise InvalidParameterError(f"{key} must be an ipywidgets control (a widget with a value, e.g. "
-                                        f"FloatSlider), got {type(control).__name__} {control!r:.60}")
+            raise InvalidParameterError(
+                f"{key} must be an ipywidgets control (a widget with a value, e.g. "
+                f"FloatSlider), got {type(control).__name__} {control!r:.60}"
+            )
     for control in controls.values():
         if control.has_trait("continuous_update"):
             control.continuous_update = False
@@ -115,8 +121,9 @@ def interactive_explorer(draw: Callable, figsize=(7.0, 4.2), **controls):
             return LIVE_EXPLORER_TEXT
 
     interactive = widgets.interactive_output(update, controls)
-    return LiveExplorer([widgets.HBox(list(controls.values())[:2]), widgets.HBox(list(controls.values())[2:]),
-                         interactive])
+    return LiveExplorer(
+        [widgets.HBox(list(controls.values())[:2]), widgets.HBox(list(controls.values())[2:]), interactive]
+    )
 
 
 class StaticExplorer:
@@ -148,10 +155,20 @@ class StaticExplorer:
         }
 
 
-@declare(draw=function(), values=FRAMES, figsize=FIGSIZE, interval=integer(1, 60_000),
-         printed_frame=optional(integer(0), "the middle frame"))
-def static_slider(draw: Callable, values: Sequence, figsize=(7.0, 4.2), interval: int = 600,
-                  printed_frame: int | None = None):
+@declare(
+    draw=function(),
+    values=FRAMES,
+    figsize=FIGSIZE,
+    interval=integer(1, 60_000),
+    printed_frame=optional(integer(0), "the middle frame"),
+)
+def static_slider(
+    draw: Callable,
+    values: Sequence,
+    figsize=(7.0, 4.2),
+    interval: int = 600,
+    printed_frame: int | None = None,
+):
     """The static twin of a live explorer: an HTML animation with one frame per value.
 
     Parameters
@@ -182,7 +199,9 @@ def static_slider(draw: Callable, values: Sequence, figsize=(7.0, 4.2), interval
     """
     shown = len(values) // 2 if printed_frame is None else printed_frame
     if not shown < len(values):
-        raise InvalidParameterError(f"printed_frame must be an integer frame index in [0, {len(values)}), got {printed_frame!r}")
+        raise InvalidParameterError(
+            f"printed_frame must be an integer frame index in [0, {len(values)}), got {printed_frame!r}"
+        )
 
     fig, ax = new_axes(width=figsize[0], height=figsize[1])
 

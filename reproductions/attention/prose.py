@@ -12,25 +12,56 @@ import math
 from solvable.quote import lower_bound, upper_bound
 
 LITERALS = {
-    "0.5": "rho, an input", "2.0": "rho of the second softmax curve", "100": "d of the hardmax runs; the authors' "
-    "softmax iteration cap", "150": "d of the softmax runs (theirs)", "200": "d of the Adam runs (theirs)",
-    "16": "the authors' runs per point (hardmax AMP, GD)", "20": "the authors' runs per point (softmax AMP)",
-    "32": "alphas of their grids; students averaged", "28": "alphas of their softmax AMP files", "256": "alphas of "
-    "their softmax SE grid", "35": "rows kept of their softmax SE", "33": "rows kept of their hardmax SE",
-    "11": "softmax alphas run", "25,000": "their hardmax SE Monte-Carlo draws",
-    "100,000": "our hardmax SE Monte-Carlo draws", "500,000": "draws of the score-ratio Monte Carlo",
+    "0.5": "rho, an input",
+    "2.0": "rho of the second softmax curve",
+    "100": "d of the hardmax runs; the authors' softmax iteration cap",
+    "150": "d of the softmax runs (theirs)",
+    "200": "d of the Adam runs (theirs)",
+    "16": "the authors' runs per point (hardmax AMP, GD)",
+    "20": "the authors' runs per point (softmax AMP)",
+    "32": "alphas of their grids; students averaged",
+    "28": "alphas of their softmax AMP files",
+    "256": "alphas of their softmax SE grid",
+    "35": "rows kept of their softmax SE",
+    "33": "rows kept of their hardmax SE",
+    "11": "softmax alphas run",
+    "25,000": "their hardmax SE Monte-Carlo draws",
+    "100,000": "our hardmax SE Monte-Carlo draws",
+    "500,000": "draws of the score-ratio Monte Carlo",
     "500": "iteration cap of the authors' AMP_hardmax.py and of our longer softmax runs",
-    "400": "iterations between the caps of 100 and 500", "1000": "Adam steps; the library's GAMP-RIE cap", "0.1": "Adam learning rate", "1e-4": "the tolerance of "
-    "their quad integral and of the inner alpha range", "1e-5": "their first alpha; their SE tolerance",
-    "0.9": "the inner alpha range's upper end, times alpha_PR", "0.1875": "alpha_PR at rho = 0.5, T = 2 (theirs)",
-    "0.25": "alpha_PR at rho = 2", "0.056": "their T = 2 AMP alpha", "0.081": "their T = 2 AMP alpha",
-    "0.102": "their T = 2 AMP alpha", "0.130": "their T = 2 AMP alpha", "0.165": "their T = 2 AMP alpha",
-    "0.02": "their alpha", "0.03": "their alpha", "0.04": "their alpha", "0.05": "their alpha", "0.07": "their alpha",
-    "0.218": "their hardmax AMP alpha", "0.536": "their hardmax AMP alpha", "1.10": "their hardmax AMP alpha",
-    "2.27": "their hardmax AMP alpha", "0.0071": "their GD alpha (row 10)", "0.103": "their GD alpha (row 25)",
-    "0.3": "an overlap q of the score ratio; the end of their GD grid", "0.8": "an overlap q", "1.2": "an overlap q",
-    "1.4": "an overlap q", "0.0012": "the start of their GD grid", "10": "data sets per softmax alpha; the end of "
-    "their hardmax grid", "2025": "year of the paper", "1.5": "Q0 = 1 + rho", "529536f": "their commit",
+    "400": "iterations between the caps of 100 and 500",
+    "1000": "Adam steps; the library's GAMP-RIE cap",
+    "0.1": "Adam learning rate",
+    "1e-4": "the tolerance of their quad integral and of the inner alpha range",
+    "1e-5": "their first alpha; their SE tolerance",
+    "0.9": "the inner alpha range's upper end, times alpha_PR",
+    "0.1875": "alpha_PR at rho = 0.5, T = 2 (theirs)",
+    "0.25": "alpha_PR at rho = 2",
+    "0.056": "their T = 2 AMP alpha",
+    "0.081": "their T = 2 AMP alpha",
+    "0.102": "their T = 2 AMP alpha",
+    "0.130": "their T = 2 AMP alpha",
+    "0.165": "their T = 2 AMP alpha",
+    "0.02": "their alpha",
+    "0.03": "their alpha",
+    "0.04": "their alpha",
+    "0.05": "their alpha",
+    "0.07": "their alpha",
+    "0.218": "their hardmax AMP alpha",
+    "0.536": "their hardmax AMP alpha",
+    "1.10": "their hardmax AMP alpha",
+    "2.27": "their hardmax AMP alpha",
+    "0.0071": "their GD alpha (row 10)",
+    "0.103": "their GD alpha (row 25)",
+    "0.3": "an overlap q of the score ratio; the end of their GD grid",
+    "0.8": "an overlap q",
+    "1.2": "an overlap q",
+    "1.4": "an overlap q",
+    "0.0012": "the start of their GD grid",
+    "10": "data sets per softmax alpha; the end of their hardmax grid",
+    "2025": "year of the paper",
+    "1.5": "Q0 = 1 + rho",
+    "529536f": "their commit",
 }
 
 
@@ -71,9 +102,19 @@ def amp_rows(results):
     for T in (2, 3, 4):
         a = results["data"][f"amp_T{T}"]
         for i, al in enumerate(a["alpha"]):
-            row = {"T": T, "alpha": al, "m100": a["mean_100"][i], "s100": a["se_100"][i], "m500": a["mean"][i],
-                   "s500": a["se"][i], "theirs": a["their_mean"][i], "their_se": a["their_se"][i],
-                   "theory": a["theory"][i], "converged": sum(a["converged"][i]), "runs": len(a["converged"][i])}
+            row = {
+                "T": T,
+                "alpha": al,
+                "m100": a["mean_100"][i],
+                "s100": a["se_100"][i],
+                "m500": a["mean"][i],
+                "s500": a["se"][i],
+                "theirs": a["their_mean"][i],
+                "their_se": a["their_se"][i],
+                "theory": a["theory"][i],
+                "converged": sum(a["converged"][i]),
+                "runs": len(a["converged"][i]),
+            }
             row["z100"] = _z(row["m100"], row["s100"], row["theirs"], row["their_se"])
             row["z500"] = _z(row["m500"], row["s500"], row["theirs"], row["their_se"])
             out.append(row)
@@ -116,9 +157,11 @@ def numbers(results: dict) -> dict[str, str]:
     conv = [sum(c) for c in h["amp_converged"]]
     n["hm_conv"] = _join(str(c) for c in conv)
     last = h["amp_iterations"][-1]
-    n["hm_iter_last"] = (f"all {len(last)} runs stopped at the cap of {h['amp_cap']} iterations"
-                         if min(last) == max(last) == h["amp_cap"] else
-                         f"the runs ended after {min(last)}-{max(last)} iterations")
+    n["hm_iter_last"] = (
+        f"all {len(last)} runs stopped at the cap of {h['amp_cap']} iterations"
+        if min(last) == max(last) == h["amp_cap"]
+        else f"the runs ended after {min(last)}-{max(last)} iterations"
+    )
     n["hm_inv_d"] = _f(1.0 / h["d"], 1)
     ratio = [e / x for e, x in zip(h["score_density"], h["score_exact"])]
     n["hm_score_factor"] = _f(max(ratio), 2)
@@ -158,10 +201,14 @@ def numbers(results: dict) -> dict[str, str]:
     g = data["gd"]
     n["gd_single"] = _join(_pm(m, s) for m, s in zip(g["single_mean"], g["single_se"]))
     n["gd_their_single"] = _join(_pm(m, s) for m, s in zip(g["their_single"], g["their_single_se"]))
-    n["gd_avg"], n["gd_their_avg"] = _pm(g["averaged_mean"], g["averaged_se"]), _pm(g["their_averaged"],
-                                                                                     g["their_averaged_se"])
-    zs = [_z(m, s, t, u) for m, s, t, u in zip(g["single_mean"], g["single_se"], g["their_single"],
-                                                g["their_single_se"])]
+    n["gd_avg"], n["gd_their_avg"] = (
+        _pm(g["averaged_mean"], g["averaged_se"]),
+        _pm(g["their_averaged"], g["their_averaged_se"]),
+    )
+    zs = [
+        _z(m, s, t, u)
+        for m, s, t, u in zip(g["single_mean"], g["single_se"], g["their_single"], g["their_single_se"])
+    ]
     zs.append(_z(g["averaged_mean"], g["averaged_se"], g["their_averaged"], g["their_averaged_se"]))
     n["gd_zmax"] = f"{max(abs(z) for z in zs):.1f}"
     n["gd_avg_above"] = _f(g["averaged_mean"] - g["theory"][0], 2)
@@ -174,7 +221,9 @@ def numbers(results: dict) -> dict[str, str]:
     n["gd_step_n"] = f"{g['step_n']:,}"
     # -- timings
     t = {f["id"]: f["wall_time_s"] for f in results["figures"]}
-    n["t_se"], n["t_hardmax"], n["t_amp"], n["t_gd"] = (f"{t[k]:.0f} s" for k in ("se", "hardmax", "amp", "gd"))
+    n["t_se"], n["t_hardmax"], n["t_amp"], n["t_gd"] = (
+        f"{t[k]:.0f} s" for k in ("se", "hardmax", "amp", "gd")
+    )
     n["t_total"] = f"{results['total_wall_time_s'] / 60:.1f} min"
     n["t_cpu"] = f"{results['cpu_time_s'] / 60:.1f} min"
     n["t_machine"] = results["machine"]

@@ -65,8 +65,14 @@ def time_se_softmax(repo: Path, python: str, cap: float) -> dict:
     work = Path(tempfile.mkdtemp(prefix="se_softmax_"))
     shutil.copy(repo / "SE_softmax.py", work)
     cpu0, t0 = _children_cpu(), time.perf_counter()
-    proc = subprocess.Popen([python, "SE_softmax.py"], cwd=work, env=_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [python, "SE_softmax.py"],
+        cwd=work,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     done, iters = [], [0]
 
     def read():
@@ -86,12 +92,20 @@ def time_se_softmax(repo: Path, python: str, cap: float) -> dict:
     reader.join(timeout=5)
     shutil.rmtree(work, ignore_errors=True)
     ends = [0.0] + [t for t, _ in done]
-    return {"script": "SE_softmax.py", "command": f"{Path(python).name} SE_softmax.py", "cap_s": cap,
-            "finished": finished, "exit_code": proc.returncode if finished else None,
-            "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "grid_size": 256,
-            "alphas_finished": len(done), "iterations_per_alpha": [n for _, n in done],
-            "seconds_per_alpha": [round(b - a, 3) for a, b in pairwise(ends)],
-            "note": "the first of the 256 alphas includes the interpreter's start and the imports"}
+    return {
+        "script": "SE_softmax.py",
+        "command": f"{Path(python).name} SE_softmax.py",
+        "cap_s": cap,
+        "finished": finished,
+        "exit_code": proc.returncode if finished else None,
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "grid_size": 256,
+        "alphas_finished": len(done),
+        "iterations_per_alpha": [n for _, n in done],
+        "seconds_per_alpha": [round(b - a, 3) for a, b in pairwise(ends)],
+        "note": "the first of the 256 alphas includes the interpreter's start and the imports",
+    }
 
 
 def time_se_hardmax(repo: Path, python: str, cap: float, idx: int = HARDMAX_IDX) -> dict:
@@ -102,8 +116,13 @@ def time_se_hardmax(repo: Path, python: str, cap: float, idx: int = HARDMAX_IDX)
     shutil.copy(repo / "SE_hardmax.py", work)
     (work / "SE_hardmax_0.5").mkdir()
     cpu0, t0 = _children_cpu(), time.perf_counter()
-    proc = subprocess.Popen([python, "SE_hardmax.py", str(idx), "0.5"], cwd=work, env=_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [python, "SE_hardmax.py", str(idx), "0.5"],
+        cwd=work,
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     seen, stamps = 0, []
     while proc.poll() is None and time.perf_counter() - t0 < cap:
         time.sleep(0.05)
@@ -120,35 +139,62 @@ def time_se_hardmax(repo: Path, python: str, cap: float, idx: int = HARDMAX_IDX)
     finished, cpu = _stop(proc, cpu0)
     shutil.rmtree(work, ignore_errors=True)
     per_iter = [round(b - a, 3) for a, b in pairwise(stamps)]
-    return {"script": "SE_hardmax.py", "command": f"{Path(python).name} SE_hardmax.py {idx} 0.5", "alpha": alpha,
-            "cap_s": cap, "finished": finished, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
-            "mc_draws_per_iteration": 25000,
-            "min_iterations": 151, "iterations_finished": len(stamps),
-            "first_iteration_s": round(stamps[0], 3) if stamps else None, "seconds_per_iteration": per_iter,
-            "note": "the first iteration includes the interpreter's start and the imports"}
+    return {
+        "script": "SE_hardmax.py",
+        "command": f"{Path(python).name} SE_hardmax.py {idx} 0.5",
+        "alpha": alpha,
+        "cap_s": cap,
+        "finished": finished,
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "mc_draws_per_iteration": 25000,
+        "min_iterations": 151,
+        "iterations_finished": len(stamps),
+        "first_iteration_s": round(stamps[0], 3) if stamps else None,
+        "seconds_per_iteration": per_iter,
+        "note": "the first iteration includes the interpreter's start and the imports",
+    }
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repo", required=True, type=Path, help="local copy of their repository (commit 529536f)")
+    parser.add_argument(
+        "--repo", required=True, type=Path, help="local copy of their repository (commit 529536f)"
+    )
     parser.add_argument("--python", default=sys.executable, help="the Python that runs their scripts")
-    parser.add_argument("--cap-softmax", type=float, default=180.0, help="wall-time cap of SE_softmax.py, seconds")
-    parser.add_argument("--cap-hardmax", type=float, default=120.0, help="wall-time cap of SE_hardmax.py, seconds")
-    parser.add_argument("--only", choices=("softmax", "hardmax"), help="time one script, keep the other's entry")
+    parser.add_argument(
+        "--cap-softmax", type=float, default=180.0, help="wall-time cap of SE_softmax.py, seconds"
+    )
+    parser.add_argument(
+        "--cap-hardmax", type=float, default=120.0, help="wall-time cap of SE_hardmax.py, seconds"
+    )
+    parser.add_argument(
+        "--only", choices=("softmax", "hardmax"), help="time one script, keep the other's entry"
+    )
     args = parser.parse_args(argv)
     load0 = os.getloadavg()
     old = json.loads((HERE / "authors_timing.json").read_text())["runs"] if args.only else None
-    runs = [time_se_softmax(args.repo, args.python, args.cap_softmax) if args.only != "hardmax" else old[0],
-            time_se_hardmax(args.repo, args.python, args.cap_hardmax) if args.only != "softmax" else old[1]]
-    probe = ("import numpy, scipy, pandas, sys; "
-             "print(sys.version.split()[0], numpy.__version__, scipy.__version__, pandas.__version__)")
-    versions = subprocess.run([args.python, "-c", probe], capture_output=True, text=True, check=False).stdout.split()
-    out = {"repository": "FabrizioBoncoraglio/BO_ExtensiveRankAttention", "commit": COMMIT,
-           "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, one thread per script",
-           "load_average_before": [round(x, 2) for x in load0],
-           "load_average_after": [round(x, 2) for x in os.getloadavg()],
-           "versions": dict(zip(("python", "numpy", "scipy", "pandas"), versions)),
-           "date": time.strftime("%Y-%m-%d"), "runs": runs}
+    runs = [
+        time_se_softmax(args.repo, args.python, args.cap_softmax) if args.only != "hardmax" else old[0],
+        time_se_hardmax(args.repo, args.python, args.cap_hardmax) if args.only != "softmax" else old[1],
+    ]
+    probe = (
+        "import numpy, scipy, pandas, sys; "
+        "print(sys.version.split()[0], numpy.__version__, scipy.__version__, pandas.__version__)"
+    )
+    versions = subprocess.run(
+        [args.python, "-c", probe], capture_output=True, text=True, check=False
+    ).stdout.split()
+    out = {
+        "repository": "FabrizioBoncoraglio/BO_ExtensiveRankAttention",
+        "commit": COMMIT,
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, one thread per script",
+        "load_average_before": [round(x, 2) for x in load0],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "versions": dict(zip(("python", "numpy", "scipy", "pandas"), versions)),
+        "date": time.strftime("%Y-%m-%d"),
+        "runs": runs,
+    }
     (HERE / "authors_timing.json").write_text(json.dumps(out, indent=2) + "\n")
     for r in runs:
         print({k: v for k, v in r.items() if not isinstance(v, list)})

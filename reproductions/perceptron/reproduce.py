@@ -65,15 +65,26 @@ from solvable.metrics import bayes_classification_error
 
 SCALE = int(os.environ.get("REPRO_SCALE", "1"))
 D = config.PRESETS["paper"].perceptron_sweep_d // SCALE  # 5000: the authors' GAMP demo uses N = 5001
-SEEDS = 10                                                # independent data sets per alpha
-GAMP = {"damping": 0.3, "tol": 1e-4, "max_iter": 500, "variance": "uniform"}  # tol: relative; variance: profile()
+SEEDS = 10  # independent data sets per alpha
+GAMP = {
+    "damping": 0.3,
+    "tol": 1e-4,
+    "max_iter": 500,
+    "variance": "uniform",
+}  # tol: relative; variance: profile()
 ALPHAS_GAUSS = [0.5, 1.0, 2.0, 3.0, 4.0]
 ALPHAS_BINARY = [0.5, 1.0, 1.2, 1.3, 1.4, 1.45, 1.55, 1.7, 2.0]
 SIGN = get_channel("sign")
-THEIR_DELTA = 1e-5       # the regulariser of their output function (Perceptrondemo.ipynb, `DELTA=0.00001;#regularization`)
-THEIR_CRITERION = 1e-6   # their stopping rule |q_{t+1} - q_t| < 1e-6, damping 0.5, at most 1000 iterations
-THEIR_GRID = (0.01, 1.6, 0.001)  # their rangealpha = 0.01:0.001:1.6, each alpha started from the previous fixed point
-LOW = 1.3                # the overlaps agree to the printed precision up to alpha = LOW (inclusive)
+THEIR_DELTA = (
+    1e-5  # the regulariser of their output function (Perceptrondemo.ipynb, `DELTA=0.00001;#regularization`)
+)
+THEIR_CRITERION = 1e-6  # their stopping rule |q_{t+1} - q_t| < 1e-6, damping 0.5, at most 1000 iterations
+THEIR_GRID = (
+    0.01,
+    1.6,
+    0.001,
+)  # their rangealpha = 0.01:0.001:1.6, each alpha started from the previous fixed point
+LOW = 1.3  # the overlaps agree to the printed precision up to alpha = LOW (inclusive)
 
 
 def gamp_job(job):
@@ -92,7 +103,9 @@ def gamp_runs(prior, alphas, seed, timing):
     """Angle error of GAMP on SEEDS independent data sets per alpha (one initialisation each), on the workers;
     ``timing`` gains the seconds spent drawing the data and running GAMP, summed over the runs."""
     children = np.random.default_rng(seed).spawn(len(alphas) * SEEDS)
-    out = run_jobs(gamp_job, [(prior, a, children[i * SEEDS + s]) for i, a in enumerate(alphas) for s in range(SEEDS)])
+    out = run_jobs(
+        gamp_job, [(prior, a, children[i * SEEDS + s]) for i, a in enumerate(alphas) for s in range(SEEDS)]
+    )
     errors = np.array([o[0] for o in out], dtype=float).reshape(len(alphas), SEEDS)
     iters = np.array([o[1] for o in out], dtype=int).reshape(len(alphas), SEEDS)
     timing["sample_s"] += sum(o[2] for o in out)
@@ -106,13 +119,15 @@ def low_branch(alpha):
     if q > 1 - 1e-6:
         return q, -np.log(2.0), 0.0
     mhat = alpha * float(SIGN.se_mhat_factor(q, 1.0))
-    k = np.sqrt(q / (1 - q))  # label MSE of the Bayes label y_hat = 2 Phi(k xi) - 1: the authors' "generalization"
+    k = np.sqrt(
+        q / (1 - q)
+    )  # label MSE of the Bayes label y_hat = 2 Phi(k xi) - 1: the authors' "generalization"
     label_mse = 1 - gaussian_expectation(lambda x: erf(k * x / np.sqrt(2)) ** 2)
     return q, glm.free_entropy(q, mhat, alpha, "rademacher", "sign"), label_mse
 
 
 _NODES, _WEIGHTS = legendre_rule(400, 10.0)
-_GAUSS_WEIGHTS = _WEIGHTS * np.exp(-_NODES**2 / 2) / np.sqrt(2 * np.pi)
+_GAUSS_WEIGHTS = _WEIGHTS * np.exp(-(_NODES**2) / 2) / np.sqrt(2 * np.pi)
 _RADEMACHER = get_prior("rademacher")
 
 
@@ -125,7 +140,9 @@ def regularised_step(q, alpha, delta):
     channel = SignChannel(delta=delta)
     mhat = 0.0
     for y in (-1.0, 1.0):
-        weight = 0.5 * (1.0 + erf(y * omega / np.sqrt(2.0 * V)))  # P(y | omega, V) of the noiseless sign channel
+        weight = 0.5 * (
+            1.0 + erf(y * omega / np.sqrt(2.0 * V))
+        )  # P(y | omega, V) of the noiseless sign channel
         _, dg = channel.g_out(np.full_like(omega, y), omega, V)
         mhat += float(np.sum(_GAUSS_WEIGHTS * weight * -dg))
     return 1.0 - float(_RADEMACHER.se_mse(alpha * mhat))
@@ -172,11 +189,16 @@ def authors_procedure(f2):
     plain = [regularised_fixed_point(a, 0.0, q) for a, q in zip(alphas, f2["ours_q"])]
     sweep = their_procedure(THEIR_DELTA, max(alphas))
     sweep0 = their_procedure(0.0, max(alphas))
-    return {"delta": THEIR_DELTA, "criterion": THEIR_CRITERION, "regularised_q": regular, "unregularised_q": plain,
-            "procedure_q": [sweep[round(a, 3)][0] for a in alphas],
-            "procedure_iterations": [sweep[round(a, 3)][1] for a in alphas],
-            "procedure_q_without_delta": [sweep0[round(a, 3)][0] for a in alphas],
-            "procedure_iterations_without_delta": [sweep0[round(a, 3)][1] for a in alphas]}
+    return {
+        "delta": THEIR_DELTA,
+        "criterion": THEIR_CRITERION,
+        "regularised_q": regular,
+        "unregularised_q": plain,
+        "procedure_q": [sweep[round(a, 3)][0] for a in alphas],
+        "procedure_iterations": [sweep[round(a, 3)][1] for a in alphas],
+        "procedure_q_without_delta": [sweep0[round(a, 3)][0] for a in alphas],
+        "procedure_iterations_without_delta": [sweep0[round(a, 3)][1] for a in alphas],
+    }
 
 
 def fmt(x, digits=4):
@@ -191,9 +213,17 @@ def figure_1(fig_rec, data):
         errs, iters = gamp_runs("gaussian", ALPHAS_GAUSS, 11, timing)
         mean, se = mean_se(errs, axis=1)
         at = np.array([glm.bayes_gen_error(a, "gaussian", "sign") for a in ALPHAS_GAUSS])
-    data["fig1"] = {"alpha_grid": grid.tolist(), "theory_grid": theory.tolist(), "alphas": ALPHAS_GAUSS,
-                    "gamp_mean": mean.tolist(), "gamp_se": se.tolist(), "theory": at.tolist(),
-                    "gamp_runs": errs.tolist(), "iterations": iters.tolist(), "timing": timing}
+    data["fig1"] = {
+        "alpha_grid": grid.tolist(),
+        "theory_grid": theory.tolist(),
+        "alphas": ALPHAS_GAUSS,
+        "gamp_mean": mean.tolist(),
+        "gamp_se": se.tolist(),
+        "theory": at.tolist(),
+        "gamp_runs": errs.tolist(),
+        "iterations": iters.tolist(),
+        "timing": timing,
+    }
     finish_figure_1(fig_rec, data)
     draw_figure_1(data)
 
@@ -204,22 +234,40 @@ def finish_figure_1(fig_rec, data):
     mean, se, at = (np.array(f[k]) for k in ("gamp_mean", "gamp_se", "theory"))
     z = z_scores(mean, se, at, 0 * at)
     fig_rec["comparisons"] = [comparison("GAMP runs vs Bayes-optimal state evolution", "runs_vs_theory", z=z)]
-    rows = [[f"{a:g}", fmt(t), f"{m:.4f} ± {s:.4f}", f"{m - t:+.4f}", f"{zz:+.2f}", f"{np.mean(it):.1f}"]
-            for a, t, m, s, zz, it in zip(f["alphas"], at, mean, se, z, f["iterations"])]
+    rows = [
+        [f"{a:g}", fmt(t), f"{m:.4f} ± {s:.4f}", f"{m - t:+.4f}", f"{zz:+.2f}", f"{np.mean(it):.1f}"]
+        for a, t, m, s, zz, it in zip(f["alphas"], at, mean, se, z, f["iterations"])
+    ]
     rows.append(["published", "no numbers in the authors' repository for this prior", "", "", "", ""])
-    (HERE / "table_1.md").write_text(markdown_table(
-        ["alpha", "theory (ours)", f"GAMP d = {data['d']} (ours)", "difference", "z", "mean iterations"], rows))
+    (HERE / "table_1.md").write_text(
+        markdown_table(
+            ["alpha", "theory (ours)", f"GAMP d = {data['d']} (ours)", "difference", "z", "mean iterations"],
+            rows,
+        )
+    )
 
 
 def draw_figure_1(data):
     """Figure 1 from the stored results (``data``: ``results["data"]``)."""
     f = data["fig1"]
     fig, ax = plot.new_axes(width=6.0, height=4.2)
-    plot.theory_curve(f["alpha_grid"], f["theory_grid"], "Bayes-optimal = GAMP (state evolution)", ax=ax, color="k")
-    plot.experiment_points(f["alphas"], f["gamp_mean"], f["gamp_se"], ax=ax, color="C3",
-                           label=f"GAMP, d = {data['d']}: mean ± s.e. over {data['seeds']} data sets")
-    plot.finish(ax, r"$\alpha = n/d$", r"generalisation error $\arccos(\sqrt{q})/\pi$",
-                title="Gaussian teacher, sign channel")
+    plot.theory_curve(
+        f["alpha_grid"], f["theory_grid"], "Bayes-optimal = GAMP (state evolution)", ax=ax, color="k"
+    )
+    plot.experiment_points(
+        f["alphas"],
+        f["gamp_mean"],
+        f["gamp_se"],
+        ax=ax,
+        color="C3",
+        label=f"GAMP, d = {data['d']}: mean ± s.e. over {data['seeds']} data sets",
+    )
+    plot.finish(
+        ax,
+        r"$\alpha = n/d$",
+        r"generalisation error $\arccos(\sqrt{q})/\pi$",
+        title="Gaussian teacher, sign channel",
+    )
     fig.savefig(HERE / "fig_1.png", dpi=150)
 
 
@@ -233,12 +281,25 @@ def figure_2(fig_rec, data):
         mean, se = mean_se(errs, axis=1)
         at = np.array([glm.state_evolution(a, "rademacher", "sign").algorithmic_error for a in ALPHAS_BINARY])
     last = glm.state_evolution(float(pub["alpha"][-1]), "rademacher", "sign")
-    data["fig2"] = {"alpha_it": it, "alpha_alg": alg, "se_iterations_last": int(last.iterations), "published_alpha": pub["alpha"].tolist(),
-                    "published_q": pub["q"].tolist(), "ours_q": ours_pub[:, 0].tolist(),
-                    "published_f_rs": pub["f_rs"].tolist(), "ours_f_rs": ours_pub[:, 1].tolist(),
-                    "published_label_mse": pub["label_mse"].tolist(), "ours_label_mse": ours_pub[:, 2].tolist(),
-                    "alphas": ALPHAS_BINARY, "gamp_mean": mean.tolist(), "gamp_se": se.tolist(),
-                    "theory": at.tolist(), "gamp_runs": errs.tolist(), "iterations": iters.tolist(), "timing": timing}
+    data["fig2"] = {
+        "alpha_it": it,
+        "alpha_alg": alg,
+        "se_iterations_last": int(last.iterations),
+        "published_alpha": pub["alpha"].tolist(),
+        "published_q": pub["q"].tolist(),
+        "ours_q": ours_pub[:, 0].tolist(),
+        "published_f_rs": pub["f_rs"].tolist(),
+        "ours_f_rs": ours_pub[:, 1].tolist(),
+        "published_label_mse": pub["label_mse"].tolist(),
+        "ours_label_mse": ours_pub[:, 2].tolist(),
+        "alphas": ALPHAS_BINARY,
+        "gamp_mean": mean.tolist(),
+        "gamp_se": se.tolist(),
+        "theory": at.tolist(),
+        "gamp_runs": errs.tolist(),
+        "iterations": iters.tolist(),
+        "timing": timing,
+    }
     data["fig2"]["authors_procedure"] = authors_procedure(data["fig2"])
     finish_figure_2(fig_rec, data)
     draw_figure_2(data)
@@ -249,12 +310,19 @@ def finish_figure_2(fig_rec, data):
     state evolution."""
     f = data["fig2"]
     pub = load_published(HERE, "rademacher_se.csv")
-    thr = {r["quantity"]: (float(r["lower"]), float(r["upper"])) for r in load_published(HERE, "rademacher_thresholds.csv")}
+    thr = {
+        r["quantity"]: (float(r["lower"]), float(r["upper"]))
+        for r in load_published(HERE, "rademacher_thresholds.csv")
+    }
     it, alg = f["alpha_it"], f["alpha_alg"]
     alphas, mean, se, at = (np.array(f[k]) for k in ("alphas", "gamp_mean", "gamp_se", "theory"))
     ours_pub = np.column_stack([f["ours_q"], f["ours_f_rs"], f["ours_label_mse"]])
     low_pub = pub["alpha"] < thr["alpha_alg"][1]
-    dq, df, dl = (ours_pub[:, 0] - pub["q"]), (ours_pub[:, 1] - pub["f_rs"]), (ours_pub[:, 2] - pub["label_mse"])
+    dq, df, dl = (
+        (ours_pub[:, 0] - pub["q"]),
+        (ours_pub[:, 1] - pub["f_rs"]),
+        (ours_pub[:, 2] - pub["label_mse"]),
+    )
     upto = pub["alpha"] <= LOW
     hard = alphas < alg
     z = z_scores(mean[hard], se[hard], at[hard], 0 * at[hard])
@@ -262,33 +330,103 @@ def finish_figure_2(fig_rec, data):
     d_alg = alg - 0.5 * sum(thr["alpha_alg"])
     last = f"{pub['alpha'][-1]:g}"
     fig_rec["comparisons"] = [
-        comparison(f"overlap q of the uninformed branch, alpha <= {LOW}", "theory_vs_published", diffs=dq[upto]),
-        comparison(f"overlap q of the uninformed branch, {LOW} < alpha <= {last}", "theory_vs_published", diffs=dq[~upto]),
+        comparison(
+            f"overlap q of the uninformed branch, alpha <= {LOW}", "theory_vs_published", diffs=dq[upto]
+        ),
+        comparison(
+            f"overlap q of the uninformed branch, {LOW} < alpha <= {last}",
+            "theory_vs_published",
+            diffs=dq[~upto],
+        ),
         comparison("free entropy f_RS of the uninformed branch", "theory_vs_published", diffs=df[low_pub]),
-        comparison("label MSE 1 - E[y_hat^2] (the authors' 'generalization')", "theory_vs_published", diffs=dl),
-        comparison("alpha_IT vs the midpoint of the authors' bracket [1.244, 1.245]", "theory_vs_published", diffs=[d_it]),
-        comparison("alpha_alg vs the midpoint of the authors' bracket [1.492, 1.493]", "theory_vs_published", diffs=[d_alg]),
+        comparison(
+            "label MSE 1 - E[y_hat^2] (the authors' 'generalization')", "theory_vs_published", diffs=dl
+        ),
+        comparison(
+            "alpha_IT vs the midpoint of the authors' bracket [1.244, 1.245]",
+            "theory_vs_published",
+            diffs=[d_it],
+        ),
+        comparison(
+            "alpha_alg vs the midpoint of the authors' bracket [1.492, 1.493]",
+            "theory_vs_published",
+            diffs=[d_alg],
+        ),
         comparison("GAMP runs vs state evolution from q = 0, alpha < alpha_alg", "runs_vs_theory", z=z),
-        comparison("GAMP runs above alpha_alg (perfect learning, error 0)", "runs_vs_theory", diffs=mean[~hard]),
-        comparison("their state evolution recomputed (regulariser and stopping rule) vs their printed q",
-                   "theory_vs_published",
-                   diffs=np.array(f["authors_procedure"]["procedure_q"]) - pub["q"]),
+        comparison(
+            "GAMP runs above alpha_alg (perfect learning, error 0)", "runs_vs_theory", diffs=mean[~hard]
+        ),
+        comparison(
+            "their state evolution recomputed (regulariser and stopping rule) vs their printed q",
+            "theory_vs_published",
+            diffs=np.array(f["authors_procedure"]["procedure_q"]) - pub["q"],
+        ),
     ]
     first = f"{pub['alpha'][0]:g}"
-    rows = [["overlap q (uninformed branch)", f"{int(upto.sum())} alphas in [{first}, {LOW}]", fmt(np.abs(dq[upto]).max()), "their regulariser DELTA = 1e-5 and their stop at abs(q_t+1 - q_t) < 1e-6 (damping 0.5)"],
-            ["overlap q (uninformed branch)", f"{int((~upto).sum())} alphas in ({LOW}, {last}]", fmt(np.abs(dq[~upto]).max()), "the same, amplified near alpha_alg, where the iteration contracts slowly"],
-            ["free entropy f_RS", f"{int(low_pub.sum())} alphas", fmt(np.abs(df).max()), "their output has 6 decimals"],
-            ["label MSE (their 'generalization')", f"{len(dl)} alphas", fmt(np.abs(dl).max()), "follows from q"],
-            ["alpha_IT", f"ours {it:.5f}; theirs in [1.244, 1.245]", fmt(abs(d_it)), "inside their bracket" if thr["alpha_IT"][0] < it <= thr["alpha_IT"][1] else "OUTSIDE their bracket"],
-            ["alpha_alg", f"ours {alg:.5f}; theirs in [1.492, 1.493]", fmt(abs(d_alg)), "inside their bracket" if thr["alpha_alg"][0] < alg <= thr["alpha_alg"][1] else "OUTSIDE their bracket"]]
-    table = markdown_table(["theory vs the authors' state evolution", "points", "largest abs. difference", "note"], rows)
+    rows = [
+        [
+            "overlap q (uninformed branch)",
+            f"{int(upto.sum())} alphas in [{first}, {LOW}]",
+            fmt(np.abs(dq[upto]).max()),
+            "their regulariser DELTA = 1e-5 and their stop at abs(q_t+1 - q_t) < 1e-6 (damping 0.5)",
+        ],
+        [
+            "overlap q (uninformed branch)",
+            f"{int((~upto).sum())} alphas in ({LOW}, {last}]",
+            fmt(np.abs(dq[~upto]).max()),
+            "the same, amplified near alpha_alg, where the iteration contracts slowly",
+        ],
+        [
+            "free entropy f_RS",
+            f"{int(low_pub.sum())} alphas",
+            fmt(np.abs(df).max()),
+            "their output has 6 decimals",
+        ],
+        ["label MSE (their 'generalization')", f"{len(dl)} alphas", fmt(np.abs(dl).max()), "follows from q"],
+        [
+            "alpha_IT",
+            f"ours {it:.5f}; theirs in [1.244, 1.245]",
+            fmt(abs(d_it)),
+            "inside their bracket"
+            if thr["alpha_IT"][0] < it <= thr["alpha_IT"][1]
+            else "OUTSIDE their bracket",
+        ],
+        [
+            "alpha_alg",
+            f"ours {alg:.5f}; theirs in [1.492, 1.493]",
+            fmt(abs(d_alg)),
+            "inside their bracket"
+            if thr["alpha_alg"][0] < alg <= thr["alpha_alg"][1]
+            else "OUTSIDE their bracket",
+        ],
+    ]
+    table = markdown_table(
+        ["theory vs the authors' state evolution", "points", "largest abs. difference", "note"], rows
+    )
     zs = np.concatenate([z, np.full((~hard).sum(), np.nan)])
-    rows2 = [[f"{a:g}", fmt(t), f"{m:.4f} ± {s:.4f}" if m > 1e-3 else f"{m:.1e} ± {s:.1e}", f"{m - t:+.4f}",
-              f"{zz:+.2f}" if a < alg else "(perfect learning)", f"{np.mean(n):.1f}"]
-             for a, t, m, s, zz, n in zip(f["alphas"], at, mean, se, zs, f["iterations"])]
+    rows2 = [
+        [
+            f"{a:g}",
+            fmt(t),
+            f"{m:.4f} ± {s:.4f}" if m > 1e-3 else f"{m:.1e} ± {s:.1e}",
+            f"{m - t:+.4f}",
+            f"{zz:+.2f}" if a < alg else "(perfect learning)",
+            f"{np.mean(n):.1f}",
+        ]
+        for a, t, m, s, zz, n in zip(f["alphas"], at, mean, se, zs, f["iterations"])
+    ]
     rows2.append(["published", "the authors' repository holds no GAMP runs", "", "", "", ""])
-    table += "\n" + markdown_table(["alpha", "state evolution from q = 0 (ours)", f"GAMP d = {data['d']} (ours)",
-                                    "difference", "z", "mean iterations"], rows2)
+    table += "\n" + markdown_table(
+        [
+            "alpha",
+            "state evolution from q = 0 (ours)",
+            f"GAMP d = {data['d']} (ours)",
+            "difference",
+            "z",
+            "mean iterations",
+        ],
+        rows2,
+    )
     (HERE / "table_2.md").write_text(table)
 
 
@@ -311,18 +449,36 @@ def draw_figure_2(data):
     ax1.set_xlim(0.9, 1.55), ax1.set_ylim(-0.8, -0.55)
     plot.theory_curve(grid, bayes, "Bayes-optimal (ours)", ax=ax2, color="k")
     plot.theory_curve(grid, gamp_se, "GAMP's state evolution (ours)", ax=ax2, color="C0", linestyle="--")
-    ax2.plot(pub["alpha"], [bayes_classification_error(q) for q in pub["q"]], "x", color="k", markersize=5,
-             label="authors' state evolution")
-    plot.experiment_points(f["alphas"], f["gamp_mean"], f["gamp_se"], ax=ax2, color="C3",
-                           label=f"GAMP, d = {data['d']} ({data['seeds']} data sets)")
+    ax2.plot(
+        pub["alpha"],
+        [bayes_classification_error(q) for q in pub["q"]],
+        "x",
+        color="k",
+        markersize=5,
+        label="authors' state evolution",
+    )
+    plot.experiment_points(
+        f["alphas"],
+        f["gamp_mean"],
+        f["gamp_se"],
+        ax=ax2,
+        color="C3",
+        label=f"GAMP, d = {data['d']} ({data['seeds']} data sets)",
+    )
     for ax in (ax1, ax2):
         plot.threshold_line(it, ax=ax)
         plot.threshold_line(alg, ax=ax, color="C3")
     ax1.text(it, -0.555, r"$\alpha_{\rm IT}$ ", va="top", ha="right")
     ax1.text(alg, -0.555, r"$\alpha_{\rm alg}$ ", va="top", ha="right")
-    plot.finish(ax1, r"$\alpha$", r"free entropy $f_{\rm RS}$", title="(a) competing fixed points", legend=False)
-    plot.finish(ax2, r"$\alpha$", "generalisation error", title="(b) binary teacher, sign channel", legend=False)
-    handles = dict(zip(*reversed(ax1.get_legend_handles_labels())))  # one legend under both panels, off the data
+    plot.finish(
+        ax1, r"$\alpha$", r"free entropy $f_{\rm RS}$", title="(a) competing fixed points", legend=False
+    )
+    plot.finish(
+        ax2, r"$\alpha$", "generalisation error", title="(b) binary teacher, sign channel", legend=False
+    )
+    handles = dict(
+        zip(*reversed(ax1.get_legend_handles_labels()))
+    )  # one legend under both panels, off the data
     handles.update(zip(*reversed(ax2.get_legend_handles_labels())))
     fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncol=2)
     fig.savefig(HERE / "fig_2.png", dpi=150)
@@ -355,15 +511,19 @@ def authors_times(data) -> dict:
     out = {}
     for fid, alphas in (("fig1", ALPHAS_GAUSS), ("fig2", ALPHAS_BINARY)):
         seconds = THEIR_ITERATIONS * per_iteration * sum(alphas) / p["alpha"] * data["seeds"]
-        how = (f"their Matlab GAMP demo runs {THEIR_ITERATIONS} iterations with the exact variances (N = 5001; "
-               "Matlab is not installed here). Our GAMP with the exact variances took "
-               f"{1e3 * per_iteration:.0f} ms per iteration at alpha = {p['alpha']:g}, d = {p['d']} (the profile on "
-               "the page); scaled in proportion to the number of samples, their 100 iterations for the "
-               f"{len(alphas) * data['seeds']} runs of this figure would take about {seconds / 60:.1f} min here "
-               "(drawing the data not counted; Matlab's speed may differ)")
+        how = (
+            f"their Matlab GAMP demo runs {THEIR_ITERATIONS} iterations with the exact variances (N = 5001; "
+            "Matlab is not installed here). Our GAMP with the exact variances took "
+            f"{1e3 * per_iteration:.0f} ms per iteration at alpha = {p['alpha']:g}, d = {p['d']} (the profile on "
+            "the page); scaled in proportion to the number of samples, their 100 iterations for the "
+            f"{len(alphas) * data['seeds']} runs of this figure would take about {seconds / 60:.1f} min here "
+            "(drawing the data not counted; Matlab's speed may differ)"
+        )
         if fid == "fig2":
-            how += (". Their Julia state evolution on 1591 alphas (adaptive quadrature) is not timed in their "
-                    "notebook and was not run here")
+            how += (
+                ". Their Julia state evolution on 1591 alphas (adaptive quadrature) is not timed in their "
+                "notebook and was not run here"
+            )
         out[fid] = authors_time("estimated, not run", how)
     return out
 
@@ -388,8 +548,14 @@ def from_results():
 def main():
     t0 = time.perf_counter()
     data = {"d": D, "seeds": SEEDS, "gamp": GAMP}
-    figs = [{"id": "fig1", "file": "fig_1.png", "title": "Gaussian teacher: Bayes-optimal error and GAMP"},
-            {"id": "fig2", "file": "fig_2.png", "title": "binary teacher: free entropy, errors, alpha_IT and alpha_alg"}]
+    figs = [
+        {"id": "fig1", "file": "fig_1.png", "title": "Gaussian teacher: Bayes-optimal error and GAMP"},
+        {
+            "id": "fig2",
+            "file": "fig_2.png",
+            "title": "binary teacher: free entropy, errors, alpha_IT and alpha_alg",
+        },
+    ]
     for fig, make in zip(figs, (figure_1, figure_2)):
         c0 = cpu_time()
         make(fig, data)
@@ -399,12 +565,17 @@ def main():
         fig["authors_time"] = authors_times(data)[fig["id"]]
     results = {
         "paper": "Barbier, Krzakala, Macris, Miolane, Zdeborova, Optimal errors and phase transitions in "
-                 "high-dimensional generalized linear models, PNAS 116:5451 (2019)",
+        "high-dimensional generalized linear models, PNAS 116:5451 (2019)",
         "reference": "arXiv:1708.03395",
         "sizes": f"GAMP at d = {D}, n = alpha d, {SEEDS} independent data sets per alpha; state evolution on a "
-                 "0.01 grid in alpha (Gaussian: 100 points in [0.05, 5])",
-        "machine": machine(), "workers": workers(), "total_wall_time_s": round(time.perf_counter() - t0, 2),
-        "cpu_time_s": round(cpu_time(), 2), "figures": figs, "data": data}
+        "0.01 grid in alpha (Gaussian: 100 points in [0.05, 5])",
+        "machine": machine(),
+        "workers": workers(),
+        "total_wall_time_s": round(time.perf_counter() - t0, 2),
+        "cpu_time_s": round(cpu_time(), 2),
+        "figures": figs,
+        "data": data,
+    }
     write_results(HERE, results)
     write_page_numbers(ROOT / "reproductions" / "perceptron.md", numbers(results))
 

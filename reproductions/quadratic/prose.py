@@ -110,6 +110,7 @@ def numbers(results: dict) -> dict:
     out["gamp_strong_damping"] = f"{gs['strong_damping']:g}"
     out["gamp_strong_below"] = f"{gs['strong_below_fraction_of_alpha_pr']:g}"
     gamp = data["gamp"]
+
     def above(g, a):  # noiseless at or above alpha_PR: the residual error measures the stopping rule
         a_pr = g["kappa"] - g["kappa"] ** 2 / 2 if g["kappa"] < 1 else 0.5
         return g["delta"] == 0 and a >= a_pr - 1e-12

@@ -50,8 +50,11 @@ def _stub_missing(*names):
 
 def _notebook_module(repo: Path):
     cells = json.loads((repo / "AMP.ipynb").read_text())["cells"]
-    chosen = ["".join(c["source"]) for c in cells
-              if c["cell_type"] == "code" and any(key in "".join(c["source"]) for key in NOTEBOOK_CELLS)]
+    chosen = [
+        "".join(c["source"])
+        for c in cells
+        if c["cell_type"] == "code" and any(key in "".join(c["source"]) for key in NOTEBOOK_CELLS)
+    ]
     if len(chosen) != len(NOTEBOOK_CELLS):
         raise SystemExit(f"AMP.ipynb: expected {len(NOTEBOOK_CELLS)} defining cells, found {len(chosen)}")
     _stub_missing("tqdm", "pandas")
@@ -70,16 +73,23 @@ def main(argv=None) -> int:
     parser.add_argument("--iterations", type=int, default=10, help="AMP iterations timed (default 10)")
     args = parser.parse_args(argv)
     repo = args.repo.resolve()
-    out = {"repository": "SPOC-group/ExtensiveWidthQuadraticSamples", "commit_used": None,
-           "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, "
-                      f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, Python {platform.python_version()}",
-           "load_average_1min_at_start": os.getloadavg()[0]}
+    out = {
+        "repository": "SPOC-group/ExtensiveWidthQuadraticSamples",
+        "commit_used": None,
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, "
+        f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, Python {platform.python_version()}",
+        "load_average_1min_at_start": os.getloadavg()[0],
+    }
     head = repo / ".git"
     if head.exists():
         import subprocess
 
-        out["commit_used"] = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True,
-                                            text=True, check=False).stdout.strip() or None
+        out["commit_used"] = (
+            subprocess.run(
+                ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=False
+            ).stdout.strip()
+            or None
+        )
 
     amp = _notebook_module(repo)
     amp.noise = DELTA  # their AMP reads the label-noise variance from the notebook's global ``noise``
@@ -90,9 +100,18 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     _, err = amp.AMP(X, y, S, KAPPA, iterations=args.iterations, damping=0.5, tol=0.0)
     per_iter = (time.perf_counter() - t0) / args.iterations
-    out["amp"] = {"d": D, "alpha": ALPHA, "kappa": KAPPA, "delta": DELTA, "n": int(ALPHA * D * D),
-                  "iterations": args.iterations, "s_per_iteration": per_iter, "data_generation_s": gen,
-                  "tensor_gb": X.nbytes / 1e9, "error_after": float(err)}
+    out["amp"] = {
+        "d": D,
+        "alpha": ALPHA,
+        "kappa": KAPPA,
+        "delta": DELTA,
+        "n": int(ALPHA * D * D),
+        "iterations": args.iterations,
+        "s_per_iteration": per_iter,
+        "data_generation_s": gen,
+        "tensor_gb": X.nbytes / 1e9,
+        "error_after": float(err),
+    }
     del X
 
     sys.path.insert(0, str(repo))
@@ -100,8 +119,15 @@ def main(argv=None) -> int:
 
     t0 = time.perf_counter()
     value = theory(ALPHA, KAPPA) * KAPPA  # times kappa: their plotting notebook's conversion to the MMSE
-    out["theory"] = {"alpha": ALPHA, "kappa": KAPPA, "s_per_point": time.perf_counter() - t0, "mmse": float(value)}
-    alphas = np.genfromtxt(HERE / "published" / "theory_noiseless_kappa0.1.csv", delimiter=",", names=True)["alpha"]
+    out["theory"] = {
+        "alpha": ALPHA,
+        "kappa": KAPPA,
+        "s_per_point": time.perf_counter() - t0,
+        "mmse": float(value),
+    }
+    alphas = np.genfromtxt(HERE / "published" / "theory_noiseless_kappa0.1.csv", delimiter=",", names=True)[
+        "alpha"
+    ]
     t0 = time.perf_counter()
     out["theory_kappa0.1"] = {"alpha": alphas.tolist(), "mmse": [float(theory(a, 0.1) * 0.1) for a in alphas]}
     out["theory_kappa0.1"]["s_per_point"] = (time.perf_counter() - t0) / len(alphas)
