@@ -502,6 +502,12 @@ TABLE = [
     E("dataset.check_dataset", dict(data=GLM_DATA, cls=lazy(lambda: _m("glm").Dataset))),
     E("amp.relative_change", dict(new=W10, old=lazy(lambda: W10() + 0.1)), check=nonneg_result),
     E(
+        "amp.stop_message",
+        dict(
+            what="GAMP", converged=False, iterations=5, change=1e-3, tol=1e-8, max_iter=5, fixed_length=False
+        ),
+    ),
+    E(
         "amp.iterate_fixed_point",
         dict(update=lambda x: 0.5 * x + 0.25, x0=0.1, damping=0.0, tol=1e-10, max_iter=200),
     ),

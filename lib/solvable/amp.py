@@ -61,7 +61,6 @@ from .domains import (
     declare,
     flag,
     function,
-    instance,
     integer,
     interface,
     optional,
@@ -223,8 +222,18 @@ class GAMPResult:
         return float(self.history[-1])
 
 
+def _check_loop_name(name, value):
+    if not isinstance(value, str) or not value:
+        raise InvalidParameterError(f"{name} must be a non-empty string, the loop's name; got {value!r:.60}")
+    return value
+
+
+#: The name of a loop in its messages.
+_LOOP_NAME = Domain("a non-empty string, the loop's name", _check_loop_name, "any")
+
+
 @declare(
-    what=instance(str, "a string, the loop's name"),
+    what=_LOOP_NAME,
     converged=flag(),
     change=real(0.0, allow_inf=True),
     fixed_length=flag(),
