@@ -84,7 +84,9 @@ def _check_dtype(name, dtype):
     return dt
 
 
-_DTYPE = optional(Domain("numpy.float32 or numpy.float64", _check_dtype, "dtype"), "the type of x")
+#: A floating-point type of gradient descent's arithmetic (``gd.DTYPE`` is this domain).
+DTYPE = Domain("numpy.float32 or numpy.float64", _check_dtype, "dtype")
+_DTYPE = optional(DTYPE, "the type of x")
 _ANYTHING = unchecked("any object: the function says what it is")
 
 

@@ -63,7 +63,6 @@ from .errors import InvalidParameterError, ConvergenceWarning, DivergenceError
 from .errors import warn as warn_user
 from .domains import (
     VOCABULARY,
-    Domain,
     choice,
     declare,
     function,
@@ -140,26 +139,11 @@ class Optimiser(Protocol):
         ...
 
 
-def _check_dtype_domain(name: str, dtype) -> np.dtype:
-    """``dtype`` as ``numpy.dtype('float32')`` or ``numpy.dtype('float64')``."""
-    if dtype is None or isinstance(dtype, (bool, np.bool_)):
-        raise InvalidParameterError(f"{name} must be numpy.float32 or numpy.float64, got {dtype!r}")
-    try:
-        dt = np.dtype(dtype)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(
-            f"{name} must be numpy.float32 or numpy.float64, got {dtype!r:.60}"
-        ) from None
-    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise InvalidParameterError(f"{name} must be numpy.float32 or numpy.float64, got {dt}")
-    return dt
-
-
 #: The domains of gradient descent's controls, declared once: run_gd, fit_students and the gd function of every
 #: model (bsr, quadratic, attention) declare theirs from these.
 LEARNING_RATE = real(0.0, low_open=True)
 MOMENT_DECAY = real(0.0, 1.0, high_open=True)
-DTYPE = Domain("numpy.float32 or numpy.float64", _check_dtype_domain, "dtype")
+DTYPE = backend.DTYPE
 GD_CONTROLS = {
     "n_inits": VOCABULARY["n_inits"],
     "optimiser": choice(*OPTIMISERS),
