@@ -37,8 +37,8 @@ _fresh = itertools.count(1)
 def bench_density():
     print("Density and Re G vs number of points (law built once; ms per call, best of 5)")
     print(f"{'points':>7} {'sym rho':>9} {'sym ReG':>9} {'rect mu':>9} {'rect v':>9}")
-    sym = WishartPlusNoise(0.5, 0.6)
-    rect = RectangularPlusNoise(2.0, 0.5, 0.5)
+    sym = WishartPlusNoise(noise=0.6, kappa=0.5)
+    rect = RectangularPlusNoise(noise=0.5, beta=2.0, rho=0.5)
     sym.density(0.0), rect.density(1.0)  # build the supports
     for n in (10, 100, 1000, 10000):
         xs = np.linspace(-3.0, 7.0, n)  # inside and outside the bulk

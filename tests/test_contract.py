@@ -689,7 +689,7 @@ TABLE = [
             eigenvalue=1.0,
             signal_eigenvalue=1.0,
             noise=0.5,
-            law=lazy(lambda: importlib.import_module("solvable.spectra").wishart_plus_goe(0.5, 0.5)),
+            law=lazy(lambda: importlib.import_module("solvable.spectra").wishart_plus_goe(0.5, kappa=0.5)),
         ),
     ),
     E("rie.spiked_top_overlap", dict(theta=1.5, d=50, noise=1.0, rng=0), check=error01),
@@ -1244,6 +1244,85 @@ def test_every_public_function_is_in_the_table():
             if dotted not in covered and id(obj) not in covered_objects and dotted not in NOT_FUZZED:
                 missing.append(dotted)
     assert not missing, f"public callables without a fuzz entry in tests/test_contract.py: {missing}"
+
+
+#: What comes before the noise: the observation a denoiser is given (a matrix, its spectrum, its Stieltjes
+#: transform), or the points a function is evaluated at (the spike strengths ``theta`` of an error curve).
+OBSERVATIONS = (
+    "Y",
+    "eigenvalues",
+    "singular_values",
+    "stieltjes_S",
+    "eigenvalue",
+    "signal_eigenvalue",
+    "theta",
+)
+
+
+def _noise_position_violation(dotted: str, obj) -> str | None:
+    """Where ``noise`` must sit (lib/solvable/README.md, "One name per concept"), or None when it does.
+
+    A function that draws its own data (it takes ``rng``) takes the dimension ``d`` first, as every sampler, and
+    the noise after the signal's parameters, last of its positional arguments. A denoiser takes the noise right
+    after its observation (or the points it is evaluated at). Any other function of the noise (a law, an MMSE, a risk) takes it first, its other
+    ratios keyword-only where two of them could be swapped silently; a law's class takes every field by name.
+    """
+    params = list(inspect.signature(obj).parameters.values())
+    names = [p.name for p in params]
+    if "noise" not in names:
+        return None
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if isinstance(obj, type):
+        if positional:
+            return f"{dotted}: a law's fields are keyword-only, got positional {positional}"
+        return None
+    if "rng" in names:
+        if positional[0] != "d" or positional[-1] != "noise":
+            return f"{dotted}: a function that draws takes d first and noise last, got {positional}"
+        return None
+    observed = [n for n in positional[: positional.index("noise")] if n in OBSERVATIONS]
+    if positional.index("noise") != len(observed) or not observed and positional[0] != "noise":
+        return f"{dotted}: noise comes first, or right after the observation, got {positional}"
+    return None
+
+
+def test_noise_has_one_position():
+    """``noise`` sits in one place for each kind of function, across every module that has it."""
+    bad, seen = [], 0
+    for mod in FUZZED_MODULES:
+        try:
+            module = importlib.import_module(f"solvable.{mod}")
+        except ModuleNotFoundError:
+            continue
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if not callable(obj) or isinstance(obj, type) and name.endswith(CONTAINERS):
+                continue
+            try:
+                inspect.signature(obj)
+            except (TypeError, ValueError):
+                continue
+            seen += "noise" in inspect.signature(obj).parameters
+            bad.append(_noise_position_violation(f"{mod}.{name}", obj))
+    assert seen >= 25, seen
+    assert not [b for b in bad if b], [b for b in bad if b]
+
+
+def test_noise_rule_refuses_the_old_orders():
+    """The rule itself fails on the orders the library had before (so the test above can fail)."""
+
+    def law(kappa, noise, normalisation="paper"): ...
+
+    def risk(kappa, noise, threshold): ...
+
+    def draws(theta, d, noise, *, rng): ...
+
+    def denoiser(Y, kappa, noise): ...
+
+    for f in (law, risk, draws, denoiser):
+        assert _noise_position_violation(f.__name__, f) is not None
+    for f in (lambda noise, *, kappa: 0, lambda Y, noise, rho: 0, lambda d, kappa, noise, *, rng: 0):
+        assert _noise_position_violation("ok", f) is None
 
 
 #: The kind of a case whose value comes from the function's declared domain (solvable.domains), not from TABLE.

@@ -45,17 +45,17 @@ def test_threshold_and_its_finite_size_heuristic():
 @pytest.mark.parametrize("bad", [0, -3, 2.5, True, "4", None])
 def test_sample_points_validates_sizes(bad):
     with pytest.raises(ValueError, match="n"):
-        el.sample_points(bad, 5, rng=0)
+        el.sample_points(5, n=bad, rng=0)
     with pytest.raises(ValueError, match="d"):
-        el.sample_points(5, bad, rng=0)
+        el.sample_points(bad, n=5, rng=0)
 
 
 def test_sample_points_shape_and_rng():
-    X = el.sample_points(7, 3, rng=1)
+    X = el.sample_points(3, n=7, rng=1)
     assert X.shape == (7, 3)
-    np.testing.assert_array_equal(X, el.sample_points(7, 3, rng=np.random.default_rng(1)))
+    np.testing.assert_array_equal(X, el.sample_points(3, n=7, rng=np.random.default_rng(1)))
     with pytest.raises(ValueError, match="rng"):
-        el.sample_points(7, 3, rng=None)
+        el.sample_points(3, n=7, rng=None)
 
 
 @pytest.mark.parametrize(
@@ -80,17 +80,17 @@ def test_fit_validates_points(points):
 )
 def test_fit_validates_controls(kwargs, name):
     with pytest.raises(ValueError, match=name):
-        el.fit(el.sample_points(4, 3, rng=0), **kwargs)
+        el.fit(el.sample_points(3, n=4, rng=0), **kwargs)
 
 
 def test_project_affine_validates_S():
-    X = el.sample_points(4, 3, rng=0)
+    X = el.sample_points(3, n=4, rng=0)
     with pytest.raises(ValueError, match="S"):
         el.project_affine(np.eye(4), X)
     with pytest.raises(ValueError, match="S"):
         el.project_affine(np.triu(np.ones((3, 3))), X)
     with pytest.raises(ValueError, match="points"):
-        el.project_affine(np.eye(3), el.sample_points(7, 3, rng=0))  # n > d(d+1)/2 = 6: empty affine set
+        el.project_affine(np.eye(3), el.sample_points(3, n=7, rng=0))  # n > d(d+1)/2 = 6: empty affine set
 
 
 def test_sweep_validates():
@@ -110,7 +110,7 @@ def test_sweep_validates():
 def test_project_affine_is_the_orthogonal_projection():
     rng = np.random.default_rng(3)
     d, n = 8, 20
-    X = el.sample_points(n, d, rng=rng)
+    X = el.sample_points(d, n=n, rng=rng)
     A = rng.standard_normal((d, d))
     S = A + A.T
     P = el.project_affine(S, X)
@@ -129,7 +129,7 @@ def test_project_affine_is_the_orthogonal_projection():
 def test_fewer_points_than_dimensions_is_feasible(seed):
     """n < d: the points are independent; S = B^T B with B = (X X^T)^{-1} X fits them exactly (X S X^T = I)."""
     n, d = 12, 20
-    X = el.sample_points(n, d, rng=seed)
+    X = el.sample_points(d, n=n, rng=seed)
     B = np.linalg.solve(X @ X.T, X)
     S = B.T @ B
     np.testing.assert_allclose(el.constraint_values(X, S), 1.0, atol=1e-10)
@@ -144,7 +144,7 @@ def test_fits_well_below_the_threshold(seed):
     """d = 20, n = 0.1 d^2 = 40. The transition sits near n = d(d+1)/4 = 105 with a window of a few d (about
     +-0.05 in n/d^2 at d = 20, measured); 40 points are far inside the feasible phase for every seed."""
     d = 20
-    X = el.sample_points(round(0.1 * d * d), d, rng=seed)
+    X = el.sample_points(d, n=round(0.1 * d * d), rng=seed)
     r = el.fit(X)
     assert r.status == "feasible"
     assert r.residual <= 1e-8
@@ -164,7 +164,7 @@ def test_planted_ellipsoids_are_found_beyond_the_threshold(seed, d, ratio):
     A = rng.standard_normal((d, d))
     S0 = np.eye(d) + 0.3 * (A @ A.T) / d
     n = max(1, min(round(ratio * d * d), d * (d + 1) // 2 - 1))
-    X = el.sample_points(n, d, rng=rng)
+    X = el.sample_points(d, n=n, rng=rng)
     X /= np.sqrt(np.einsum("ij,jk,ik->i", X, S0, X))[:, None]
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
@@ -182,7 +182,7 @@ def test_does_not_fit_well_above_the_threshold(seed):
     """d = 20, n = 0.5 d^2 = 200 (below d(d+1)/2 = 210, so the affine set is not empty): far into the infeasible
     phase; the certificate is checked independently of the solver."""
     d = 20
-    X = el.sample_points(round(0.5 * d * d), d, rng=seed)
+    X = el.sample_points(d, n=round(0.5 * d * d), rng=seed)
     r = el.fit(X)
     assert r.status == "infeasible" and not r.feasible and r.converged
     assert _certifies_infeasibility(X, r.certificate)
@@ -192,13 +192,13 @@ def test_does_not_fit_well_above_the_threshold(seed):
 
 def test_more_constraints_than_unknowns():
     """n > d(d+1)/2: no symmetric matrix fits generic points; certificate from the null space of the Gram matrix."""
-    X = el.sample_points(25, 6, rng=0)
+    X = el.sample_points(6, n=25, rng=0)
     r = el.fit(X)
     assert r.status == "infeasible" and _certifies_infeasibility(X, r.certificate)
 
 
 def test_point_at_the_origin():
-    X = el.sample_points(5, 4, rng=0)
+    X = el.sample_points(4, n=5, rng=0)
     X[2] = 0.0
     r = el.fit(X)
     assert r.status == "infeasible" and _certifies_infeasibility(X, r.certificate)
@@ -212,7 +212,7 @@ def test_every_infeasible_claim_carries_a_valid_certificate_near_the_transition(
     statuses = set()
     for ratio in (0.2, 0.25, 0.3):
         for _ in range(5):
-            X = el.sample_points(round(ratio * d * d), d, rng=rng)
+            X = el.sample_points(d, n=round(ratio * d * d), rng=rng)
             r = el.fit(X, warn=False)
             statuses.add(r.status)
             if r.status == "infeasible":
@@ -224,7 +224,7 @@ def test_every_infeasible_claim_carries_a_valid_certificate_near_the_transition(
 
 def test_cap_is_reported_as_undecided():
     """One iteration is not enough at the transition: the result says so and warns; it is neither answer."""
-    X = el.sample_points(round(0.26 * 400), 20, rng=5)
+    X = el.sample_points(20, n=round(0.26 * 400), rng=5)
     with pytest.warns(ConvergenceWarning, match="undecided"):
         r = el.fit(X, max_iter=1, check_every=1000)
     assert r.status == "undecided" and not r.feasible and not r.converged and r.certificate is None

@@ -444,7 +444,7 @@ def _psd_soft_threshold_draw(kappa, noise, threshold, d, rng):
 def test_psd_soft_threshold_stats_match_one_large_draw(kappa, noise, threshold):
     # Spectral averages of one d = 1000 draw deviate from their limit by O(1/d) (bias and fluctuation, 1e-3):
     # measured within 1.1e-3 at d = 1500 on these three points. Tolerance 5/d = 5e-3.
-    st = qn.psd_soft_threshold_stats(kappa, noise, threshold)
+    st = qn.psd_soft_threshold_stats(noise, threshold, kappa=kappa)
     err, div, rank, trace = _psd_soft_threshold_draw(kappa, noise, threshold, 1000, np.random.default_rng(0))
     assert st.error == pytest.approx(err, abs=5e-3)
     assert st.divergence == pytest.approx(div, abs=5e-3)
@@ -454,11 +454,11 @@ def test_psd_soft_threshold_stats_match_one_large_draw(kappa, noise, threshold):
 
 def test_psd_soft_threshold_stats_limits():
     # Above the top edge nothing survives: the error of S = 0, (1/d) E|S*|^2 = 1 + kappa.
-    st = qn.psd_soft_threshold_stats(0.5, 0.3, 50.0)
+    st = qn.psd_soft_threshold_stats(0.3, 50.0, kappa=0.5)
     assert (st.error, st.divergence, st.rank_fraction, st.trace) == (1.5, 0.0, 0.0, 0.0)
     # kappa >> 1 at t = 0: S* is PSD with a spectrum far from 0, the projection does nothing: the identity
     # denoiser, error = noise and divergence 1 (d^2/2 free entries, each of derivative 1, over d^2/2).
-    st = qn.psd_soft_threshold_stats(1e3, 0.2, 0.0)
+    st = qn.psd_soft_threshold_stats(0.2, 0.0, kappa=1e3)
     assert st.error == pytest.approx(0.2, rel=1e-6) and st.divergence == pytest.approx(1.0, rel=1e-6)
 
 

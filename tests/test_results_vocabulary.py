@@ -130,11 +130,11 @@ def test_convex_message_names_its_residuals():
 
 
 def test_ellipsoid_and_erm_messages():
-    pts = ellipsoid.sample_points(10, 8, rng=0)  # n/d^2 ~ 0.16, below the threshold: feasible
+    pts = ellipsoid.sample_points(8, n=10, rng=0)  # n/d^2 ~ 0.16, below the threshold: feasible
     res = ellipsoid.fit(pts)
     assert res.status == "feasible" and res.message.startswith("feasible: a PSD fit with residual ")
     assert f"after {res.iterations} iterations" in res.message
-    far = ellipsoid.fit(ellipsoid.sample_points(60, 8, rng=0))  # n/d^2 ~ 0.94: infeasible
+    far = ellipsoid.fit(ellipsoid.sample_points(8, n=60, rng=0))  # n/d^2 ~ 0.94: infeasible
     assert far.status == "infeasible" and far.message.startswith("infeasible: ")
     from solvable import erm
 

@@ -37,7 +37,7 @@ def test_symmetric_mmse_matches_the_notes():
 
 @pytest.mark.parametrize("kappa, noise", [(0.5, 0.6), (0.5, 1e-3), (1.0, 0.05), (3.0, 2.0)])
 def test_symmetric_mmse_agrees_with_adaptive_quadrature(kappa, noise):
-    law = wishart_plus_goe(kappa, noise)
+    law = wishart_plus_goe(noise, kappa=kappa)
     i3 = _adaptive(law, lambda x: law.density(x) ** 3)
     expected = noise - 4 * math.pi**2 / 3 * noise * noise * i3
     assert rie.symmetric_rie_mmse(noise, kappa) == pytest.approx(expected, rel=1e-6)
@@ -110,7 +110,7 @@ def test_deterministic_signal_has_zero_mmse():
 
 def test_generic_subordination_route_equals_the_cubic():
     kappa, noise = 0.5, 0.6
-    law = wishart_plus_goe(kappa, noise)
+    law = wishart_plus_goe(noise, kappa=kappa)
 
     def density(x):
         return (
@@ -180,7 +180,7 @@ def test_symmetric_rie_handles_outliers_and_small_sizes():
     "beta, rho, noise", [(1.0, 0.2, 1.22), (2.0, 0.5, 0.5), (2.0, 0.5, 1e-3), (1.5, 2.0, 0.3)]
 )
 def test_rectangular_mmse_agrees_with_adaptive_quadrature(beta, rho, noise):
-    law = rectangular_plus_noise(beta, rho, noise)
+    law = rectangular_plus_noise(noise, beta=beta, rho=rho)
     i3 = 2 * _adaptive(law, lambda x: law.density(x) ** 3)
     i1 = 2 * _adaptive(law, lambda x: law.density(x) / x**2) if beta > 1 else 0.0
     expected = noise - noise**2 / beta**1.5 * ((beta - 1) ** 2 * i1 + 4 * math.pi**2 / 3 * i3)
@@ -862,7 +862,7 @@ def test_empirical_rie_reaches_the_mmse_knowing_only_the_noise():
 
 def test_empirical_rie_map_tends_to_the_limiting_map():
     """Inside the bulk the data-driven map approaches lambda - 2 noise Re G_Y(lambda), the error shrinking with d."""
-    law = wishart_plus_goe(0.5, 0.6)
+    law = wishart_plus_goe(0.6, kappa=0.5)
     gaps = []
     for d in (250, 2000):
         g = np.random.default_rng(d)
@@ -893,7 +893,7 @@ def test_ledoit_peche_overlap_is_normalised_and_averages_to_the_rie_map():
     """int Omega(lambda, theta) nu_S(theta) = 1 and int Omega theta nu_S = lambda - 2 noise Re G_Y(lambda),
     over the Marchenko-Pastur bulk by scipy's adaptive quadrature plus the atom at 0."""
     kappa, noise = 0.5, 0.6
-    law, mp = wishart_plus_goe(kappa, noise), MarchenkoPastur(kappa)
+    law, mp = wishart_plus_goe(noise, kappa=kappa), MarchenkoPastur(kappa)
     ((lo, hi),) = mp.bulks
     for lam in (0.5, 2.0, -0.3):
 
@@ -913,7 +913,7 @@ def test_ledoit_peche_overlap_is_normalised_and_averages_to_the_rie_map():
 def test_spiked_top_overlap_has_the_law_of_the_dense_experiment_and_the_bbp_limit():
     rng = np.random.default_rng(5)
     d, n = 60, 600
-    tri = [rie.spiked_top_overlap(1.5, d, 1.0, rng=g) for g in rng.spawn(n)]
+    tri = [rie.spiked_top_overlap(d, 1.5, 1.0, rng=g) for g in rng.spawn(n)]
     dense = []
     for g in rng.spawn(n):
         v = g.standard_normal(d)
@@ -922,13 +922,13 @@ def test_spiked_top_overlap_has_the_law_of_the_dense_experiment_and_the_bbp_limi
         dense.append((u @ v) ** 2)
     se = np.hypot(np.std(tri), np.std(dense)) / np.sqrt(n)
     assert abs(np.mean(tri) - np.mean(dense)) < 4 * se
-    big = [rie.spiked_top_overlap(2.0, 20000, 1.0, rng=g) for g in rng.spawn(20)]
+    big = [rie.spiked_top_overlap(20000, 2.0, 1.0, rng=g) for g in rng.spawn(20)]
     assert np.mean(big) == pytest.approx(1 - 1 / 4, abs=0.01)  # BBP: 1 - noise/theta^2
-    assert np.mean([rie.spiked_top_overlap(0.5, 20000, 1.0, rng=g) for g in rng.spawn(5)]) < 0.01
+    assert np.mean([rie.spiked_top_overlap(20000, 0.5, 1.0, rng=g) for g in rng.spawn(5)]) < 0.01
     with pytest.raises(ValueError, match="noise"):
-        rie.spiked_top_overlap(1.0, 10, 0.0, rng=0)
+        rie.spiked_top_overlap(10, 1.0, 0.0, rng=0)
     with pytest.raises(TypeError):
-        rie.spiked_top_overlap(1.0, 10, 1.0)
+        rie.spiked_top_overlap(10, 1.0, 1.0)
 
 
 def test_symmetry_is_checked_relative_to_the_matrix_at_every_scale():

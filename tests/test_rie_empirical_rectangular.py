@@ -19,7 +19,7 @@ def _draw(d, seed, beta=BETA, rho=RHO, noise=NOISE):
 def test_empirical_v_has_the_normalisation_of_the_limiting_law():
     """``v_d(sigma) = Re (1/2d) sum_j [1/(z - sigma_j) + 1/(z + sigma_j)]`` at ``z = sigma - i d^-1/2`` is
     ``stieltjes_real`` of the limiting law to O(d^-1/2): read back from the map, at two sizes."""
-    law = rectangular_plus_noise(BETA, RHO, NOISE)
+    law = rectangular_plus_noise(NOISE, beta=BETA, rho=RHO)
     gaps = []
     for d in (200, 800):
         sv = np.linalg.svd(_draw(d, d)[1], compute_uv=False)

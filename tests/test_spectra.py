@@ -148,7 +148,7 @@ def test_marchenko_pastur_paper_is_rescaled_mean_one():
 @pytest.mark.parametrize("kappa, noise, normalisation", WISHART_CASES)
 def test_wishart_plus_goe_mass_and_moments(kappa, noise, normalisation):
     """Sec. 5, checks 1-2: mass 1, mean sqrt(kappa) (paper), second moment 1 + kappa + noise (paper)."""
-    law = WishartPlusNoise(kappa, noise, normalisation)
+    law = WishartPlusNoise(noise=noise, kappa=kappa, normalisation=normalisation)
     m0, m1, m2 = _moments(law)
     assert m0 == pytest.approx(1.0, abs=1e-10)
     assert m1 == pytest.approx(law.mean, abs=1e-10)
@@ -158,9 +158,9 @@ def test_wishart_plus_goe_mass_and_moments(kappa, noise, normalisation):
 
 
 def test_wishart_plus_goe_bulks_and_density_vs_adaptive_quadrature():
-    law = WishartPlusNoise(0.5, 1e-3)
+    law = WishartPlusNoise(noise=1e-3, kappa=0.5)
     assert len(law.bulks) == 2  # smeared atom + Marchenko-Pastur bulk
-    assert len(WishartPlusNoise(0.5, 0.6).bulks) == 1
+    assert len(WishartPlusNoise(noise=0.6, kappa=0.5).bulks) == 1
     (a, b), (c, d) = law.bulks
     assert a < 0 < b < c < d
     assert np.all(law.density([a - 1e-3, 0.5 * (b + c), d + 1e-3]) == 0.0)
@@ -184,7 +184,7 @@ def test_wishart_plus_goe_matches_sampled_eigenvalues():
     A = rng.standard_normal((d, d))
     Y = W.T @ W / math.sqrt(m * d) + math.sqrt(noise / (2 * d)) * (A + A.T)
     lam = np.sort(np.linalg.eigvalsh(Y))
-    law = WishartPlusNoise(kappa, noise)
+    law = WishartPlusNoise(noise=noise, kappa=kappa)
     grid = np.linspace(law.edges[0], law.edges[-1], 4001)
     rho = law.density(grid)
     cdf = np.concatenate([[0.0], np.cumsum(0.5 * (rho[1:] + rho[:-1]) * np.diff(grid))])
@@ -195,7 +195,7 @@ def test_wishart_plus_goe_matches_sampled_eigenvalues():
 @pytest.mark.parametrize("kappa, noise", [(0.5, 0.6), (0.1, 0.01), (2.0, 0.1)])
 def test_wishart_plus_goe_real_part_outside_and_inside_the_bulk(kappa, noise):
     """Re G off the bulk is the ordinary integral (~1/x far out), in gaps too; inside, the principal value."""
-    law = WishartPlusNoise(kappa, noise)
+    law = WishartPlusNoise(noise=noise, kappa=kappa)
     lo, hi = law.edges[0], law.edges[-1]
     outside = [lo - 30, lo - 0.5, hi + 0.5, hi + 30]
     if len(law.bulks) == 2:
@@ -216,8 +216,8 @@ def test_wishart_plus_goe_real_part_outside_and_inside_the_bulk(kappa, noise):
 
 
 def test_wishart_plus_goe_is_vectorised_and_keeps_shapes():
-    law = spectra.wishart_plus_goe(0.5, 0.6)
-    assert spectra.wishart_plus_goe(0.5, 0.6) is law  # cached
+    law = spectra.wishart_plus_goe(0.6, kappa=0.5)
+    assert spectra.wishart_plus_goe(0.6, kappa=0.5) is law  # cached
     x = np.linspace(-2, 6, 12).reshape(3, 4)
     assert law.density(x).shape == (3, 4) and law.stieltjes_real(x).shape == (3, 4)
     assert np.ndim(law.density(1.0)) == 0 and isinstance(float(law.stieltjes_real(1.0)), float)
@@ -228,8 +228,8 @@ def test_wishart_plus_goe_is_vectorised_and_keeps_shapes():
 def test_normalisations_are_related_by_rescaling():
     """G_{S*}(z) = G_{S_W}(z/sqrt(kappa))/sqrt(kappa), the noise variance scaling by kappa (Sec. 2)."""
     kappa, s_paper = 0.5, 0.6
-    paper = WishartPlusNoise(kappa, s_paper, "paper")
-    mean_one = WishartPlusNoise(kappa, s_paper / kappa, "mean_one")
+    paper = WishartPlusNoise(noise=s_paper, kappa=kappa, normalisation="paper")
+    mean_one = WishartPlusNoise(noise=s_paper / kappa, kappa=kappa, normalisation="mean_one")
     x = np.linspace(-3, 7, 41)
     rk = math.sqrt(kappa)
     assert np.allclose(paper.density(x), mean_one.density(x / rk) / rk, atol=1e-12)
@@ -242,7 +242,7 @@ def test_normalisations_are_related_by_rescaling():
 @pytest.mark.parametrize("beta, rho, noise", RECTANGULAR_CASES)
 def test_rectangular_mass_and_mean_square(beta, rho, noise):
     """Sec. 5, checks 1-2: 2 int mu = 1 and 2 int x^2 mu = sqrt(beta)(1 + noise) exactly."""
-    law = RectangularPlusNoise(beta, rho, noise)
+    law = RectangularPlusNoise(noise=noise, beta=beta, rho=rho)
     x, w = law.quadrature(64)
     mu = law.density(x)
     assert 2 * w @ mu == pytest.approx(1.0, abs=1e-10)
@@ -250,10 +250,10 @@ def test_rectangular_mass_and_mean_square(beta, rho, noise):
 
 
 def test_rectangular_bulks_match_the_notes():
-    law = RectangularPlusNoise(1.0, 0.2, 1.22)
+    law = RectangularPlusNoise(noise=1.22, beta=1.0, rho=0.2)
     assert law.bulks[0][0] == 0.0 and law.bulks[-1][1] == pytest.approx(4.16, abs=5e-3)
-    assert len(RectangularPlusNoise(1.0, 0.2, 0.01).bulks) == 2  # [0, e1] and [e2, e3]
-    (a, b), (c, d) = RectangularPlusNoise(2.0, 0.5, 1e-3).bulks
+    assert len(RectangularPlusNoise(noise=0.01, beta=1.0, rho=0.2).bulks) == 2  # [0, e1] and [e2, e3]
+    (a, b), (c, d) = RectangularPlusNoise(noise=1e-3, beta=2.0, rho=0.5).bulks
     assert 0 < a < b < c < d
     # the integral agrees with adaptive quadrature
     x, w = law.quadrature(64)
@@ -268,7 +268,7 @@ def test_rectangular_matches_sampled_singular_values():
     S = rng.standard_normal((d, r)) @ rng.standard_normal((L, r)).T / math.sqrt(r)
     Y = (S + math.sqrt(noise) * rng.standard_normal((d, L))) / scale
     sv = np.sort(np.linalg.svd(Y, compute_uv=False))
-    law = RectangularPlusNoise(L / d, r / d, noise)
+    law = RectangularPlusNoise(noise=noise, beta=L / d, rho=r / d)
     grid = np.linspace(0, law.edges[-1], 4001)
     mu = 2 * law.density(grid)
     cdf = np.concatenate([[0.0], np.cumsum(0.5 * (mu[1:] + mu[:-1]) * np.diff(grid))])
@@ -278,14 +278,14 @@ def test_rectangular_matches_sampled_singular_values():
 
 def test_rectangular_real_part_outside_the_bulk():
     """The notes' trap: at x = 7 (edge 4.16) and x = 50 the 'largest Im' root is wrong (0.42, 0.45)."""
-    law = RectangularPlusNoise(1.0, 0.2, 1.22)
+    law = RectangularPlusNoise(noise=1.22, beta=1.0, rho=0.2)
     for x in [4.2, 7.0, 50.0]:
         ref = 2 * _fine_rule(law, lambda t, x=x: law.density(t) * x / (x * x - t * t))
         assert law.stieltjes_real(x) == pytest.approx(ref, rel=1e-8)
     assert law.stieltjes_real(7.0) == pytest.approx(0.150, abs=2e-3)
     assert 50 * law.stieltjes_real(50.0) == pytest.approx(1.0, abs=2e-3)
     assert law.stieltjes_real(-7.0) == -law.stieltjes_real(7.0)  # odd
-    gapped = RectangularPlusNoise(2.0, 0.5, 1e-3)
+    gapped = RectangularPlusNoise(noise=1e-3, beta=2.0, rho=0.5)
     for x in [0.005, 0.2]:  # below the first bulk and in the gap
         ref = 2 * _fine_rule(gapped, lambda t, x=x: gapped.density(t) * x / (x * x - t * t))
         assert gapped.stieltjes_real(x) == pytest.approx(ref, rel=1e-8)
@@ -296,7 +296,7 @@ def test_rectangular_real_part_outside_the_bulk():
 
 @pytest.mark.parametrize("kappa, noise", [(0.5, 0.6), (2.0, 0.1), (0.5, 1e-2)])
 def test_subordination_reproduces_the_cubic(kappa, noise):
-    law = WishartPlusNoise(kappa, noise)
+    law = WishartPlusNoise(noise=noise, kappa=kappa)
     lo, hi = law.edges[0], law.edges[-1]
     x = np.linspace(lo - 1, hi + 1, 301)
     G = free_convolution_semicircle(MarchenkoPastur(kappa).stieltjes, noise, x + 1e-11j)
@@ -325,17 +325,17 @@ def test_subordination_of_semicircles_is_a_semicircle():
 @pytest.mark.parametrize(
     "build, name",
     [
-        (lambda: WishartPlusNoise(-0.5, 0.6), "kappa"),
-        (lambda: WishartPlusNoise(0.0, 0.6), "kappa"),
-        (lambda: WishartPlusNoise(0.5, -0.1), "noise"),
-        (lambda: WishartPlusNoise(0.5, 0.6, "unit"), "normalisation"),
+        (lambda: WishartPlusNoise(noise=0.6, kappa=-0.5), "kappa"),
+        (lambda: WishartPlusNoise(noise=0.6, kappa=0.0), "kappa"),
+        (lambda: WishartPlusNoise(noise=-0.1, kappa=0.5), "noise"),
+        (lambda: WishartPlusNoise(noise=0.6, kappa=0.5, normalisation="unit"), "normalisation"),
         (lambda: MarchenkoPastur(0.0), "kappa"),
         (lambda: Semicircle(-1.0), "variance"),
-        (lambda: RectangularPlusNoise(0.5, 0.2, 0.1), "beta"),
-        (lambda: RectangularPlusNoise(1.0, 0.0, 0.1), "rho"),
-        (lambda: RectangularPlusNoise(1.0, 0.2, -0.1), "noise"),
-        (lambda: spectra.wishart_plus_goe(0.5, float("nan")), "noise"),
-        (lambda: spectra.rectangular_plus_noise(1.0, -0.2, 0.1), "rho"),
+        (lambda: RectangularPlusNoise(noise=0.1, beta=0.5, rho=0.2), "beta"),
+        (lambda: RectangularPlusNoise(noise=0.1, beta=1.0, rho=0.0), "rho"),
+        (lambda: RectangularPlusNoise(noise=-0.1, beta=1.0, rho=0.2), "noise"),
+        (lambda: spectra.wishart_plus_goe(float("nan"), kappa=0.5), "noise"),
+        (lambda: spectra.rectangular_plus_noise(0.1, beta=1.0, rho=-0.2), "rho"),
     ],
 )
 def test_invalid_parameters_raise_value_error_naming_them(build, name):
@@ -357,16 +357,16 @@ def test_invalid_parameters_raise_value_error_naming_them(build, name):
         (lambda: spectra.marchenko_pastur_stieltjes(0.0, 0.5), "z = 0"),
         (lambda: spectra.marchenko_pastur_stieltjes(1e300, 0.5), "z"),
         (lambda: MarchenkoPastur(1e300), "kappa"),
-        (lambda: WishartPlusNoise(0.5, 0.6).stieltjes_real([1.0, np.inf]), "x"),
-        (lambda: WishartPlusNoise(0.5, 0.6).density(1e300), "x"),
-        (lambda: WishartPlusNoise(1e300, 0.6), "kappa"),
-        (lambda: WishartPlusNoise(0.5, 1e-300), "noise"),
-        (lambda: WishartPlusNoise(0.5, 1e300), "noise"),
-        (lambda: RectangularPlusNoise(1e300, 0.2, 0.1), "beta"),
-        (lambda: RectangularPlusNoise(1.0, 1e300, 0.1), "rho"),
-        (lambda: RectangularPlusNoise(1.0, 0.2, 1e-300), "noise"),
-        (lambda: RectangularPlusNoise(2.0, 0.5, 0.5).stieltjes_real(np.nan), "x"),
-        (lambda: spectra.rectangular_plus_noise(2.0, 0.5, math.inf), "noise"),
+        (lambda: WishartPlusNoise(noise=0.6, kappa=0.5).stieltjes_real([1.0, np.inf]), "x"),
+        (lambda: WishartPlusNoise(noise=0.6, kappa=0.5).density(1e300), "x"),
+        (lambda: WishartPlusNoise(noise=0.6, kappa=1e300), "kappa"),
+        (lambda: WishartPlusNoise(noise=1e-300, kappa=0.5), "noise"),
+        (lambda: WishartPlusNoise(noise=1e300, kappa=0.5), "noise"),
+        (lambda: RectangularPlusNoise(noise=0.1, beta=1e300, rho=0.2), "beta"),
+        (lambda: RectangularPlusNoise(noise=0.1, beta=1.0, rho=1e300), "rho"),
+        (lambda: RectangularPlusNoise(noise=1e-300, beta=1.0, rho=0.2), "noise"),
+        (lambda: RectangularPlusNoise(noise=0.5, beta=2.0, rho=0.5).stieltjes_real(np.nan), "x"),
+        (lambda: spectra.rectangular_plus_noise(math.inf, beta=2.0, rho=0.5), "noise"),
         (lambda: spectra.bulk_quadrature([(0.0, math.nan)]), "intervals"),
         (lambda: spectra.bulk_quadrature([(1.0, 0.0)]), "intervals"),
         (lambda: spectra.bulk_quadrature(["ab"]), "intervals"),
@@ -391,7 +391,7 @@ def test_bad_arguments_raise_naming_them(call, name):
 
 def test_far_arguments_and_infinite_kappa_limits_stay_finite():
     """Re G ~ 1/x far out (|x| up to MAX_ABS_ARGUMENT), and densities are exactly 0 there."""
-    law = WishartPlusNoise(0.5, 0.6)
+    law = WishartPlusNoise(noise=0.6, kappa=0.5)
     far = np.array([-1e50, -1e10, 1e10, 1e50])
     assert np.allclose(law.stieltjes_real(far) * far, 1.0, rtol=1e-9)
     assert np.all(law.density(far) == 0.0)
@@ -408,7 +408,7 @@ def test_far_arguments_and_infinite_kappa_limits_stay_finite():
 @given(st.floats(-3.0, 3.0), st.floats(-4.0, 4.0), st.sampled_from(["paper", "mean_one"]))
 def test_wishart_plus_noise_density_is_a_normalised_law(log_kappa, log_noise, normalisation):
     """Density >= 0, mass 1, mean and second moment exact, over kappa in [1e-3, 1e3], noise in [1e-4, 1e4]."""
-    law = WishartPlusNoise(10.0**log_kappa, 10.0**log_noise, normalisation)
+    law = WishartPlusNoise(noise=10.0**log_noise, kappa=10.0**log_kappa, normalisation=normalisation)
     x, w = law.quadrature(64)
     rho = law.density(x)
     assert np.all(rho >= 0) and np.all(np.isfinite(rho))
@@ -426,7 +426,7 @@ def test_rectangular_plus_noise_density_is_a_normalised_law(log_R1, log_R2, log_
     beta = 1e3, noise = 1e-3, where the signal's singular values have a soft hard edge that is not graded;
     elsewhere 1e-8 or better. rie.rectangular_rie_mmse measures this defect on every call.)"""
     beta, noise = 10.0**log_R1, 10.0**log_noise
-    law = RectangularPlusNoise(beta, 10.0**log_R2, noise)
+    law = RectangularPlusNoise(noise=noise, beta=beta, rho=10.0**log_R2)
     x, w = law.quadrature(64)
     mu = law.density(x)
     assert np.all(mu >= 0) and np.all(np.isfinite(mu))
@@ -461,7 +461,7 @@ def test_documented_node_maxima_run_and_the_limits_are_named():
 
 
 def test_laws_are_records():
-    a = spectra.RectangularPlusNoise(2.0, 0.5, 0.3)
+    a = spectra.RectangularPlusNoise(noise=0.3, beta=2.0, rho=0.5)
     assert a == spectra.RectangularPlusNoise(beta=2.0, rho=0.5, noise=0.3) and (a.beta, a.rho) == (2.0, 0.5)
     assert Semicircle(2.0) != Semicircle(1.0)
 

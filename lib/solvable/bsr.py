@@ -720,7 +720,7 @@ def nuclear_norm_threshold(beta: float, rho: float, *, n_nodes: int = 200) -> fl
 def _svt_nodes(noise: float, beta: float, rho: float, n_nodes: int):
     """Nodes ``x``, weights times the singular-value density ``2 mu(x)``, and ``v(x) = Re G(x)`` of the law of
     ``Y = S* + sqrt(noise) Z`` scaled by ``(dL)^{1/4}`` (:class:`~solvable.spectra.RectangularPlusNoise`)."""
-    law = rectangular_plus_noise(beta, rho, noise)
+    law = rectangular_plus_noise(noise, beta=beta, rho=rho)
     x, w = law.quadrature(n_nodes)
     return x, w * 2.0 * law.density(x), law.stieltjes_real(x)
 

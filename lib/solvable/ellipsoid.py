@@ -150,15 +150,15 @@ def finite_size_threshold(d: int) -> float:
 
 
 @declare(n=integer(1, size=True))
-def sample_points(n: int, d: int, *, rng) -> np.ndarray:
+def sample_points(d: int, *, n: int, rng) -> np.ndarray:
     """Draw ``n`` i.i.d. standard Gaussian points of ``R^d``, as the rows of an ``(n, d)`` array.
 
     Parameters
     ----------
-    n : int
-        Number of points, ``>= 1``.
     d : int
-        Dimension, ``>= 1``.
+        Dimension, ``>= 1`` (first, as the ``d`` of every sampler).
+    n : int
+        Number of points, ``>= 1`` (keyword-only, so that a call cannot swap it with ``d``).
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
         Source of the draws (SPEC 7; ``None`` is refused).
 
@@ -187,7 +187,7 @@ def sample_points(n: int, d: int, *, rng) -> np.ndarray:
     Examples
     --------
     >>> from solvable import ellipsoid
-    >>> X = ellipsoid.sample_points(10, 4, rng=0)
+    >>> X = ellipsoid.sample_points(4, n=10, rng=0)
     >>> print(X.shape)
     (10, 4)
     """
@@ -442,7 +442,7 @@ def fit(
     >>> from solvable import ellipsoid
     >>> d = 20
     >>> for ratio in (0.15, 0.35):
-    ...     points = ellipsoid.sample_points(int(ratio * d * d), d, rng=0)
+    ...     points = ellipsoid.sample_points(d, n=int(ratio * d * d), rng=0)
     ...     print(ratio, ellipsoid.fit(points).status)
     ...
     0.15 feasible
@@ -723,7 +723,7 @@ def feasibility_sweep(d: int, ratios, n_seeds: int, *, rng, max_iter: int = 10_0
     index = {"feasible": 0, "infeasible": 1, "undecided": 2}
     for j, n in enumerate(ns):
         for k in range(n_seeds):
-            r = fit(sample_points(int(n), d, rng=rng), max_iter=max_iter, warn=False)
+            r = fit(sample_points(d, n=int(n), rng=rng), max_iter=max_iter, warn=False)
             counts[index[r.status], j] += 1
             iters[j, k] = r.iterations
     return FeasibilitySweep(

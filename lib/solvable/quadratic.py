@@ -1304,7 +1304,7 @@ class SoftThresholdResult:
 
 def _soft_threshold_integrals(kappa: float, noise: float, threshold: float, n_nodes: int = 64):
     """``(int nu f^2, int nu f u, 2 int nu f Re G, int nu, int nu f)`` over ``u > tau``, ``f = u - tau``."""
-    law = spectra.wishart_plus_goe(kappa, noise)
+    law = spectra.wishart_plus_goe(noise, kappa=kappa)
     pieces = [(max(lo, threshold), hi) for lo, hi in law.pieces if hi > threshold]
     if not pieces:
         return 0.0, 0.0, 0.0, 0.0, 0.0
@@ -1320,8 +1320,8 @@ def _soft_threshold_integrals(kappa: float, noise: float, threshold: float, n_no
     )
 
 
-@declare(kappa=SPECTRAL_KAPPA, noise=NOISE, threshold=real(0.0))
-def psd_soft_threshold_stats(kappa: float, noise: float, threshold: float) -> SoftThresholdResult:
+@declare(noise=NOISE, threshold=real(0.0), kappa=SPECTRAL_KAPPA)
+def psd_soft_threshold_stats(noise: float, threshold: float, *, kappa: float) -> SoftThresholdResult:
     """Error and divergence of the PSD eigenvalue soft-threshold of a noisy Wishart matrix, as ``d -> inf``.
 
     ``Y = S* + sqrt(noise) Z`` with ``S* = W* W*^T/sqrt(m d)`` (paper normalisation, ``kappa = m/d``) and ``Z`` a
@@ -1342,12 +1342,12 @@ def psd_soft_threshold_stats(kappa: float, noise: float, threshold: float) -> So
 
     Parameters
     ----------
-    kappa : float
-        Width ratio of the Wishart signal, in ``spectra.RATIO_RANGE``.
     noise : float
-        Variance of the GOE noise, in ``spectra.NOISE_RANGE``.
+        Variance of the GOE noise, in ``spectra.NOISE_RANGE`` (first, as in every function of the noise).
     threshold : float
         The threshold ``tau >= 0``.
+    kappa : float
+        Width ratio of the Wishart signal, in ``spectra.RATIO_RANGE`` (keyword-only).
 
     Returns
     -------
@@ -1428,7 +1428,7 @@ def _erm_threshold(alpha: float, kappa: float, s: float, lam: float) -> float:
     def div(t):
         return _soft_threshold_integrals(kappa, s, t)[2]
 
-    top = spectra.wishart_plus_goe(kappa, s).bulks[-1][1]
+    top = spectra.wishart_plus_goe(s, kappa=kappa).bulks[-1][1]
     hi = (
         max(top, 0.0) + lam / (4.0 * alpha) + 1.0
     )  # above the top edge D = 0 and the gap is 4 alpha t - lam > 0
@@ -1514,7 +1514,7 @@ def nuclear_norm_erm_theory(
     def residual_gap(log_s):
         s = math.exp(log_s)
         t = _erm_threshold(alpha, kappa, s, lam)
-        return 4.0 * alpha * s - delta - 2.0 * psd_soft_threshold_stats(kappa, s, t).error
+        return 4.0 * alpha * s - delta - 2.0 * psd_soft_threshold_stats(s, t, kappa=kappa).error
 
     s_start = (delta + 2.0 * q0) / (4.0 * alpha) + 1.0  # above the noise of the trivial estimate S = 0
     if s_start > 1e-6 * spectra.NOISE_RANGE[1]:
@@ -1537,7 +1537,7 @@ def nuclear_norm_erm_theory(
         log_s = brentq(residual_gap, lo, hi, xtol=1e-12, rtol=1e-12)
     s = math.exp(log_s)
     t = _erm_threshold(alpha, kappa, s, lam)
-    st = psd_soft_threshold_stats(kappa, s, t)
+    st = psd_soft_threshold_stats(s, t, kappa=kappa)
     train = (delta + 2.0 * st.error) * (1.0 - st.divergence / (2.0 * alpha)) ** 2
     # At exact recovery (noise at the floor, t = 0) the teacher's null eigenvalues are smeared over +-1e-6, and
     # half of them would count as non-zero: report the teacher's rank instead.

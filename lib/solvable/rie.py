@@ -177,7 +177,7 @@ WIDTH = optional(POSITIVE, "d**-0.5, d the number of eigenvalues")
 NORMALISATION = choice(*NORMALISATIONS)
 NODES = integer(2, MAX_NODES)
 LAW = unchecked(
-    "a spectral law (an object with stieltjes_real, e.g. spectra.wishart_plus_goe(kappa, noise)) or "
+    "a spectral law (an object with stieltjes_real, e.g. spectra.wishart_plus_goe(noise, kappa=kappa)) or "
     "a callable x -> Re G_Y(x): checked where it is evaluated"
 )
 
@@ -200,7 +200,7 @@ def _re_stieltjes(noise, kappa, normalisation, law):
     if (kappa is None) == (law is None):
         raise InvalidParameterError("give exactly one of kappa (Wishart signal) or law (the law of Y)")
     if law is None:
-        return wishart_plus_goe(kappa, noise, normalisation).stieltjes_real
+        return wishart_plus_goe(noise, kappa=kappa, normalisation=normalisation).stieltjes_real
     if hasattr(law, "stieltjes_real"):
         return law.stieltjes_real
     if callable(law):
@@ -475,7 +475,7 @@ def ledoit_peche_overlap(eigenvalue, signal_eigenvalue, noise: float, law) -> np
         Noise variance ``> 0``.
     law : object
         The limiting law of ``Y``, with ``density`` and ``stieltjes_real`` methods (e.g.
-        ``spectra.wishart_plus_goe(kappa, noise)``).
+        ``spectra.wishart_plus_goe(noise, kappa=kappa)``).
 
     Returns
     -------
@@ -511,7 +511,7 @@ def ledoit_peche_overlap(eigenvalue, signal_eigenvalue, noise: float, law) -> np
     for method in ("density", "stieltjes_real"):
         if not callable(getattr(law, method, None)):
             raise InvalidParameterError(
-                f"law must have a {method} method (e.g. spectra.wishart_plus_goe(kappa, noise))"
+                f"law must have a {method} method (e.g. spectra.wishart_plus_goe(noise, kappa=kappa))"
             )
     shift = theta - lam + noise * np.asarray(law.stieltjes_real(lam), dtype=float)
     width = np.pi * noise * np.asarray(law.density(lam), dtype=float)
@@ -525,16 +525,16 @@ def ledoit_peche_overlap(eigenvalue, signal_eigenvalue, noise: float, law) -> np
     return omega
 
 
-@declare(theta=real(0.0), d=integer(2, size=True), noise=POSITIVE)
-def spiked_top_overlap(theta: float, d: int, noise: float, *, rng) -> float:
+@declare(d=integer(2, size=True), theta=real(0.0), noise=POSITIVE)
+def spiked_top_overlap(d: int, theta: float, noise: float, *, rng) -> float:
     """One draw of ``<u_1, v>^2``, the top eigenvector of ``Y = theta v v^T + sqrt(noise) Z`` against the spike.
 
     Parameters
     ----------
+    d : int
+        Dimension ``>= 2`` (first, as in every function that draws).
     theta : float
         Spike strength ``>= 0``.
-    d : int
-        Dimension ``>= 2``.
     noise : float
         Noise variance ``> 0``.
     rng : numpy.random.Generator, int, SeedSequence or BitGenerator
@@ -680,7 +680,7 @@ def symmetric_rie_mmse(
         u, x = 1.0 / t, 1.0 / kappa
         value = 1.0 - u * (1.0 - u * ((1.0 - x) + u * (-1.0 + 4.0 * x - x * x)))
     else:
-        law = wishart_plus_goe(kappa, t)
+        law = wishart_plus_goe(t, kappa=kappa)
         x, w = law.quadrature(n_nodes)
         rho = law.density(x)
         mass = float(np.dot(w, rho))
@@ -930,7 +930,7 @@ def rectangular_rie_mmse(noise: float, beta: float, rho: float, n_nodes: int = D
     value, error = math.nan, math.inf
     if beta < min(RECTANGULAR_WIDE, MAX_ASPECT_RATIO) and noise <= NOISE_RANGE[1]:
         try:
-            law = rectangular_plus_noise(beta, rho, noise)
+            law = rectangular_plus_noise(noise, beta=beta, rho=rho)
             x, w = law.quadrature(n_nodes)
             mu = law.density(x)
             mass = 2.0 * float(np.dot(w, mu))
@@ -1031,7 +1031,7 @@ def rectangular_rie_singular_values(singular_values, noise: float, beta: float, 
     _check_spectrum_scale("singular_values", sv)
     if noise == 0.0:
         return sv.copy()
-    law = rectangular_plus_noise(beta, rho, noise)
+    law = rectangular_plus_noise(noise, beta=beta, rho=rho)
     safe = np.where(sv > 0, sv, 1.0)
     v = np.asarray(law.stieltjes_real(safe))
     new = sv - (2.0 * noise / math.sqrt(beta)) * ((beta - 1.0) / (2.0 * safe) + v)

@@ -24,9 +24,11 @@ spectral variance 1, second moment ``1 + kappa``), used by the quadratic-network
 ``"mean_one"`` is ``S_W = W^T W/m`` (mean 1, variance ``1/kappa``). ``S* = sqrt(kappa) S_W``; a noise variance
 ``noise`` in the paper normalisation is ``noise/kappa`` in the mean-one normalisation.
 
-The noise variance is called ``noise`` everywhere (as in :mod:`solvable.rie`); a law's constructor takes the
-signal's parameters first, then the noise (``WishartPlusNoise(kappa, noise)``,
-``RectangularPlusNoise(beta, rho, noise)``: "signal plus noise").
+The noise variance is called ``noise`` everywhere (as in :mod:`solvable.rie`) and comes first, as in the MMSE
+functions of :mod:`solvable.rie`; the signal's parameters are keyword-only, so that no call can swap two ratios
+(``wishart_plus_goe(noise, kappa=...)``, ``rectangular_plus_noise(noise, beta=..., rho=...)``; the classes
+``WishartPlusNoise(noise=..., kappa=...)`` and ``RectangularPlusNoise(noise=..., beta=..., rho=...)`` take every
+field by name).
 
 Numerics: roots of the cubic in closed form (vectorised, no Python loop over points), roots of the quartic by
 batched companion-matrix eigenvalues; support edges from the discriminant (a quartic in ``x``, resp. a
@@ -1042,7 +1044,7 @@ class _BulkSupport:
         return bulk_quadrature(self.pieces, n)
 
 
-@record
+@record(kw_only=True)
 class WishartPlusNoise(_BulkSupport):
     """Eigenvalue law of ``Y = S + sqrt(noise) Z``: ``S`` Wishart (``kappa = m/d``), ``Z`` GOE of variance 1.
 
@@ -1063,12 +1065,12 @@ class WishartPlusNoise(_BulkSupport):
 
     Parameters
     ----------
-    kappa : float
-        ``m/d`` in ``RATIO_RANGE = [1e-4, 1e6]``. For ``kappa < 1`` the atom ``1 - kappa`` at 0 of the Wishart
-        law becomes a bulk.
     noise : float
         Noise variance ``s = noise`` in ``NOISE_RANGE = [1e-12, 1e12]`` (for ``noise = 0`` use
         :class:`MarchenkoPastur`).
+    kappa : float
+        ``m/d`` in ``RATIO_RANGE = [1e-4, 1e6]``. For ``kappa < 1`` the atom ``1 - kappa`` at 0 of the Wishart
+        law becomes a bulk.
     normalisation : {"paper", "mean_one"}, optional
         The normalisation of the Wishart signal.
 
@@ -1082,8 +1084,8 @@ class WishartPlusNoise(_BulkSupport):
     .. [1] Chapter 2, Sec. "Three spectral laws" (``eq-rmt-subordination``).
     """
 
-    kappa: float
     noise: float
+    kappa: float
     normalisation: str = "paper"
 
     def __post_init__(self):
@@ -1255,27 +1257,27 @@ class WishartPlusNoise(_BulkSupport):
 
 
 @lru_cache(maxsize=256)
-def _wishart_plus_goe(kappa: float, noise: float, normalisation: str) -> WishartPlusNoise:
-    return WishartPlusNoise(kappa, noise, normalisation)
+def _wishart_plus_goe(noise: float, kappa: float, normalisation: str) -> WishartPlusNoise:
+    return WishartPlusNoise(noise=noise, kappa=kappa, normalisation=normalisation)
 
 
-@declare(kappa=RATIO, noise=NOISE, normalisation=NORMALISATION)
-def wishart_plus_goe(kappa: float, noise: float, normalisation: str = "paper") -> WishartPlusNoise:
+@declare(noise=NOISE, kappa=RATIO, normalisation=NORMALISATION)
+def wishart_plus_goe(noise: float, *, kappa: float, normalisation: str = "paper") -> WishartPlusNoise:
     """The law of Wishart + GOE(``noise``) (:class:`WishartPlusNoise`), cached.
 
     Parameters
     ----------
-    kappa : float
-        Ratio ``m/d`` in ``RATIO_RANGE``.
     noise : float
         Noise variance in ``NOISE_RANGE``.
+    kappa : float
+        Ratio ``m/d`` in ``RATIO_RANGE`` (keyword-only, so that a call cannot swap it with ``noise``).
     normalisation : {"paper", "mean_one"}, optional
         The normalisation of the Wishart signal.
 
     Returns
     -------
     WishartPlusNoise
-        The law; its support is computed once per ``(kappa, noise, normalisation)``, which the denoiser and its
+        The law; its support is computed once per ``(noise, kappa, normalisation)``, which the denoiser and its
         MMSE then share.
 
     Raises
@@ -1287,7 +1289,7 @@ def wishart_plus_goe(kappa: float, noise: float, normalisation: str = "paper") -
     ----------
     .. [1] Chapter 2, Sec. "Three spectral laws".
     """
-    return _wishart_plus_goe(kappa, noise, normalisation)
+    return _wishart_plus_goe(noise, kappa, normalisation)
 
 
 # --------------------------------------------------------------------------- rectangular
@@ -1328,7 +1330,7 @@ def _quartic_discriminant(e, d, c, b, a):
     return out
 
 
-@record
+@record(kw_only=True)
 class RectangularPlusNoise(_BulkSupport):
     """Singular-value law of ``Y = S + sqrt(noise) Z`` (``d x L``, ``d <= L``), all divided by ``(dL)^{1/4}``.
 
@@ -1350,12 +1352,12 @@ class RectangularPlusNoise(_BulkSupport):
 
     Parameters
     ----------
+    noise : float
+        Noise variance in ``NOISE_RANGE``.
     beta : float
         Aspect ratio ``L/d`` in ``[1, MAX_ASPECT_RATIO]``.
     rho : float
         Rank ratio ``r/d`` in ``RATIO_RANGE``.
-    noise : float
-        Noise variance in ``NOISE_RANGE``.
 
     Raises
     ------
@@ -1368,9 +1370,9 @@ class RectangularPlusNoise(_BulkSupport):
     .. [2] E. Troiani et al., arXiv:2203.07752 (2022).
     """
 
+    noise: float
     beta: float
     rho: float
-    noise: float
 
     def __post_init__(self):
         b1 = check_positive("beta", self.beta)
@@ -1551,22 +1553,22 @@ class RectangularPlusNoise(_BulkSupport):
 
 
 @lru_cache(maxsize=256)
-def _rectangular_plus_noise(beta: float, rho: float, noise: float) -> RectangularPlusNoise:
-    return RectangularPlusNoise(beta, rho, noise)
+def _rectangular_plus_noise(noise: float, beta: float, rho: float) -> RectangularPlusNoise:
+    return RectangularPlusNoise(noise=noise, beta=beta, rho=rho)
 
 
-@declare(beta=real(0.0, low_open=True), rho=RATIO, noise=NOISE)
-def rectangular_plus_noise(beta: float, rho: float, noise: float) -> RectangularPlusNoise:
+@declare(noise=NOISE, beta=real(0.0, low_open=True), rho=RATIO)
+def rectangular_plus_noise(noise: float, *, beta: float, rho: float) -> RectangularPlusNoise:
     """The singular-value law of rectangular signal + noise (:class:`RectangularPlusNoise`), cached.
 
     Parameters
     ----------
-    beta : float
-        Aspect ratio ``L/d`` in ``[1, MAX_ASPECT_RATIO]``.
-    rho : float
-        Rank ratio ``r/d`` in ``RATIO_RANGE``.
     noise : float
         Noise variance in ``NOISE_RANGE``.
+    beta : float
+        Aspect ratio ``L/d`` in ``[1, MAX_ASPECT_RATIO]`` (keyword-only, as ``rho``).
+    rho : float
+        Rank ratio ``r/d`` in ``RATIO_RANGE``.
 
     Returns
     -------
@@ -1582,7 +1584,7 @@ def rectangular_plus_noise(beta: float, rho: float, noise: float) -> Rectangular
     ----------
     .. [1] Chapter 2, Sec. "Rectangular matrices: singular values".
     """
-    return _rectangular_plus_noise(beta, rho, noise)
+    return _rectangular_plus_noise(noise, beta, rho)
 
 
 # --------------------------------------------------------------------------- generic subordination
