@@ -150,10 +150,8 @@ class DenseLinearMap:
     ``adjoint_variance(a) = (X**2/d)^T a`` (chapter 1, "From belief propagation to AMP").
     """
 
+    @declare(X=array(2), variance=choice("exact", "uniform"))
     def __init__(self, X, variance: str = "exact"):
-        X = check_array("X", X, ndim=2)
-        if variance not in ("exact", "uniform"):
-            raise InvalidParameterError(f"variance must be 'exact' or 'uniform', got {variance!r}")
         self.n, self.d = X.shape
         self._scale = 1.0 / np.sqrt(self.d)
         self._X = X

@@ -15,6 +15,7 @@ naming the parameter and its domain.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import math
@@ -48,6 +49,7 @@ __all__ = [
     "function",
     "optional",
     "unchecked",
+    "explained",
     "VOCABULARY",
     "declare",
     "domains_of",
@@ -409,6 +411,39 @@ def unchecked(reason: str) -> Domain:
         A domain whose check passes the value through; the fuzz leaves it alone.
     """
     return Domain(reason, lambda name, v: v, "any")
+
+
+def explained(domain: Domain, reason: str) -> Domain:
+    """``domain`` whose text and refusals also say why its bound is where it is.
+
+    Parameters
+    ----------
+    domain : Domain
+        The domain.
+    reason : str
+        Why (appended to its text, and to the message of each refusal).
+
+    Returns
+    -------
+    Domain
+        The same domain, explained.
+
+    Examples
+    --------
+    >>> from solvable.domains import explained, real
+    >>> explained(real(1.0), "transpose Y when d > L")("beta", 0.5)
+    Traceback (most recent call last):
+    ...
+    solvable.errors.InvalidParameterError: beta must be a number in [1.0, inf), got 0.5: transpose Y when d > L
+    """
+
+    def check(name, value):
+        try:
+            return domain.check(name, value)
+        except InvalidParameterError as e:
+            raise InvalidParameterError(f"{e}: {reason}") from None
+
+    return dataclasses.replace(domain, text=f"{domain.text} ({reason})", check=check)
 
 
 #: The parameters named as the course names them, with their domain. A function's own declaration overrides an

@@ -22,7 +22,6 @@ Cover's exact counting formula :func:`cover_probability` (Cover, IEEE Trans. Ele
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -31,7 +30,7 @@ from scipy.special import log_ndtr, ndtr
 from scipy.stats import binom
 
 from .amp import iterate_fixed_point
-from .domains import Domain, array, choice, declare, integer, real
+from .domains import array, choice, declare, explained, integer, real
 from .errors import ConvergenceWarning, DivergenceError, InvalidParameterError
 from .errors import warn as warn_user
 from .integration import DEFAULT_HERMITE_NODES, _hermite_rule, _legendre_rule, _log_phi_pdf, _mills_ratio
@@ -66,18 +65,6 @@ _SEPARABILITY_METHODS = ("lp", "nnls")
 _START_MAX = 1.0 - 1e-6
 
 
-def _with_reason(domain: Domain, reason: str) -> Domain:
-    """``domain`` whose refusals also say why its bound is where it is."""
-
-    def check(name, value):
-        try:
-            return domain.check(name, value)
-        except InvalidParameterError as e:
-            raise InvalidParameterError(f"{e}: {reason}") from None
-
-    return dataclasses.replace(domain, text=f"{domain.text} ({reason})", check=check)
-
-
 #: The domains of the module's parameters (solvable.domains): a margin, a sample ratio of a finite problem (> 0), an
 #: overlap between two solutions, a tolerance in (0, 1), the data of a storage problem (labels +-1, checked with the
 #: shapes in the body).
@@ -88,7 +75,7 @@ OPEN_TOL = real(0.0, 1.0, low_open=True, high_open=True)
 INPUTS = array(2)
 LABELS = array(1)
 METHOD = choice(*_SEPARABILITY_METHODS)
-BINARY_MARGIN = _with_reason(
+BINARY_MARGIN = explained(
     real(0.0, BINARY_MARGIN_MAX),
     "at larger margins the replica-symmetric overlap runs to "
     "q -> 1 before the entropy vanishes (near margin 10 and above), and before that the "

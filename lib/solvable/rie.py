@@ -1239,6 +1239,7 @@ def empirical_rectangular_rie(Y, noise: float, *, width: float | None = None) ->
 # --------------------------------------------------------------------------- denoisers for GAMP
 
 
+@declare()
 @record
 class WishartRIEDenoiser:
     """Symmetric RIE for a Wishart signal, as the denoiser of :func:`solvable.amp.run_gamp`.
@@ -1268,9 +1269,6 @@ class WishartRIEDenoiser:
     """
 
     kappa: float
-
-    def __post_init__(self):
-        object.__setattr__(self, "kappa", check_positive("kappa", self.kappa))
 
     def denoise(self, A, B):
         """Denoise the field ``B`` of precision ``A``.
@@ -1315,6 +1313,7 @@ class WishartRIEDenoiser:
         return symmetric_rie_mmse(noise, self.kappa)
 
 
+@declare(rho=POSITIVE)
 @record
 class RectangularRIEDenoiser:
     """The rectangular RIE as the denoiser of :func:`solvable.amp.run_gamp` and the "prior" of its state evolution.
@@ -1352,8 +1351,7 @@ class RectangularRIEDenoiser:
     rho: float
 
     def __post_init__(self):
-        object.__setattr__(self, "beta", _check_beta(self.beta, allow_inf=True))
-        object.__setattr__(self, "rho", check_positive("rho", self.rho))
+        object.__setattr__(self, "beta", max(self.beta, 1.0 / self.beta))  # the transposed problem
 
     def denoise(self, A, B):
         """Denoise the field ``B`` of precision ``A``.

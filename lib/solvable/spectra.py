@@ -44,13 +44,13 @@ from itertools import pairwise
 
 import numpy as np
 
-from .domains import Domain, choice, declare, function, integer, real, unchecked
+from .domains import Domain, choice, declare, explained, function, integer, real, unchecked
 from .errors import ConvergenceWarning, InvalidParameterError
 from .errors import warn as warn_user
 from .integration import legendre_rule
 from .results import record
 from . import validation
-from .validation import check_choice, check_in_range, check_int, check_positive
+from .validation import check_int
 
 __all__ = [
     "DEFAULT_NODES",
@@ -158,18 +158,6 @@ def _check_nodes(name: str, n, minimum: int = 1, maximum: int = MAX_NODES) -> in
     return n
 
 
-def _check_ratio(name: str, value) -> float:
-    if type(value) is float and RATIO_RANGE[0] <= value <= RATIO_RANGE[1]:  # fast path (hot in the MMSE)
-        return value
-    return check_in_range(name, value, *RATIO_RANGE)
-
-
-def _check_noise(value) -> float:
-    if type(value) is float and NOISE_RANGE[0] <= value <= NOISE_RANGE[1]:  # fast path (hot in the MMSE)
-        return value
-    return check_in_range("noise", value, *NOISE_RANGE)
-
-
 def _check_real_points(name, value):
     """Real points (:func:`_points`), passed on unconverted: a number stays a number in the laws' methods."""
     _points(value, name)
@@ -206,6 +194,7 @@ COMPLEX_POINTS = Domain(
 )
 SAMPLES = Domain("a non-empty 1-d array of finite real numbers", _check_samples, "array", (1,))
 RATIO = real(*RATIO_RANGE)
+ASPECT_RATIO = explained(real(1.0, MAX_ASPECT_RATIO), "beta = L/d; transpose Y when d > L")
 NOISE = real(*NOISE_RANGE)
 VARIANCE = real(0.0, low_open=True)
 NORMALISATION = choice(*NORMALISATIONS)
@@ -385,10 +374,6 @@ def kolmogorov_distance(samples, density, support, n: int = 2001) -> float:
     F = np.interp(x, np.concatenate(grid), np.concatenate(cdf), left=0.0, right=total)
     i = np.arange(1, x.size + 1)
     return float(max(np.max(i / x.size - F), np.max(F - (i - 1) / x.size)))
-
-
-def _check_normalisation(normalisation: str) -> str:
-    return check_choice("normalisation", normalisation, NORMALISATIONS)
 
 
 def _wishart_scale(kappa: float, normalisation: str) -> float:
@@ -644,6 +629,7 @@ def semicircle_stieltjes_iterates(z, variance: float = 1.0, iterations: int = 50
     return np.stack(out)
 
 
+@declare(variance=VARIANCE)
 @record
 class Semicircle:
     """Semicircle law of variance ``variance`` (GOE normalised so that off-diagonal entries are N(0, varsigma/d)).
@@ -669,9 +655,6 @@ class Semicircle:
     """
 
     variance: float = 1.0
-
-    def __post_init__(self):
-        object.__setattr__(self, "variance", check_positive("variance", self.variance))
 
     @property
     def edge(self) -> float:
@@ -856,6 +839,7 @@ def marchenko_pastur_stieltjes(z, kappa: float, normalisation: str = "paper"):
     return MarchenkoPastur(kappa, normalisation).stieltjes(z)
 
 
+@declare(kappa=RATIO, normalisation=NORMALISATION)
 @record
 class MarchenkoPastur:
     """Marchenko-Pastur law of ``W^T W`` in the paper (``/sqrt(m d)``) or mean-one (``/m``) normalisation.
@@ -887,10 +871,6 @@ class MarchenkoPastur:
 
     kappa: float
     normalisation: str = "paper"
-
-    def __post_init__(self):
-        object.__setattr__(self, "kappa", _check_ratio("kappa", self.kappa))
-        object.__setattr__(self, "normalisation", _check_normalisation(self.normalisation))
 
     @property
     def _a(self) -> float:
@@ -1044,6 +1024,7 @@ class _BulkSupport:
         return bulk_quadrature(self.pieces, n)
 
 
+@declare(noise=NOISE, kappa=RATIO, normalisation=NORMALISATION)
 @record(kw_only=True)
 class WishartPlusNoise(_BulkSupport):
     """Eigenvalue law of ``Y = S + sqrt(noise) Z``: ``S`` Wishart (``kappa = m/d``), ``Z`` GOE of variance 1.
@@ -1087,11 +1068,6 @@ class WishartPlusNoise(_BulkSupport):
     noise: float
     kappa: float
     normalisation: str = "paper"
-
-    def __post_init__(self):
-        object.__setattr__(self, "kappa", _check_ratio("kappa", self.kappa))
-        object.__setattr__(self, "noise", _check_noise(self.noise))
-        object.__setattr__(self, "normalisation", _check_normalisation(self.normalisation))
 
     @property
     def _a(self) -> float:
@@ -1330,6 +1306,7 @@ def _quartic_discriminant(e, d, c, b, a):
     return out
 
 
+@declare(noise=NOISE, beta=ASPECT_RATIO, rho=RATIO)
 @record(kw_only=True)
 class RectangularPlusNoise(_BulkSupport):
     """Singular-value law of ``Y = S + sqrt(noise) Z`` (``d x L``, ``d <= L``), all divided by ``(dL)^{1/4}``.
@@ -1373,17 +1350,6 @@ class RectangularPlusNoise(_BulkSupport):
     noise: float
     beta: float
     rho: float
-
-    def __post_init__(self):
-        b1 = check_positive("beta", self.beta)
-        if not 1.0 <= b1 <= MAX_ASPECT_RATIO:
-            raise InvalidParameterError(
-                f"beta = L/d must be a number in [1, {MAX_ASPECT_RATIO:g}] (transpose Y when d > L), "
-                f"got {self.beta!r}"
-            )
-        object.__setattr__(self, "beta", b1)
-        object.__setattr__(self, "rho", _check_ratio("rho", self.rho))
-        object.__setattr__(self, "noise", _check_noise(self.noise))
 
     @property
     def mean_square(self) -> float:
@@ -1557,7 +1523,7 @@ def _rectangular_plus_noise(noise: float, beta: float, rho: float) -> Rectangula
     return RectangularPlusNoise(noise=noise, beta=beta, rho=rho)
 
 
-@declare(noise=NOISE, beta=real(0.0, low_open=True), rho=RATIO)
+@declare(noise=NOISE, beta=ASPECT_RATIO, rho=RATIO)
 def rectangular_plus_noise(noise: float, *, beta: float, rho: float) -> RectangularPlusNoise:
     """The singular-value law of rectangular signal + noise (:class:`RectangularPlusNoise`), cached.
 
