@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from solvable import attention, backend, bsr, gd, quadratic
+from solvable.errors import InvalidParameterError
 
 xs = pytest.importorskip("array_api_strict")
 
@@ -163,3 +164,12 @@ def test_to_numpy_and_asarray_round_trips():
     assert backend.is_non_numpy_array(strict) and not backend.is_non_numpy_array(x)
     with pytest.raises(ValueError, match="dtype"):
         backend.asarray(x, xp, dev, np.int64)
+
+
+@pytest.mark.parametrize("bad", [[[1.0, 2.0], [3.0]], np.array(["a", "b"]), np.array([1j])])
+def test_asarray_and_to_numpy_name_x_for_what_numpy_cannot_read(bad):
+    with pytest.raises(InvalidParameterError, match="x must be an array"):
+        backend.asarray(bad, np, "cpu")
+    if isinstance(bad, list):  # to_numpy reads any array; a ragged list is none
+        with pytest.raises(InvalidParameterError, match="x must be an array"):
+            backend.to_numpy(bad)

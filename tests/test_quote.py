@@ -1,5 +1,7 @@
 """solvable.quote: bounds quoted in prose round outward ("at most" up, "at least" down)."""
 
+import decimal
+import fractions
 import math
 
 import numpy as np
@@ -83,7 +85,21 @@ def test_a_bound_beyond_the_float_range_is_refused_not_inf():
 
 
 @pytest.mark.parametrize(
-    "bad", [math.nan, math.inf, -math.inf, np.float64("nan"), True, np.True_, None, [1.0]]
+    "bad",
+    [
+        math.nan,
+        math.inf,
+        -math.inf,
+        np.float64("nan"),
+        True,
+        np.True_,
+        None,
+        [1.0],
+        fractions.Fraction(1, 3),  # printed "1/3" or "Fraction(1, 3)", not a number
+        decimal.Decimal("0.5"),
+        np.timedelta64(1, "s"),  # NumPy registers it as an integer
+        1j,
+    ],
 )
 def test_quote_refuses_what_the_prose_could_not_print(bad):
     with pytest.raises(InvalidParameterError, match="students"):

@@ -87,6 +87,25 @@ def _check_dtype(name, dtype):
 #: A floating-point type of gradient descent's arithmetic (``gd.DTYPE`` is this domain).
 DTYPE = Domain("numpy.float32 or numpy.float64", _check_dtype, "dtype")
 _DTYPE = optional(DTYPE, "the type of x")
+
+
+def _host_numbers(name, value):
+    """``value`` as a NumPy array of real numbers (its own type kept), or an error naming ``name``."""
+    try:
+        a = np.asarray(value)
+    except (ValueError, TypeError) as e:  # a ragged list, an object NumPy cannot hold in one array
+        raise InvalidParameterError(
+            f"{name} must be an array of real numbers, got {type(value).__name__}: {e}"
+        ) from None
+    if a.dtype.kind not in "iuf":
+        raise InvalidParameterError(f"{name} must be an array of real numbers, got dtype {a.dtype}")
+    return a
+
+
+#: A host array of real numbers (integers or floats, any shape): what :func:`asarray` moves to a device.
+HOST_NUMBERS = Domain(
+    "an array of real numbers (NumPy, or anything numpy.asarray reads)", _host_numbers, "array"
+)
 _ANYTHING = unchecked("any object: the function says what it is")
 
 
@@ -186,7 +205,7 @@ def is_non_numpy_array(x) -> bool:
 
 
 @declare(
-    x=unchecked("a host array, or anything numpy.asarray reads; its type is kept unless dtype is given"),
+    x=HOST_NUMBERS,
     xp=interface("asarray"),
     dev=unchecked("a device of xp (as resolve returns it): xp.asarray checks it"),
     dtype=_DTYPE,
@@ -213,9 +232,9 @@ def asarray(x, xp, dev, dtype=None):
     Raises
     ------
     ValueError
-        If ``dtype`` is not float32 or float64.
+        If ``x`` is not an array of real numbers (a ragged list, strings, complex numbers) or ``dtype`` is not
+        float32 or float64.
     """
-    x = np.asarray(x)
     if dtype is not None:
         return xp.asarray(x, dtype=getattr(xp, dtype.name), device=dev)
     return xp.asarray(x, device=dev)
@@ -235,13 +254,21 @@ def to_numpy(x) -> np.ndarray:
     numpy.ndarray
         NumPy input as it is (no copy); any other array as a copy on the host.
 
+    Raises
+    ------
+    ValueError
+        If ``x`` is something NumPy cannot read as one array (a ragged list).
+
     Notes
     -----
     Arrays on the CPU cross by DLPack (``numpy.from_dlpack``); arrays on a GPU are first copied to the host with
     ``array_api_compat.to_device(x, "cpu")``.
     """
     if isinstance(x, (np.ndarray, np.generic)) or not array_api_compat.is_array_api_obj(x):
-        return np.asarray(x)
+        try:
+            return np.asarray(x)
+        except (ValueError, TypeError) as e:  # a ragged list, an object NumPy cannot hold in one array
+            raise InvalidParameterError(f"x must be an array, got {type(x).__name__}: {e}") from None
     try:
         return np.array(np.from_dlpack(x), copy=True)
     except (BufferError, RuntimeError, TypeError, ValueError, AttributeError):

@@ -15,12 +15,11 @@ myst-nb, "Embedding outputs as variables": https://myst-nb.readthedocs.io/en/lat
 from __future__ import annotations
 
 import math
-import numbers
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 import numpy as np
 
-from .domains import declare, integer, real
+from .domains import Domain, declare, integer, real
 from .errors import InvalidParameterError
 
 __all__ = ["quote", "upper_bound", "lower_bound"]
@@ -28,6 +27,25 @@ __all__ = ["quote", "upper_bound", "lower_bound"]
 #: A float has at most 17 significant decimal digits: more would ask the decimal rounding for digits that do not
 #: exist (and beyond 28, Python's decimal context refuses the rounding).
 _DIGITS = integer(1, 17)
+
+
+def _quotable(name, value):
+    """A value the prose can print as it is: a finite Python or NumPy real number, or a string."""
+    if isinstance(value, str):
+        return value
+    number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_, np.timedelta64)
+    )
+    if not number or not math.isfinite(value):
+        raise InvalidParameterError(
+            f"{name} must be a finite real number or a string, got {type(value).__name__} {value!r:.60}"
+        )
+    return value
+
+
+#: What :func:`quote` stores: a finite real number (Python's or NumPy's; not a bool, a fraction, a decimal or a
+#: time) or a string, which the prose prints as it is.
+QUOTABLE = Domain("a finite real number or a string", _quotable, "any")
 
 
 def _outward(value, digits, rounding) -> float:
@@ -145,8 +163,8 @@ def quote(**values) -> None:
     Raises
     ------
     InvalidParameterError
-        If a value is not a finite real number or a string (a bool, NaN and inf are refused too: the prose would
-        print them as they are), or if no value is given.
+        If a value is not a finite real number or a string (:data:`QUOTABLE`: a bool, a fraction, a time, NaN
+        and inf are refused too, as the prose would print them as they are), or if no value is given.
 
     Notes
     -----
@@ -156,12 +174,7 @@ def quote(**values) -> None:
     if not values:
         raise InvalidParameterError("values: give at least one name=value to quote")
     for name, value in values.items():
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, str)):
-            raise InvalidParameterError(
-                f"{name} must be a finite real number or a string, got {type(value).__name__} {value!r:.60}"
-            )
-        if not isinstance(value, str) and not math.isfinite(value):
-            raise InvalidParameterError(f"{name} must be a finite real number or a string, got {value!r}")
+        QUOTABLE(name, value)
     try:
         from myst_nb import glue
     except ImportError:  # outside the book's toolchain: nothing to store values for
