@@ -107,3 +107,4 @@ def test_quote_refuses_what_the_prose_could_not_print(bad):
     with pytest.raises(InvalidParameterError, match="at least one"):
         quote()
     quote(students=16, ratio=np.float64(0.25), preset="lecture")  # numbers and strings pass
+    quote(large=10**400)  # an int is finite, however long (math.isfinite would overflow)

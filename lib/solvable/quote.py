@@ -36,7 +36,7 @@ def _quotable(name, value):
     number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
         value, (bool, np.bool_, np.timedelta64)
     )
-    if not number or not math.isfinite(value):
+    if not number or not isinstance(value, (int, np.integer)) and not math.isfinite(value):
         raise InvalidParameterError(
             f"{name} must be a finite real number or a string, got {type(value).__name__} {value!r:.60}"
         )
