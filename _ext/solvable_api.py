@@ -11,13 +11,7 @@ The citations of a module docstring's "References" (``.. [1] ...``), which numpy
 in a module, does not cite, are cited the way numpydoc cites those of a function (in the LaTeX output only);
 otherwise each is "not referenced" (a warning).
 
-It also documents a name once, in the module that defines it: a module that re-exports a function or class of another
-module of the package in its ``__all__`` (``glm.erm_gen_error`` is ``erm.erm_gen_error``) shows it with its signature
-and a link to the defining module's entry, instead of a second copy of its docstring, whose short cross-references
-(``:func:`erm_state_evolution```) would be resolved in the wrong module (a broken reference under -n). Both names
-stay link targets.
-
-Two more repairs of what the docstrings print (tests/test_site.py and tests/test_pdf.py check both):
+Two repairs of what the docstrings print (tests/test_site.py and tests/test_pdf.py check both):
 
 - **Citation labels as numbers.** numpydoc renames a docstring's citations ``[1]``, ``[2]`` to labels unique on the
   page (``R9e44b4dfe036-1``), and the page printed those: "[R9e44b4dfe036-1]" on the website, "[[R9e44b4dfe036-1]]"
@@ -31,7 +25,6 @@ Two more repairs of what the docstrings print (tests/test_site.py and tests/test
 from __future__ import annotations
 
 import re
-import sys
 
 from docutils import nodes
 from sphinx import addnodes
@@ -90,22 +83,6 @@ def cite_module_references(app: Sphinx, what: str, name: str, obj, options, line
     # Before numpydoc's closing comment (its deduplication tag), which must stay the last node.
     at = len(lines) - 2 if len(lines) >= 2 and lines[-2] == ".." else len(lines)
     lines[at:at] = block
-
-
-def alias_reexports(app: Sphinx, what: str, name: str, obj, options, lines: list[str]) -> None:
-    """Replace the docstring of a re-exported function or class by a link to where it is defined."""
-    if what not in ("function", "class", "exception"):
-        return
-    parent = name.rpartition(".")[0]
-    defined_in = getattr(obj, "__module__", None)
-    if parent not in sys.modules or not isinstance(defined_in, str) or not defined_in.startswith("solvable."):
-        return  # a method or attribute of a class, or an object from outside the package
-    if defined_in != parent:
-        role = "func" if what == "function" else "class"
-        lines[:] = [
-            f"Re-exported from :mod:`{defined_in}`: see :{role}:`{defined_in}.{obj.__qualname__}`.",
-            "",
-        ]
 
 
 NUMPYDOC_LABEL = re.compile(r"^R[0-9a-f]+-(\d+)$")
@@ -195,7 +172,6 @@ def setup(app: Sphinx) -> dict:
     app.setup_extension("sphinx.ext.autodoc")
     app.connect("autodoc-process-docstring", module_sections_as_rubrics)
     # After numpydoc's handler (priority 500), so that the alias replaces what numpydoc made of the docstring.
-    app.connect("autodoc-process-docstring", alias_reexports, priority=900)
     app.connect("autodoc-process-docstring", cite_module_references, priority=900)
     app.connect("autodoc-process-docstring", equation_labels_as_references, priority=950)
     app.connect("doctree-read", citation_numbers, priority=600)

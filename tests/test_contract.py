@@ -19,7 +19,7 @@ The contract (``tests/test_contract.py`` checks it case by case, with ids ``modu
 
 A parameter value that is legitimately allowed is listed in :data:`ALLOWED` with the reason; its result is still
 checked.
-An entry may list alternative names (``"erm.fit_ridge|regression.fit_ridge"``); the first that exists is used, and an
+An entry may list alternative names (``"old.name|new.name"``); the first that exists is used, and an
 entry none of whose names exists fails (a renamed function must be renamed here too).
 """
 
@@ -408,8 +408,8 @@ TABLE = [
         dict(d=20, alpha=1.0, prior="gaussian", channel="sign", delta=0.0, rng=0),
         check=in01,
     ),
-    E("glm.erm_gen_error|erm.erm_gen_error", dict(alpha=1.0, loss="ridge", lam=0.5), check=in01),
-    E("glm.gardner_capacity|gardner.gardner_capacity", dict(weights="spherical", margin=0.0)),
+    E("erm.erm_gen_error", dict(alpha=1.0, loss="ridge", lam=0.5), check=in01),
+    E("gardner.gardner_capacity", dict(weights="spherical", margin=0.0)),
     # ---------------------------------------------------------------- erm
     E(
         "erm.erm_state_evolution",
@@ -421,7 +421,6 @@ TABLE = [
     E("erm.max_margin_gen_error", dict(alpha=3.0), check=in01),
     E("erm.optimal_ridge_lambda", dict(), check=nonneg_result),
     E("erm.max_margin_tail_constant", dict(), check=nonneg_result),
-    E("erm.fit_ridge|regression.fit_ridge", dict(X=X_GLM, y=Y_SIGN, lam=0.1)),
     E("regression.fit_ridge", dict(X=X_GLM, y=Y_SIGN, lam=0.1)),
     E("regression.gaussian_linear_mse", dict(alpha=0.5, delta=0.1), check=in01),
     E("erm.fit_ridge_batch", dict(X=lazy(lambda: X_GLM()[None]), y=lazy(lambda: Y_SIGN()[None]), lam=0.1)),

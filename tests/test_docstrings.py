@@ -235,21 +235,20 @@ def test_module_docstring_sections_render_as_rubrics():
     assert function == ["Summary.", "", "Notes", "-----", "Text."]
 
 
-def test_reexported_names_link_to_their_definition():
-    """_ext/solvable_api.py: a function that a module re-exports from another is shown as a link to its definition,
-    not as a second copy of its docstring; a function of the module itself keeps its docstring."""
-    from solvable import erm, experiments, regression  # noqa: F401 (erm: the re-exporting module is imported)
+def test_each_public_name_has_one_home():
+    """No module re-exports another's public function or class: each is documented and imported from one module."""
+    import pkgutil
 
-    ext = _api_extension()
-    lines = ["Ridge.", "", "Parameters", "----------"]
-    ext.alias_reexports(None, "function", "solvable.erm.fit_ridge", regression.fit_ridge, None, lines)
-    assert lines == [
-        "Re-exported from :mod:`solvable.regression`: see :func:`solvable.regression.fit_ridge`.",
-        "",
-    ]
-    own = ["Evaluate."]
-    ext.alias_reexports(None, "function", "solvable.experiments.sweep", experiments.sweep, None, own)
-    assert own == ["Evaluate."]
+    import solvable
+
+    elsewhere = []
+    for info in pkgutil.iter_modules(solvable.__path__):
+        module = importlib.import_module(f"solvable.{info.name}")
+        for name in getattr(module, "__all__", ()):
+            home = getattr(getattr(module, name), "__module__", None)
+            if isinstance(home, str) and home.startswith("solvable.") and home != module.__name__:
+                elsewhere.append(f"{module.__name__}.{name} (defined in {home})")
+    assert not elsewhere, elsewhere
 
 
 def test_module_citations_are_cited():

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 
-from solvable import erm, glm
+from solvable import erm, glm, regression
 from solvable.errors import ConvergenceWarning
 from solvable.integration import half_normal_rule
 from solvable.metrics import angle_error
@@ -129,7 +129,7 @@ def test_fit_ridge_solves_the_normal_equations_in_both_branches():
     for n, d in [(30, 20), (20, 30)]:  # the d x d and the n x n system
         X = rng.standard_normal((n, d))
         y = rng.standard_normal(n)
-        w = erm.fit_ridge(X, y, 0.3)
+        w = regression.fit_ridge(X, y, 0.3)
         F = X / math.sqrt(d)
         assert np.allclose(F.T @ (F @ w - y) + 0.3 * w, 0.0, atol=1e-10)
 
@@ -163,7 +163,7 @@ D_SIM, SEEDS, TOL_SIM, REL_OVERLAP = 500, (11, 12, 13, 14), 0.015, 0.08
 @pytest.mark.parametrize("loss, lam", [("ridge", erm.optimal_ridge_lambda()), ("logistic", 0.1)])
 def test_finite_size_fits_match_the_asymptotic_theory(loss, lam):
     theory = erm.erm_state_evolution(2.0, loss, lam=lam)
-    fit = erm.fit_ridge if loss == "ridge" else erm.fit_logistic
+    fit = regression.fit_ridge if loss == "ridge" else erm.fit_logistic
     errors, train, m, Q = [], [], [], []
     for seed in SEEDS:
         rng = np.random.default_rng(seed)
@@ -202,7 +202,7 @@ def test_bad_lam_raises_naming_lam_and_range(lam):
     with pytest.raises(ValueError, match=r"lam must be a number in \(0(\.0)?, inf\)"):
         erm.erm_state_evolution(2.0, "logistic", lam=lam)
     with pytest.raises(ValueError, match="lam"):
-        erm.fit_ridge(np.ones((3, 2)), np.ones(3), lam)
+        regression.fit_ridge(np.ones((3, 2)), np.ones(3), lam)
     with pytest.raises(ValueError, match="lam"):
         erm.fit_logistic(np.ones((3, 2)), np.ones(3), lam)
 
@@ -217,15 +217,15 @@ def test_unknown_loss_raises_listing_the_allowed_ones():
 def test_bad_data_raise():
     X = np.ones((5, 3))
     with pytest.raises(ValueError, match="y must be a 1-d array"):
-        erm.fit_ridge(X, np.ones(4), 0.1)
+        regression.fit_ridge(X, np.ones(4), 0.1)
     with pytest.raises(ValueError, match="y must be a non-empty 1-d array"):
         erm.fit_logistic(X, np.ones((5, 1)), 0.1)
     with pytest.raises(ValueError, match="X must be"):
-        erm.fit_ridge(np.ones(5), np.ones(5), 0.1)
+        regression.fit_ridge(np.ones(5), np.ones(5), 0.1)
     with pytest.raises(ValueError, match="labels"):
         erm.fit_logistic(X, np.full(5, 0.5), 0.1)
     with pytest.raises(ValueError, match="finite"):
-        erm.fit_ridge(np.full((5, 3), np.nan), np.ones(5), 0.1)
+        regression.fit_ridge(np.full((5, 3), np.nan), np.ones(5), 0.1)
 
 
 def test_bad_simulation_arguments_raise():
@@ -352,7 +352,7 @@ def test_batched_ridge_equals_one_by_one_and_simulation_matches_helper():
     for Xs, ys in [(X, y), (X[:, :15], y[:, :15])]:
         batch = erm.fit_ridge_batch(Xs, ys, 0.4)
         for k in range(3):
-            assert np.allclose(batch[k], erm.fit_ridge(Xs[k], ys[k], 0.4), atol=1e-10)
+            assert np.allclose(batch[k], regression.fit_ridge(Xs[k], ys[k], 0.4), atol=1e-10)
     sim = erm.erm_simulation(60, 1.5, "ridge", 0.5, 3, rng=np.random.default_rng(4))
     children = np.random.default_rng(4).spawn(3)
     expected = [erm.erm_gen_error_simulation(60, 1.5, "ridge", 0.5, rng=c) for c in children]
@@ -508,8 +508,8 @@ def test_ridge_fits_at_extreme_scales_and_rank_deficient_inputs(scale):
     # fit_ridge raised SciPy's "array must not contain infs or NaNs" and fit_ridge_batch returned NaN
     rng = np.random.default_rng(1)
     X, y = rng.standard_normal((30, 10)), rng.standard_normal(30)
-    w = erm.fit_ridge(X, y, 0.3)
-    np.testing.assert_allclose(erm.fit_ridge(scale * X, y, 0.3 * scale**2) * scale, w, rtol=1e-10)
+    w = regression.fit_ridge(X, y, 0.3)
+    np.testing.assert_allclose(regression.fit_ridge(scale * X, y, 0.3 * scale**2) * scale, w, rtol=1e-10)
     np.testing.assert_allclose(
         erm.fit_ridge_batch((scale * X)[None], y[None], 0.3 * scale**2)[0] * scale, w, rtol=1e-10
     )
@@ -517,7 +517,7 @@ def test_ridge_fits_at_extreme_scales_and_rank_deficient_inputs(scale):
     # against numpy's pseudo-inverse (LinAlgError "singular matrix" before)
     Xr = np.hstack([X, X])
     expected = np.linalg.pinv(Xr / math.sqrt(20)) @ y
-    np.testing.assert_allclose(erm.fit_ridge(Xr, y, 1e-300), expected, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(regression.fit_ridge(Xr, y, 1e-300), expected, rtol=1e-8, atol=1e-10)
 
 
 def test_simulations_take_rng_by_keyword_and_results_are_records():

@@ -104,7 +104,11 @@ def _host_numbers(name, value):
 
 #: A host array of real numbers (integers or floats, any shape): what :func:`asarray` moves to a device.
 HOST_NUMBERS = Domain(
-    "an array of real numbers (NumPy, or anything numpy.asarray reads)", _host_numbers, "array"
+    "an array of real numbers (NumPy, or anything numpy.asarray reads)",
+    _host_numbers,
+    "array",
+    (None,),
+    finite=False,
 )
 _ANYTHING = unchecked("any object: the function says what it is")
 

@@ -15,7 +15,7 @@ error in high-dimensional perceptrons: approaching Bayes error with convex optim
 arXiv:2006.06560, proved there with Gordon's min-max inequality), and the classification test error is
 ``eps = arccos(m / sqrt(Q)) / pi``.
 
-The finite-size solvers :func:`fit_ridge`, :func:`fit_logistic`, :func:`fit_hinge` and
+The finite-size solvers :func:`~solvable.regression.fit_ridge`, :func:`fit_logistic`, :func:`fit_hinge` and
 :func:`fit_max_margin` minimise exactly (ERM), with the same ``1/sqrt(d)`` normalisation and the same
 unnormalised sum over samples, so that ``lam`` means the same
 thing in theory and in simulation. (Papers that minimise ``(1/n) sum_mu l + (lam'/2)|w|^2`` have
@@ -66,7 +66,6 @@ __all__ = [
     "max_margin_state_evolution",
     "max_margin_gen_error",
     "max_margin_tail_constant",
-    "fit_ridge",
     "fit_ridge_batch",
     "fit_logistic",
     "fit_hinge",
@@ -1067,7 +1066,7 @@ def fit_logistic(X, y, lam: float, *, tol: float = 1e-6, max_iter: int = 10_000,
 
 @declare(X=array(3), y=array(2), lam=LAM)
 def fit_ridge_batch(X, y, lam: float) -> np.ndarray:
-    r""":func:`fit_ridge` for a stack of data sets at once.
+    r""":func:`~solvable.regression.fit_ridge` for a stack of data sets at once.
 
     Parameters
     ----------
@@ -1091,7 +1090,7 @@ def fit_ridge_batch(X, y, lam: float) -> np.ndarray:
     Notes
     -----
     One batched solve of the stacked ``d x d`` or ``n x n`` normal equations ``(F^T F + lam I) w = F^T y``; data sets at
-    extreme scales or with a numerically singular system fall back to :func:`fit_ridge` one by one.
+    extreme scales or with a numerically singular system fall back to :func:`~solvable.regression.fit_ridge` one by one.
 
     References
     ----------
@@ -1100,12 +1099,12 @@ def fit_ridge_batch(X, y, lam: float) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from solvable import erm
+    >>> from solvable import erm, regression
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((3, 200, 50))
     >>> y = np.sign(rng.standard_normal((3, 200)))
     >>> W = erm.fit_ridge_batch(X, y, 0.5)
-    >>> print(W.shape, bool(np.allclose(W[1], erm.fit_ridge(X[1], y[1], 0.5))))
+    >>> print(W.shape, bool(np.allclose(W[1], regression.fit_ridge(X[1], y[1], 0.5))))
     (3, 50) True
     """
     if y.shape != X.shape[:2]:

@@ -28,9 +28,7 @@ from .amp import DenseLinearMap, GAMPResult, SEResult, iterate_fixed_point, run_
 from .channels import CHANNELS, LinearChannel, SignChannel, get_channel
 from .dataset import Dataset as _BaseDataset
 from .domains import array, choice, declare, instance, optional, real, seed
-from .erm import erm_gen_error
 from .errors import DivergenceError, InvalidParameterError
-from .gardner import gardner_capacity
 from .integration import (
     _phi_log_phi_expectation as phi_log_phi_expectation,
 )  # the unchecked cores: inner loops
@@ -60,8 +58,6 @@ __all__ = [
     "gamp",
     "gamp_iterates",
     "gamp_gen_error",
-    "erm_gen_error",
-    "gardner_capacity",
 ]
 
 #: Initial overlap of the uninformed state evolution, matching GAMP started from ``1e-3 N(0, 1)``.

@@ -163,7 +163,7 @@ def quote(**values) -> None:
     Raises
     ------
     InvalidParameterError
-        If a value is not a finite real number or a string (:data:`QUOTABLE`: a bool, a fraction, a time, NaN
+        If a value is not a finite real number or a string (``QUOTABLE``: a bool, a fraction, a time, NaN
         and inf are refused too, as the prose would print them as they are), or if no value is given.
 
     Notes
