@@ -632,6 +632,25 @@ def _check_bounds(bounds, size: int):
     return tuple(pair)
 
 
+def _driver_message(what, converged, t, change, tol, max_iter, fixed_length, warn, *, state) -> str:
+    """The stop message of a fixed-point driver; at the cap it names the last state (``state()``, formatted only
+    then) and warns (if ``warn``)."""
+    message = stop_message(
+        what,
+        converged=converged,
+        iterations=t,
+        change=change,
+        tol=tol,
+        max_iter=max_iter,
+        fixed_length=fixed_length,
+    )
+    if not converged and not fixed_length:
+        message = f"{message[:-1]}, state {state()})"
+        if warn:
+            warn_user(message, ConvergenceWarning)
+    return message
+
+
 @declare(
     update=function(),
     x0=unchecked("a number or array: checked as the start of the fixed point (named by what)"),
@@ -757,19 +776,17 @@ def iterate_fixed_point(
             observed.extend(observed[-1:] * (max_iter - t))
             t = max_iter
             break
-    message = stop_message(
+    message = _driver_message(
         what,
-        converged=converged,
-        iterations=t,
-        change=change,
-        tol=tol,
-        max_iter=max_iter,
-        fixed_length=fixed_length,
+        converged,
+        t,
+        change,
+        tol,
+        max_iter,
+        fixed_length,
+        warn,
+        state=lambda: np.array2string(x, precision=6),
     )
-    if not converged and not fixed_length:
-        message = f"{message[:-1]}, state {np.array2string(x, precision=6)})"
-        if warn:
-            warn_user(message, ConvergenceWarning)
     return FixedPoint(
         states=np.array(states),
         observed=np.array(observed, dtype=float),
@@ -818,19 +835,9 @@ def _iterate_scalar(update, x, damping, tol, max_iter, relative, bounds, what, w
             observed.extend(observed[-1:] * (max_iter - t))
             t = max_iter
             break
-    message = stop_message(
-        what,
-        converged=converged,
-        iterations=t,
-        change=change,
-        tol=tol,
-        max_iter=max_iter,
-        fixed_length=fixed_length,
+    message = _driver_message(
+        what, converged, t, change, tol, max_iter, fixed_length, warn, state=lambda: f"[{x:.6g}]"
     )
-    if not converged and not fixed_length:
-        message = f"{message[:-1]}, state [{x:.6g}])"
-        if warn:
-            warn_user(message, ConvergenceWarning)
     return FixedPoint(
         states=np.array(states, dtype=float)[:, None],
         observed=np.array(observed, dtype=float),
