@@ -56,7 +56,7 @@ ENTRY = {
     "spectra": ["*_density"],
     "amp": ["run_*", "iterate_fixed_point"],
     "gd": ["run_*"],
-    "experiments": ["sweep", "parallel_map"],
+    "experiments": ["sweep", "grid", "repeat", "mean_se", "parallel_map"],
 }
 
 #: Entry points whose Examples section is still to be written (their code is being rewritten on the one GD

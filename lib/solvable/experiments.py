@@ -85,6 +85,17 @@ def mean_se(values, axis=None):
     References
     ----------
     Every chapter's figures of theory against experiment.
+
+    Examples
+    --------
+    >>> from solvable.experiments import mean_se
+    >>> mean_se([0.30, 0.34, 0.32, 0.28])  # one number per independent data set
+    (0.31, 0.0129...)
+    >>> import numpy as np
+    >>> runs = np.array([[1.0, 0.5, 0.25], [1.2, 0.7, 0.27]])  # (data set, iteration)
+    >>> mean, se = mean_se(runs, axis=0)  # one point per iteration, over the data sets
+    >>> mean.round(3), se.round(3)
+    (array([1.1 , 0.6 , 0.26]), array([0.1 , 0.1 , 0.01]))
     """
     v = values
     if axis is not None:
