@@ -9,15 +9,19 @@ significant digits, or fewer for a finite-size run), so that its output does not
 The entry points a chapter or a user calls first must carry an Examples section: in each module of ``ENTRY``,
 every public function whose name matches one of its patterns (the samplers, the theory functions, the
 algorithms). The list is derived from the modules' ``__all__``, so a new sampler, threshold or GAMP is covered
-as soon as it is exported.
+as soon as it is exported. So must every public function or class that a chapter's code uses (read from the
+chapters themselves), except in the views and ``config``: a reader who meets it in a chapter finds how to call it
+on its own.
 """
 
 from __future__ import annotations
 
+import ast
 import doctest
 import fnmatch
 import importlib
 import inspect
+import json
 import warnings
 from pathlib import Path
 
@@ -79,6 +83,55 @@ def entry_points() -> list[str]:
     return names
 
 
+#: Modules whose functions the chapters use without an Examples section of their own: the views draw or format
+#: (the chapters' cells are their examples), and config reads the environment (an example's output would depend on
+#: how the suite is run).
+NO_EXAMPLES_NEEDED = {"plotting", "widgets", "exercises", "quote", "config"}
+
+
+def _without_magics(cell: str) -> str:
+    """A code cell as Python: each line of an IPython magic (``%pip ...``, ``!ls``) becomes ``pass``."""
+    lines = cell.splitlines()
+    return "\n".join(
+        line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip().startswith(("%", "!")) else line
+        for line in lines
+    )
+
+
+def chapter_uses() -> dict[str, set[str]]:
+    """``module.name`` of every public callable of the library that a chapter's code uses -> those chapters.
+
+    Read from the chapters' code cells (IPython magics read as ``pass``): ``from solvable import m [as a]`` and
+    ``from solvable.m import f [as g]`` bind names, and every ``a.f`` or ``g`` that is public in ``m`` counts.
+    """
+    uses: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        trees = [ast.parse(_without_magics("".join(c["source"]))) for c in cells if c["cell_type"] == "code"]
+        nodes = [node for tree in trees for node in ast.walk(tree)]
+        modules, names = {}, {}
+        for node in nodes:
+            if isinstance(node, ast.ImportFrom) and node.module == "solvable":
+                modules.update({a.asname or a.name: a.name for a in node.names})
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("solvable."):
+                names.update({a.asname or a.name: (node.module.split(".")[1], a.name) for a in node.names})
+        for node in nodes:
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in modules
+            ):
+                found = (modules[node.value.id], node.attr)
+            elif isinstance(node, ast.Name) and node.id in names:
+                found = names[node.id]
+            else:
+                continue
+            mod = importlib.import_module(f"solvable.{found[0]}")
+            if found[1] in getattr(mod, "__all__", ()) and callable(getattr(mod, found[1])):
+                uses.setdefault(".".join(found), set()).add(path.stem)
+    return uses
+
+
 def _has_examples(qualified: str) -> bool:
     module, name = qualified.split(".")
     doc = inspect.getdoc(getattr(importlib.import_module(f"solvable.{module}"), name)) or ""
@@ -108,6 +161,32 @@ def test_entry_points_are_found():
     ]:
         assert expected in names, expected
     assert PENDING <= names
+
+
+def test_the_chapters_uses_are_found():
+    # the derivation itself: a chapter that stops being read (a renamed folder, an import written another way)
+    # must not pass silently
+    uses = chapter_uses()
+    assert len(uses) >= 140
+    for expected in [
+        "glm.gamp",
+        "rie.symmetric_rie_mmse",
+        "experiments.grid",
+        "attention.gamp_rie",
+        "glm.gamp_iterates",
+    ]:
+        assert expected in uses, expected
+    assert {"01_perceptron", "05_attention_indexed_models"} <= uses["experiments.mean_se"]
+
+
+def test_every_callable_a_chapter_uses_has_an_example():
+    # a reader who meets a function in a chapter finds, in its reference page, how to call it on its own
+    missing = sorted(
+        f"{name} ({', '.join(sorted(chapters))})"
+        for name, chapters in chapter_uses().items()
+        if name.split(".")[0] not in NO_EXAMPLES_NEEDED and not _has_examples(name)
+    )
+    assert not missing, f"used by a chapter without an Examples section: {missing}"
 
 
 def test_every_entry_point_has_an_example():

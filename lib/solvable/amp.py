@@ -148,6 +148,18 @@ class DenseLinearMap:
     -----
     ``forward(w) = X w / sqrt(d)``, ``adjoint(g) = X^T g / sqrt(d)``, ``forward_variance(c) = (X**2/d) c`` and
     ``adjoint_variance(a) = (X**2/d)^T a`` (chapter 1, "From belief propagation to AMP").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable.amp import DenseLinearMap
+    >>> X = np.random.default_rng(0).standard_normal((200, 100))
+    >>> F, U = DenseLinearMap(X), DenseLinearMap(X, variance="uniform")
+    >>> print(F.forward(np.ones(100)).shape, F.adjoint(np.ones(200)).shape)
+    (200,) (100,)
+    >>> c = np.full(100, 0.5)  # the variances: exact (X**2/d) c against uniform mean(c)
+    >>> print(f"exact {F.forward_variance(c).mean():.2f}, uniform {U.forward_variance(c).mean():.2f}")
+    exact 0.50, uniform 0.50
     """
 
     @declare(X=array(2), variance=choice("exact", "uniform"))

@@ -471,6 +471,15 @@ def fresh_samples(data: Dataset, n: int, *, rng) -> Dataset:
     References
     ----------
     Chapter 5, Sec. 'Gradient descent on the tied attention layer'; Boncoraglio et al. 2025, arXiv:2506.01582.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import attention
+    >>> data = attention.sample(10, 1.0, rho=0.5, T=3, rng=0)
+    >>> test = attention.fresh_samples(data, 500, rng=1)
+    >>> print(test.n, test.X.shape, test.y.shape, bool(np.array_equal(test.S_star, data.S_star)))
+    500 (500, 3, 10) (500, 3, 3) True
     """
     _check_sample_memory(n, data.T, data.d)
     X = rng.standard_normal((n, data.T, data.d))
@@ -514,6 +523,19 @@ def output_error(S_hat, data: Dataset) -> float:
     References
     ----------
     Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error'; Boncoraglio et al. 2025, arXiv:2506.01582.
+
+    Examples
+    --------
+    The teacher predicts a test set exactly; ``S_hat = 0`` (uniform attention) does not:
+
+    >>> import numpy as np
+    >>> from solvable import attention
+    >>> data = attention.sample(10, 1.0, rho=0.5, T=3, rng=0)
+    >>> test = attention.fresh_samples(data, 1000, rng=1)
+    >>> print(f"teacher {attention.output_error(data.S_star, test):.4f}")
+    teacher 0.0000
+    >>> print(f"uniform {attention.output_error(np.zeros((10, 10)), test):.2f}")
+    uniform 0.49
     """
     _check_square("S_hat", S_hat, data.d)
     diff = row_softmax(_indices(np.asarray(data.X, dtype=float), S_hat)) - data.y
@@ -551,6 +573,12 @@ def n_effective_indices(T: int) -> int:
     References
     ----------
     Chapter 5, Sec. 'Why it is solvable: matrix sensing with $T(T+1)/2$ indices'; Boncoraglio et al. 2025, arXiv:2506.01582.
+
+    Examples
+    --------
+    >>> from solvable import attention
+    >>> print([attention.n_effective_indices(T) for T in (2, 3, 4, 5)])
+    [2, 5, 9, 14]
     """
     return T * (T + 1) // 2 - 1
 
@@ -849,6 +877,15 @@ def output_gen_error(
     References
     ----------
     Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error'; Boncoraglio et al. 2025, arXiv:2506.01582.
+
+    Examples
+    --------
+    >>> from solvable import attention
+    >>> res = attention.output_gen_error(0.05, 0.5, 2, n_samples=2000, rng=0)
+    >>> print(f"{res.value:.2f} +- {res.sem:.2f} at MMSE {res.mmse:.4f}")
+    0.22 +- 0.01 at MMSE 0.7237
+    >>> print(attention.output_gen_error(0.3, 0.5, 2, n_samples=2000, rng=0).value)  # above alpha_PR = 0.1875
+    0.0
     """
     m = bayes_optimal_mmse(alpha, rho, T)
     # Peak: the draws of h_hat and xi with their symmetrised copies, the outputs y, y_hat and the softmax's
@@ -1056,6 +1093,18 @@ class AttentionSensingMap:
     References
     ----------
     Chapter 5, Sec. 'GAMP-RIE: reaching the Bayes-optimal error'; Boncoraglio et al. 2025, arXiv:2506.01582.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import attention
+    >>> data = attention.sample(10, 1.0, rho=0.5, T=3, rng=0)
+    >>> M = attention.AttentionSensingMap(data.X)
+    >>> print(M.n, M.T, M.d, M.n_indices, M.tau.round(4))
+    100 3 10 6 [1.     1.4142 1.4142 1.     1.4142 1.    ]
+    >>> z = M.forward(data.S_star)  # (n, T(T+1)/2): h_11, sqrt(2) h_12, sqrt(2) h_13, h_22, ...
+    >>> print(z.shape, bool(np.allclose(z[:, 1], np.sqrt(2) * data.indices[:, 0, 1])))
+    (100, 6) True
     """
 
     @declare(X=TOKEN_ARRAY)

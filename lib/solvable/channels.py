@@ -109,6 +109,17 @@ class SignChannel:
     References
     ----------
     Chapter 1, Sec. 'The building blocks'; Barbier et al., arXiv:1708.03395.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import channels
+    >>> ch = channels.SignChannel()
+    >>> print(ch.sample(np.array([-0.5, 0.0, 2.0]), rng=0))
+    [-1.  1.  1.]
+    >>> g, dg = ch.g_out(np.array([1.0, -1.0]), np.zeros(2), 1.0)  # omega = 0, V = 1: +-sqrt(2/pi), -2/pi
+    >>> print(g.round(4), dg.round(4))
+    [ 0.7979 -0.7979] [-0.6366 -0.6366]
     """
 
     delta: float = 0.0
@@ -270,6 +281,17 @@ class LinearChannel:
     References
     ----------
     Chapter 1, Sec. 'The building blocks'; Chapter 3, GAMP-RIE; Rangan, arXiv:1010.5141.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import channels
+    >>> ch = channels.LinearChannel(delta=0.1)
+    >>> g, dg = ch.g_out(np.array([1.0]), np.array([0.5]), 0.4)  # (y - omega)/(V + delta), -1/(V + delta)
+    >>> print(g.round(4), dg.round(4))
+    [1.] [-2.]
+    >>> print(round(float(ch.se_mhat_factor(0.5)), 4))  # 1/(rho - q + delta) at q = 0.5
+    1.6667
     """
 
     delta: float = 0.0
@@ -492,6 +514,18 @@ def row_softmax(h):
     References
     ----------
     Chapter 5; Troiani et al., arXiv:2506.01582.
+
+    Examples
+    --------
+    Rows sum to 1, and large logits do not overflow:
+
+    >>> import numpy as np
+    >>> from solvable import channels
+    >>> p = channels.row_softmax(np.array([[0.0, 0.0], [0.0, np.log(3.0)], [1000.0, 1000.0]]))
+    >>> print(p.round(4), p.sum(axis=1).round(4))
+    [[0.5  0.5 ]
+     [0.25 0.75]
+     [0.5  0.5 ]] [1. 1. 1.]
     """
     if h.ndim < 1:
         raise InvalidParameterError(f"h must have at least one axis, got shape {h.shape}")
@@ -557,6 +591,14 @@ def index_weights(T: int) -> np.ndarray:
     References
     ----------
     Chapter 5; Troiani et al., arXiv:2506.01582.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import channels
+    >>> tau = channels.index_weights(3)  # pairs (1,1), (1,2), (1,3), (2,2), (2,3), (3,3)
+    >>> print(tau.round(4), round(float(np.sum(tau**2)), 4))
+    [1.     1.4142 1.4142 1.     1.4142 1.    ] 9.0
     """
     check_size("the index weights (T(T+1)/2 pairs)", T, T + 1)
     a, b = _upper(T)
@@ -617,6 +659,18 @@ def unpack_indices(p, T: int):
     References
     ----------
     Chapter 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import channels
+    >>> M = channels.unpack_indices(np.arange(6.0), 3)
+    >>> print(M)
+    [[0. 1. 2.]
+     [1. 3. 4.]
+     [2. 4. 5.]]
+    >>> print(channels.pack_indices(M))
+    [0. 1. 2. 3. 4. 5.]
     """
     if p.ndim < 1:
         raise InvalidParameterError(f"p must have at least one axis, got shape {p.shape}")
@@ -653,6 +707,23 @@ class SoftmaxChannel:
     using ``sum tau^2 = T^2``. ``g`` is invariant under ``h0 -> h0 + c`` and ``omega -> omega + c tau``; at
     the Bayes fixed point ``E sum_ab g_ab^2 = K/V`` (``P - 1`` directions are constrained). Projecting in
     ``h`` units with equal weights instead is a different (wrong) channel.
+
+    Examples
+    --------
+    Softmax outputs fix symmetric logits up to one common shift; the channel constrains the other
+    ``K = T(T+1)/2 - 1`` directions of the packed preactivations (``-sum dg = K/V``):
+
+    >>> import numpy as np
+    >>> from solvable import channels
+    >>> ch = channels.SoftmaxChannel(3)
+    >>> h = np.array([[0.0, 1.0, 2.0], [1.0, 0.5, -1.0], [2.0, -1.0, 0.3]])
+    >>> h0 = ch.observe(channels.row_softmax(h[None]))  # packed canonical logits (1, 6)
+    >>> shift = channels.unpack_indices(h0, 3)[0] - h
+    >>> print(bool(np.allclose(shift, shift[0, 0])))
+    True
+    >>> _, dg = ch.g_out(h0, np.zeros((1, 6)), 1.0)
+    >>> print(round(float(-dg.sum()), 4))
+    5.0
     """
 
     T: int

@@ -96,6 +96,16 @@ def nuclear_norm_statistical_dimension(beta: float, rho: float) -> float:
     ----------
     Amelunxen, Lotz, McCoy, Tropp, Information and Inference 3:224 (2014), arXiv:1303.6672, Sec. 4.3;
     Chapter 4, Sec. 'Exact recovery by convex programs'.
+
+    Examples
+    --------
+    >>> from solvable import bsr, convex
+    >>> print(round(convex.nuclear_norm_statistical_dimension(1.0, 0.2), 4))  # square, rank d/5
+    0.5717
+    >>> print(round(bsr.nuclear_norm_threshold(1.0, 0.2), 4))  # Donoho-Gavish-Montanari
+    0.5717
+    >>> print([convex.nuclear_norm_statistical_dimension(2.0, rho) for rho in (0.0, 1.0)])  # rank 0, full
+    [0.0, 1.0]
     """
     b = min(beta, 1.0 / beta)
     if rho == 1.0:
@@ -159,6 +169,12 @@ def psd_trace_statistical_dimension(kappa: float) -> float:
     ----------
     Amelunxen, Lotz, McCoy, Tropp, arXiv:1303.6672, Proposition 4.1; Chandrasekaran, Recht, Parrilo, Willsky,
     arXiv:1012.0621; Chapter 4, Sec. 'Exact recovery by convex programs'.
+
+    Examples
+    --------
+    >>> from solvable import convex
+    >>> print([round(convex.psd_trace_statistical_dimension(kappa), 4) for kappa in (0.0, 0.1, 0.5, 1.0)])
+    [0.0, 0.1576, 0.4222, 0.5]
     """
     if kappa == 1.0:
         return 0.5
@@ -440,6 +456,18 @@ def psd_trace_minimization(
     ----------
     Boyd, Parikh, Chu, Peleato, Eckstein, Found. Trends Mach. Learn. 3:1 (2011), Secs. 3.1, 3.4.1, 5;
     Chapter 4, Sec. 'Exact recovery by convex programs', eq-qn-trace-program.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import convex, denoising, quadratic
+    >>> data = quadratic.sample(10, 0.3, kappa=0.1, rng=0)  # n = 30 above 0.158 d^2: exact recovery
+    >>> Z = (data.X[:, :, None] * data.X[:, None, :] - np.eye(10)) / np.sqrt(10)
+    >>> r = convex.psd_trace_minimization(Z, data.y)
+    >>> print(r.converged, f"{r.trace:.4f} {np.trace(data.S_star):.4f}")
+    True 1.7601 1.7601
+    >>> print(denoising.symmetric_error(r.estimate, data.S_star) < 1e-8)
+    True
     """
     A, y, (d, _), E = _check_sensing(sensing, y)
     rho = rho_admm

@@ -272,6 +272,17 @@ def project_affine(S, points) -> np.ndarray:
     References
     ----------
     Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold', eq-qn-affine-projection.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import ellipsoid
+    >>> X = ellipsoid.sample_points(5, n=8, rng=0)
+    >>> S = ellipsoid.project_affine(np.zeros((5, 5)), X)  # the least-norm solution of the constraints
+    >>> print(S.shape, np.allclose(ellipsoid.constraint_values(X, S), 1.0))
+    (5, 5) True
+    >>> print(np.allclose(ellipsoid.project_affine(S, X), S))  # a projection: S is already in the set
+    True
     """
     X = _check_points(points)
     S = _check_symmetric(S, X.shape[1])
@@ -709,6 +720,13 @@ def feasibility_sweep(d: int, ratios, n_seeds: int, *, rng, max_iter: int = 10_0
     ----------
     Chapter 4, Sec. 'Ellipsoid fitting: the noiseless interpolation threshold'; Maillard and Kunisky 2023,
     arXiv:2310.01169; Maillard and Bandeira 2023, arXiv:2310.05787.
+
+    Examples
+    --------
+    >>> from solvable import ellipsoid
+    >>> sweep = ellipsoid.feasibility_sweep(10, [0.1, 0.4], 3, rng=0)  # 3 point sets at n = 10 and n = 40
+    >>> print(sweep.n, sweep.feasible, sweep.infeasible, sweep.undecided)
+    [10 40] [3 0] [0 3] [0 0]
     """
     if np.any(ratios <= 0) or np.any(ratios > 1):
         raise InvalidParameterError(

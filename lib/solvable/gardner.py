@@ -215,6 +215,15 @@ def binary_entropy_potential(q: float, qhat: float, alpha: float, margin: float 
     ----------
     Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Gardner and Derrida, J. Phys. A 21:271
     (1988).
+
+    Examples
+    --------
+    >>> from solvable import gardner
+    >>> print(f"{gardner.binary_entropy_potential(0.0, 0.0, 0.0):.4f}")  # no labels: all 2^d weights, log 2
+    0.6931
+    >>> res = gardner.binary_storage_entropy(0.5)  # at the stationary point: the entropy
+    >>> print(f"{gardner.binary_entropy_potential(res.q, res.qhat, 0.5):.4f} = {res.entropy:.4f}")
+    0.3144 = 0.3144
     """
     gamma = margin
     with np.errstate(over="ignore", invalid="ignore"):
@@ -329,6 +338,15 @@ def binary_storage_entropy(
     ----------
     Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Krauth and Mezard, J. Phys. France
     50:3057 (1989); Gardner and Derrida, J. Phys. A 21:271 (1988).
+
+    Examples
+    --------
+    >>> from solvable import gardner
+    >>> res = gardner.binary_storage_entropy(0.5)
+    >>> print(f"entropy {res.entropy:.4f}, overlap {res.q:.4f}, converged {res.converged}")
+    entropy 0.3144, overlap 0.3224, converged True
+    >>> print(abs(gardner.binary_storage_entropy(gardner.binary_capacity()).entropy) < 1e-6)  # zero at 0.833
+    True
     """
     return _binary_entropy(alpha, margin, start, damping, tol, max_iter, warn=True)
 
@@ -762,6 +780,15 @@ def storage_probability(
     References
     ----------
     Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'.
+
+    Examples
+    --------
+    >>> from solvable import gardner
+    >>> alphas = (1.5, 2.0, 2.5)
+    >>> print([gardner.storage_probability(50, a, 20, method="nnls", rng=0) for a in alphas])
+    [1.0, 0.65, 0.0]
+    >>> print([round(gardner.cover_probability(50, round(50 * a)), 3) for a in alphas])  # the exact values
+    [0.998, 0.5, 0.012]
     """
     gamma = margin
     n = max(1, round(alpha * d))
@@ -809,5 +836,11 @@ def cover_probability(d: int, n: int) -> float:
     ----------
     Chapter 1, Sec. 'Warm-up: how many random labels can a perceptron store?'; Cover, IEEE Trans. Electron. Comput.
     EC-14:326 (1965).
+
+    Examples
+    --------
+    >>> from solvable import gardner
+    >>> print([round(gardner.cover_probability(100, n), 4) for n in (100, 150, 200, 250)])  # a step at n = 2d
+    [1.0, 1.0, 0.5, 0.0007]
     """
     return float(binom.cdf(d - 1, n - 1, 0.5))

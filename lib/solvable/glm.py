@@ -427,6 +427,13 @@ def se_trajectory(
     References
     ----------
     Chapter 1, Sec. 'GAMP in twelve lines'.
+
+    Examples
+    --------
+    >>> from solvable import glm
+    >>> q = glm.se_trajectory(2.0, "gaussian", "sign", iterations=60)
+    >>> print(f"q_1 = {q[1]:.4f}, q_60 = {q[-1]:.4f}, fixed point {glm.state_evolution(2.0).overlap:.4f}")
+    q_1 = 0.5601, q_60 = 0.7283, fixed point 0.7283
     """
     if iterations > MAX_TRAJECTORY:
         raise InvalidParameterError(f"iterations must be at most {MAX_TRAJECTORY}, got {iterations}")
@@ -688,6 +695,14 @@ def gibbs_gen_error(alpha: float, prior="gaussian", channel="sign", delta: float
     References
     ----------
     Chapter 1, Sec. 'The replica free entropy and state evolution'; Engel and Van den Broeck (2001), Ch. 2.
+
+    Examples
+    --------
+    >>> from solvable import glm
+    >>> print(f"Gibbs {glm.gibbs_gen_error(2.0):.4f}, Bayes {glm.bayes_gen_error(2.0):.4f}")
+    Gibbs 0.2403, Bayes 0.1745
+    >>> print(f"{glm.gibbs_gen_error(100.0) / glm.bayes_gen_error(100.0):.3f}")  # -> sqrt(2) as alpha -> inf
+    1.414
     """
     C = get_channel(channel, delta)
     if isinstance(C, LinearChannel):
@@ -965,6 +980,13 @@ def branch_curve(prior="rademacher", channel="sign", delta: float = 0.0, q=None)
     References
     ----------
     Chapter 1, Sec. 'The binary perceptron'.
+
+    Examples
+    --------
+    >>> from solvable import glm
+    >>> branch = glm.branch_curve("rademacher", "sign")
+    >>> print(f"alpha_alg = {branch.alpha.max():.3f}, stable points {branch.stable.sum()} of {branch.q.size}")
+    alpha_alg = 1.493, stable points 180 of 200
     """
     P, C = get_prior(prior), get_channel(channel, delta)
     if q is None:
@@ -1150,6 +1172,17 @@ def gamp_iterates(
     References
     ----------
     Chapter 1, exercise 'Build it yourself: GAMP for binary weights'.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import glm
+    >>> data = glm.sample(500, 2.0, rng=0)
+    >>> w0 = 1e-3 * np.random.default_rng(1).standard_normal(500)  # the start glm.gamp draws from
+    >>> w = glm.gamp_iterates(data.X, data.y, w0, 20)  # the same generator
+    >>> res = glm.gamp(data, max_iter=20, tol=0, rng=np.random.default_rng(1))
+    >>> print(w.shape, np.allclose(w[-1], res.estimate, rtol=0, atol=1e-10))
+    (21, 500) True
     """
     w0 = np.array(w0)
     if y.shape != (X.shape[0],) or w0.shape != (X.shape[1],):
@@ -1220,6 +1253,13 @@ def gamp_gen_error(
     References
     ----------
     Chapter 1, Sec. 'The algorithm: GAMP follows state evolution'.
+
+    Examples
+    --------
+    >>> from solvable import glm
+    >>> err = glm.gamp_gen_error(200, 2.0, rng=1)
+    >>> print(f"GAMP {err:.2f}, theory {glm.state_evolution(2.0).algorithmic_error:.2f}")
+    GAMP 0.17, theory 0.17
     """
     data = sample(d, alpha, prior=prior, channel=channel, delta=delta, rng=rng)
     return gamp(data, rng=rng, **gamp_kwargs).error

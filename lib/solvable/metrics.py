@@ -174,6 +174,16 @@ def angle_error(w_hat, w_star) -> float:
     References
     ----------
     Chapter 1, Sec. 'The algorithm: GAMP follows state evolution'.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable.metrics import angle_error, classification_error
+    >>> rng = np.random.default_rng(0)
+    >>> w_star = rng.standard_normal(1000)
+    >>> w_hat = 3.0 * (w_star + rng.standard_normal(1000))  # m = 3, Q = 18: cosine 1/sqrt(2)
+    >>> print(f"{angle_error(w_hat, w_star):.2f}, theory {classification_error(3.0, 18.0):.2f}")
+    0.25, theory 0.25
     """
     if w_hat.shape != w_star.shape:
         raise InvalidParameterError(

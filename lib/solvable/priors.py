@@ -87,6 +87,14 @@ class GaussianPrior:
     References
     ----------
     Chapter 1, Sec. 'The building blocks'.
+
+    Examples
+    --------
+    >>> from solvable.priors import GaussianPrior
+    >>> P = GaussianPrior()
+    >>> f, c = P.denoise(1.0, 3.0)  # A = 1, B = 3: f_w = B / (1/rho + A), c_w = 1 / (1/rho + A)
+    >>> print(f"f_w = {f:.4f}, c_w = {c:.4f}, q(mhat = 1) = {P.se_overlap(1.0):.4f}")
+    f_w = 1.5000, c_w = 0.5000, q(mhat = 1) = 0.5000
     """
 
     rho: float = 1.0
@@ -303,6 +311,16 @@ class RademacherPrior:
     References
     ----------
     Chapter 1, Secs. 'The building blocks' and 'The binary perceptron'.
+
+    Examples
+    --------
+    >>> from solvable.priors import RademacherPrior
+    >>> P = RademacherPrior()
+    >>> f, c = P.denoise(1.0, 0.5)  # f_w = tanh(B), c_w = 1 - tanh(B)^2
+    >>> print(f"f_w = {f:.4f}, c_w = {c:.4f}, entropy {P.entropy:.4f} (log 2)")
+    f_w = 0.4621, c_w = 0.7864, entropy 0.6931 (log 2)
+    >>> print([round(float(P.se_overlap(mhat)), 4) for mhat in (0.5, 2.0, 8.0)])
+    [0.3501, 0.769, 0.9928]
     """
 
     rho: float = 1.0

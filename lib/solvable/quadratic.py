@@ -121,6 +121,15 @@ class Dataset(_BaseDataset):
     References
     ----------
     Chapter 4, Sec. 'The model'; Maillard et al. 2024, arXiv:2408.03733.
+
+    Examples
+    --------
+    >>> from solvable import quadratic
+    >>> data = quadratic.sample(20, 0.5, kappa=0.5, rng=0)
+    >>> print(data.n, data.d, data.m, data.alpha, data.kappa, data.delta)
+    200 20 10 0.5 0.5 0.0
+    >>> print(data.X.shape, data.y.shape, data.W_star.shape, data.S_star.shape)
+    (200, 20) (200,) (20, 10) (20, 20)
     """
 
     W_star: np.ndarray = field(repr=False)
@@ -683,6 +692,17 @@ class QuadraticSensingMap:
     References
     ----------
     Chapter 4, Sec. 'From the network to matrix sensing', eq-qn-sensing; Maillard et al. 2024, arXiv:2408.03733.
+
+    Examples
+    --------
+    Without label noise the labels are the teacher's image under the map:
+
+    >>> import numpy as np
+    >>> from solvable import quadratic
+    >>> data = quadratic.sample(20, 0.5, kappa=0.5, rng=0)
+    >>> M = quadratic.QuadraticSensingMap(data.X)
+    >>> print(M.n, M.d, bool(np.allclose(M.forward(data.S_star), data.y)), M.adjoint(data.y).shape)
+    200 20 True (20, 20)
     """
 
     @declare(X=INPUTS)
@@ -1507,6 +1527,18 @@ def nuclear_norm_erm_theory(
     ----------
     Chapter 4, Sec. 'Empirical risk minimisation: the nuclear route', eq-qn-erm-se; Erba, Troiani, Zdeborova,
     Krzakala 2025, arXiv:2505.17958.
+
+    Examples
+    --------
+    The minimum-nuclear-norm interpolator (``lam_over_d = 0``) and the Bayes-optimal error at ``kappa = 1/2``:
+
+    >>> from solvable import quadratic
+    >>> res = quadratic.nuclear_norm_erm_theory(0.3, 0.5, 0.0)
+    >>> bayes = quadratic.bayes_optimal_mmse(0.3, 0.5)
+    >>> print(f"MNNE {res.error:.4f} (train loss {res.train_loss:.4f}), Bayes {bayes:.4f}")
+    MNNE 0.1610 (train loss 0.0000), Bayes 0.1281
+    >>> print(f"{quadratic.nuclear_norm_erm_theory(0.45, 0.5, 0.0).error:.4f}")
+    0.0000
     """
     lam = lam_over_d
     q0 = 1.0 + kappa

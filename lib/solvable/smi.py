@@ -367,6 +367,15 @@ def fisher_factor(T: int, *, n_samples: int = 100_000, rng) -> tuple[float, floa
     ----------
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model', eq-smi-threshold; Troiani et al. 2025,
     arXiv:2502.00901.
+
+    Examples
+    --------
+    >>> from solvable import smi
+    >>> mean, stderr = smi.fisher_factor(2, n_samples=20000, rng=0)
+    >>> print(f"{mean:.1f} +- {stderr:.1f}, exact T(T + 1) = 6")
+    6.1 +- 0.1, exact T(T + 1) = 6
+    >>> print(round(1 / smi.weak_recovery_threshold(2), 4))
+    6.0
     """
     check_size(
         "the Monte-Carlo draws (n_samples, T) and their temporaries together", _FISHER_ARRAYS * n_samples * T
@@ -634,6 +643,13 @@ def overlap_curve(
     ----------
     Chapter 5, Sec. 'Low-rank attention: the sequence multi-index model', eq-smi-se; Troiani et al. 2025,
     arXiv:2502.00901.
+
+    Examples
+    --------
+    >>> from solvable import smi
+    >>> curve = smi.overlap_curve([0.1, 0.3, 0.6], 2, n_samples=2000, rng=0)
+    >>> print(round(curve.alpha_c, 4), curve.alpha_pr, curve.overlap.round(2), curve.converged)
+    0.1667 0.5 [0.   0.26 1.  ] [ True  True  True]
     """
     for i, a in enumerate(alphas):
         check_nonnegative(f"alphas[{i}]", a)
@@ -1415,6 +1431,17 @@ def two_layer_fisher_factors(
     References
     ----------
     Chapter 5, Sec. 'Deeper networks: layers learned one after the other'; Troiani et al. 2025, arXiv:2502.00901.
+
+    Examples
+    --------
+    The second layer alone is almost as easy to learn as one layer (``F = T(T + 1) = 6``), the first is not:
+
+    >>> from solvable import smi
+    >>> F, F_se = smi.two_layer_fisher_factors(2, 1.0, n_samples=200, rng=0)
+    >>> print(f"F_1 = {F[0]:.2f} +- {F_se[0]:.2f}, F_2 = {F[1]:.1f} +- {F_se[1]:.1f}")
+    F_1 = 0.16 +- 0.03, F_2 = 5.2 +- 0.6
+    >>> print(f"alone from alpha = {1 / F[0]:.1f} (layer 1), {1 / F[1]:.2f} (layer 2)")
+    alone from alpha = 6.2 (layer 1), 0.19 (layer 2)
     """
     _check_quadrature(T, n_nodes)
     check_size("the Monte-Carlo draws (n_samples, T, 2) and their temporaries together", 12 * n_samples * T)
@@ -1714,6 +1741,15 @@ def second_layer_branch(
     References
     ----------
     Chapter 5, Sec. 'Deeper networks: layers learned one after the other'; Troiani et al. 2025, arXiv:2502.00901.
+
+    Examples
+    --------
+    On the branch ``Q_1 = 0`` the first layer turns learnable (``alpha F_1 > 1``) only once ``Q_2`` nears 1:
+
+    >>> from solvable import smi
+    >>> branch = smi.second_layer_branch([0.5, 0.9, 0.97, 0.99], n_samples=200, n_nodes=8, rng=0)
+    >>> print(branch.alpha.round(2), branch.growth.round(2), f"alpha_1 = {branch.alpha_1:.2f}")
+    [0.4  0.57 0.7  0.86] [0.07 0.37 0.86 1.55] alpha_1 = 0.73
     """
     _check_quadrature(T, n_nodes)
     q2 = overlaps

@@ -331,6 +331,17 @@ def kolmogorov_distance(samples, density, support, n: int = 2001) -> float:
     References
     ----------
     .. [1] Chapter 2, Sec. "Three spectral laws".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import denoising, spectra
+    >>> eigenvalues = np.linalg.eigvalsh(denoising.sample_goe(200, rng=0))
+    >>> law, wrong = spectra.Semicircle(1.0), spectra.Semicircle(2.0)
+    >>> print(round(spectra.kolmogorov_distance(eigenvalues, law.density, law.bulks), 2))
+    0.01
+    >>> print(round(spectra.kolmogorov_distance(eigenvalues, wrong.density, wrong.bulks), 2))
+    0.12
     """
     x = np.sort(samples)
     try:
@@ -572,6 +583,16 @@ def semicircle_stieltjes(z, variance: float = 1.0):
     References
     ----------
     .. [1] Chapter 2, Sec. "Three spectral laws".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import spectra
+    >>> G = spectra.semicircle_stieltjes(1.0)  # x - i0 inside the bulk: x/(2 v) + i pi nu(x)
+    >>> print(round(G.real, 4), round(G.imag / np.pi, 4), round(spectra.semicircle_density(1.0), 4))
+    0.5 0.2757 0.2757
+    >>> print(round(spectra.semicircle_stieltjes(3.0).real, 4), round((3 - np.sqrt(5)) / 2, 4))
+    0.382 0.382
     """
     return Semicircle(variance).stieltjes(z)
 
@@ -617,6 +638,15 @@ def semicircle_stieltjes_iterates(z, variance: float = 1.0, iterations: int = 50
     References
     ----------
     .. [1] Chapter 2, Sec. "Three spectral laws", exercise "Build it: the semicircle by its fixed point".
+
+    Examples
+    --------
+    >>> from solvable import spectra
+    >>> iterates = spectra.semicircle_stieltjes_iterates(0.5 + 0.5j, iterations=100)
+    >>> print(iterates.shape)
+    (101,)
+    >>> print(abs(iterates[-1] - spectra.semicircle_stieltjes(0.5 + 0.5j)) < 1e-10)
+    True
     """
     v = variance
     z = _complex_points(z)
@@ -652,6 +682,16 @@ class Semicircle:
     References
     ----------
     .. [1] Chapter 2, Sec. "Three spectral laws".
+
+    Examples
+    --------
+    >>> from solvable import spectra
+    >>> law = spectra.Semicircle(2.0)
+    >>> print(round(law.edge, 4))  # 2 sqrt(2)
+    2.8284
+    >>> x, w = law.quadrature()
+    >>> print(round(float(w @ law.density(x)), 4), round(float(w @ (x**2 * law.density(x))), 4))
+    1.0 2.0
     """
 
     variance: float = 1.0
@@ -835,6 +875,16 @@ def marchenko_pastur_stieltjes(z, kappa: float, normalisation: str = "paper"):
     References
     ----------
     .. [1] Chapter 2, Sec. "Three spectral laws".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import spectra
+    >>> G = spectra.marchenko_pastur_stieltjes(2.0, 2.0)  # x - i0: Re G + i pi rho(x)
+    >>> print(round(G.imag / np.pi, 4), round(spectra.marchenko_pastur_density(2.0, 2.0), 4))
+    0.2247 0.2247
+    >>> print(round((1e6 * spectra.marchenko_pastur_stieltjes(1e6, 2.0)).real, 4))  # G ~ 1/z
+    1.0
     """
     return MarchenkoPastur(kappa, normalisation).stieltjes(z)
 
@@ -867,6 +917,17 @@ class MarchenkoPastur:
     References
     ----------
     .. [1] Chapter 2, Sec. "Three spectral laws".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import spectra
+    >>> law = spectra.MarchenkoPastur(0.5)
+    >>> print(np.round(law.bulks, 4))
+    [[0.1213 4.1213]]
+    >>> x, w = law.quadrature()
+    >>> print(law.atom, round(float(w @ law.density(x)), 4))  # the atom at 0 and the continuous part
+    0.5 0.5
     """
 
     kappa: float
@@ -1264,6 +1325,17 @@ def wishart_plus_goe(noise: float, *, kappa: float, normalisation: str = "paper"
     References
     ----------
     .. [1] Chapter 2, Sec. "Three spectral laws".
+
+    Examples
+    --------
+    >>> from solvable import spectra
+    >>> law = spectra.wishart_plus_goe(0.5, kappa=2.0)
+    >>> x, w = law.quadrature()
+    >>> rho = law.density(x)
+    >>> print(round(float(w @ rho), 4), round(float(w @ (x**2 * rho)), 4), round(law.second_moment, 4))
+    1.0 3.5 3.5
+    >>> print(len(spectra.wishart_plus_goe(0.01, kappa=0.5).bulks))  # the atom at 0 becomes a bulk
+    2
     """
     return _wishart_plus_goe(noise, kappa, normalisation)
 
@@ -1549,6 +1621,17 @@ def rectangular_plus_noise(noise: float, *, beta: float, rho: float) -> Rectangu
     References
     ----------
     .. [1] Chapter 2, Sec. "Rectangular matrices: singular values".
+
+    Examples
+    --------
+    >>> from solvable import spectra
+    >>> law = spectra.rectangular_plus_noise(0.5, beta=2.0, rho=0.2)
+    >>> print(len(law.bulks), len(spectra.rectangular_plus_noise(2.0, beta=2.0, rho=0.2).bulks))
+    2 1
+    >>> x, w = law.quadrature()
+    >>> mu = law.density(x)
+    >>> print(round(2 * float(w @ mu), 4), round(2 * float(w @ (x**2 * mu)), 4), round(law.mean_square, 4))
+    1.0 2.1213 2.1213
     """
     return _rectangular_plus_noise(noise, beta, rho)
 
@@ -1619,6 +1702,17 @@ def free_convolution_semicircle(stieltjes_S, noise: float, z, *, tol: float = 1e
     References
     ----------
     .. [1] Chapter 2, Sec. "Three spectral laws" (``eq-rmt-subordination-general``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from solvable import spectra
+    >>> G = spectra.free_convolution_semicircle(spectra.MarchenkoPastur(2.0).stieltjes, 0.5, 1.0 + 1e-10j)
+    >>> print(round(-G.imag / np.pi, 4), round(spectra.wishart_plus_goe(0.5, kappa=2.0).density(1.0), 4))
+    0.2897 0.2897
+    >>> G = spectra.free_convolution_semicircle(spectra.Semicircle(1.0).stieltjes, 0.5, 1e-10j)
+    >>> print(round(-G.imag / np.pi, 4), round(spectra.semicircle_density(0.0, 1.5), 4))  # variance 1 + 0.5
+    0.2599 0.2599
     """
     z = _complex_points(z)
     if z.ndim > 1 or z.size == 0:
