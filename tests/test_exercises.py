@@ -117,6 +117,10 @@ def test_every_exercise_is_a_stub_a_check_and_a_hidden_solution(path):
             ex_id
         )
         assert check["cell_type"] == "code" and "check" in _source(check), ex_id
+        # its code (the library's answer and the slips it recognises) collapsed on the website, its verdict shown
+        assert "hide-input" in check["metadata"].get("tags", []), (
+            f"{ex_id}: the check cell is not tagged hide-input"
+        )
         assert solution["cell_type"] == "markdown" and ":class: dropdown" in _source(solution), ex_id
         code = _solution_code(solution)
         assert "NotImplementedError" not in code, ex_id
