@@ -197,6 +197,11 @@ CODE_BOXES = r"""() => [...document.querySelectorAll('div.cell_input pre, div.hi
     .map(p => ({scrolls: p.scrollWidth > p.clientWidth + 1,
                 line: p.innerText.split('\n').reduce((a, b) => (b.length > a.length ? b : a), '')}))"""
 
+# The verdicts of the exercises' checks (the printed output of a cell tagged hide-input): does one scroll sideways?
+VERDICTS = r"""() => [...document.querySelectorAll('div.cell.tag_hide-input div.cell_output pre')]
+    .filter(p => p.clientWidth > 0)
+    .map(p => ({scrolls: p.scrollWidth > p.clientWidth + 1, text: p.innerText.slice(0, 60)}))"""
+
 # Every display equation (collapsed solutions opened first): does it scroll inside its box, does its box show the cue
 # (class set by _ext/static/solvable_site.js, shaded edge in solvable_site.css), does its number overlap the formula.
 EQUATIONS = r"""() => [...document.querySelectorAll('mjx-container[display="true"]')].map(c => {
@@ -357,6 +362,7 @@ class Visit:
             page.wait_for_timeout(100)
             self.equations = page.evaluate(EQUATIONS)
             self.code_boxes = page.evaluate(CODE_BOXES)
+            self.verdicts = page.evaluate(VERDICTS)
 
             # the same page at a phone's width (the layout follows the width: no second load and typesetting)
             phone = page

@@ -18,7 +18,7 @@ tests/test_site_teaching.py. For every page:
   notebook (`notebooks/`, plain Markdown) on Binder and Colab;
 - every local `href`/`src` of the page resolves (no 404), and so do its `#fragment`s;
 - on a phone (390 px wide) the page does not scroll sideways;
-- code: no line of a code cell a reader sees scrolls sideways in its box at 1366 px;
+- code: no line of a code cell a reader sees scrolls sideways in its box at 1366 px, and no exercise's verdict;
 - display equations: none wider than the page at 1366 px, at most a fifth of the book's scrolling (each in its own box
   with a cue) at 390 px, and no equation number over or before its formula;
 - per-chapter numbering ("Exercise 3.2", "Figure 3.1"); every content figure numbered, captioned and saved at twice
@@ -212,6 +212,17 @@ def test_code_fits_its_box_on_a_laptop(visit, page_name):
     wide = [box["line"][:90] for box in seen.code_boxes if box["scrolls"]]
     assert not wide, (
         f"{page_name}: {len(wide)} code boxes scroll sideways at {LAPTOP['width']} px, e.g. {wide[:3]}"
+    )
+
+
+@pytest.mark.parametrize("page_name", sorted(CHAPTERS))
+def test_exercise_verdicts_wrap_on_a_laptop(visit, page_name):
+    """A verdict ("NOT STARTED: ... run this cell") is read to its end at 1366 px, without a scroll bar."""
+    seen = visit(page_name)
+    assert seen.verdicts, f"{page_name}: no exercise verdict found (has the theme's markup changed?)"
+    wide = [v["text"] for v in seen.verdicts if v["scrolls"]]
+    assert not wide, (
+        f"{page_name}: {len(wide)} verdicts scroll sideways at {LAPTOP['width']} px, e.g. {wide[:2]}"
     )
 
 
