@@ -602,9 +602,10 @@ def spiked_top_overlap(d: int, theta: float, noise: float, *, rng) -> float:
     >>> import numpy as np
     >>> from solvable import experiments, rie
     >>> def mean_overlap(theta):  # over 20 draws at d = 1000, noise 1
-    ...     draws = experiments.repeat(lambda rng: rie.spiked_top_overlap(1000, theta, 1.0, rng=rng), 20, rng=0)
-    ...     return np.mean(draws)
-    >>> print(f"{mean_overlap(2.0):.2f} {mean_overlap(0.5):.2f}")  # BBP: 1 - noise/theta^2 = 0.75 above theta = 1, 0 below
+    ...     one = lambda rng: rie.spiked_top_overlap(1000, theta, 1.0, rng=rng)
+    ...     return np.mean(experiments.repeat(one, 20, rng=0))
+    >>> # BBP: 1 - noise/theta^2 = 0.75 above the threshold theta = 1, 0 below it
+    >>> print(f"{mean_overlap(2.0):.2f} {mean_overlap(0.5):.2f}")
     0.75 0.00
     """
     from scipy.linalg import eigh_tridiagonal
