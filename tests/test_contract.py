@@ -1214,6 +1214,19 @@ CONTAINERS = (
 )
 
 
+def _public_callables():
+    """``(module.name, object)`` of every public callable of the fuzzed modules, the result containers left out."""
+    for mod in FUZZED_MODULES:
+        try:
+            module = importlib.import_module(f"solvable.{mod}")
+        except ModuleNotFoundError:
+            continue
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if callable(obj) and not (isinstance(obj, type) and name.endswith(CONTAINERS)):
+                yield f"{mod}.{name}", obj
+
+
 def test_every_public_function_is_in_the_table():
     """A new public function gets an entry in TABLE (or a reason in NOT_FUZZED)."""
     covered = {name for e in TABLE for name in e.names}
@@ -1226,21 +1239,14 @@ def test_every_public_function_is_in_the_table():
             covered_objects.add(id(getattr(importlib.import_module(f"solvable.{mod}"), name)))
         except (ModuleNotFoundError, AttributeError):
             pass
-    missing = []
-    for mod in FUZZED_MODULES:
-        try:
-            module = importlib.import_module(f"solvable.{mod}")
-        except ModuleNotFoundError:
-            continue
-        for name in getattr(module, "__all__", ()):
-            obj = getattr(module, name)
-            if not callable(obj) or getattr(obj, "_is_protocol", False):
-                continue
-            if isinstance(obj, type) and name.endswith(CONTAINERS):
-                continue
-            dotted = f"{mod}.{name}"
-            if dotted not in covered and id(obj) not in covered_objects and dotted not in NOT_FUZZED:
-                missing.append(dotted)
+    missing = [
+        dotted
+        for dotted, obj in _public_callables()
+        if not getattr(obj, "_is_protocol", False)
+        and dotted not in covered
+        and id(obj) not in covered_objects
+        and dotted not in NOT_FUZZED
+    ]
     assert not missing, f"public callables without a fuzz entry in tests/test_contract.py: {missing}"
 
 
@@ -1287,21 +1293,13 @@ def _noise_position_violation(dotted: str, obj) -> str | None:
 def test_noise_has_one_position():
     """``noise`` sits in one place for each kind of function, across every module that has it."""
     bad, seen = [], 0
-    for mod in FUZZED_MODULES:
+    for dotted, obj in _public_callables():
         try:
-            module = importlib.import_module(f"solvable.{mod}")
-        except ModuleNotFoundError:
+            inspect.signature(obj)
+        except (TypeError, ValueError):
             continue
-        for name in getattr(module, "__all__", ()):
-            obj = getattr(module, name)
-            if not callable(obj) or isinstance(obj, type) and name.endswith(CONTAINERS):
-                continue
-            try:
-                inspect.signature(obj)
-            except (TypeError, ValueError):
-                continue
-            seen += "noise" in inspect.signature(obj).parameters
-            bad.append(_noise_position_violation(f"{mod}.{name}", obj))
+        seen += "noise" in inspect.signature(obj).parameters
+        bad.append(_noise_position_violation(dotted, obj))
     assert seen >= 25, seen
     assert not [b for b in bad if b], [b for b in bad if b]
 
